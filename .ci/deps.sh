@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install the Debian packages libportsort builds and tests with, when they
+# are missing (apt-get update first, as a fresh machine needs).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+PKGS="build-essential autoconf automake libtool pkg-config
+      pocl-opencl-icd ocl-icd-opencl-dev opencl-headers"
+missing=
+for p in $PKGS; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086
+    $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Build with warnings as errors and run the whole test suite, then check
+# that the distribution tarball builds and passes its tests too.  This is
+# the command README.md gives for running the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+autoreconf -fi
+./configure --enable-werror
+make -j"$jobs"
+make -j"$jobs" check || { cat test-suite.log; exit 1; }
+# No GPU runtime may appear among the core library's dependencies.
+if ldd lib/.libs/libportsort.so | grep -Ei 'cuda|hip|opencl'; then
+    echo "libportsort.so links a GPU runtime" >&2
+    exit 1
+fi
+make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror

@@ -1,0 +1,52 @@
+/*
+ * ps_serial.c - the serial backend: the reference sort behind the backend
+ * interface.  Always built in and always usable, so `auto` can never fail.
+ */
+#include <config.h>
+
+#include <stdio.h>
+
+#include "ps_backend.h"
+#include "ps_reference.h"
+
+static void serial_probe(ps_probe *out)
+{
+    out->usable = 1;
+    out->gpu = 0;
+    snprintf(out->detail, sizeof out->detail, "host CPU, one thread");
+}
+
+static int serial_init(const ps_host *host, void **state)
+{
+    *state = (void *)host;
+    return PS_OK;
+}
+
+static int serial_sort_pairs(void *state, void *keys, void *values,
+                             size_t value_size, size_t n, ps_type type,
+                             unsigned flags)
+{
+    const ps_host *host = state;
+    int st = ps_reference_sort(keys, values, value_size, n, type, flags,
+                               host->alloc, host->release);
+    if (st != PS_OK)
+        host->fail("serial: cannot allocate scratch for %zu elements", n);
+    return st;
+}
+
+static int serial_sort_keys(void *state, void *keys, size_t n, ps_type type,
+                            unsigned flags)
+{
+    return serial_sort_pairs(state, keys, NULL, 0, n, type, flags);
+}
+
+const ps_backend_ops ps_serial_ops = {
+    PS_BACKEND_ABI,
+    "serial",
+    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    serial_probe,
+    serial_init,
+    serial_sort_keys,
+    serial_sort_pairs,
+    NULL,
+};

@@ -1,0 +1,2 @@
+# doc/: algorithm notes and measured results.
+EXTRA_DIST += doc/algorithm.md doc/results-reference.md

@@ -1,0 +1,19 @@
+# lib/: the public header, the backend interface and the core (argument
+# checks, fallbacks, backend choice, module loading, errors).
+lib_LTLIBRARIES += lib/libportsort.la
+include_HEADERS += lib/portsort.h
+noinst_HEADERS += lib/ps_backend.h lib/ps_internal.h
+pkgconfig_DATA += lib/portsort.pc
+
+lib_libportsort_la_SOURCES = \
+	lib/ps_api.c \
+	lib/ps_dispatch.c \
+	lib/ps_error.c \
+	lib/ps_host.c \
+	lib/ps_module.c
+lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DPS_MODULE_DIR='"$(pkglibdir)"'
+# Built-in backends add themselves to these two.
+lib_libportsort_la_LIBADD = reference/libpsreference.la backends/serial/libps_serial.la
+lib_libportsort_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined \
+	$(PTHREAD_LIBS)

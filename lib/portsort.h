@@ -1,0 +1,179 @@
+/*
+ * portsort.h - public interface of libportsort.
+ *
+ * libportsort sorts arrays of numeric keys, and keys with values, on the
+ * fastest backend usable where the program runs (CUDA, HIP, OpenCL, OpenMP
+ * or the serial reference sort).  The backend is chosen once per process,
+ * either by ps_init() or by the first sort, from the environment variable
+ * PORTSORT_BACKEND (auto, serial, openmp, opencl, cuda or hip).
+ *
+ * Contract shared by every sort function below:
+ *
+ *  - Order.  Integers sort by value.  Floats sort by IEEE 754 totalOrder:
+ *    -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN; bit patterns,
+ *    NaN payloads included, are preserved exactly.
+ *  - Stability.  Equal keys keep their input order, in ascending and in
+ *    descending sorts alike (a descending sort is not a reversed ascending
+ *    sort).
+ *  - Nothing lost.  On any error every array the caller passed is exactly as
+ *    it was before the call, and the returned status says why.  n == 0 is
+ *    success and touches nothing (pointers may then be NULL).
+ *  - Threads.  Every function may be called from several threads at once.
+ *  - Silence.  The library never prints, unless PORTSORT_VERBOSE=1 is set,
+ *    and never exits the process.
+ *
+ * All functions return a ps_status value (PS_OK on success).
+ */
+#ifndef PORTSORT_H
+#define PORTSORT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* PS_API marks the exported symbols; everything else in the library is
+ * built with hidden visibility. */
+#if defined(_WIN32)
+#  define PS_API
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define PS_API __attribute__((visibility("default")))
+#else
+#  define PS_API
+#endif
+
+/* Element types of the keys.  The values are fixed and never renumbered. */
+typedef enum ps_type {
+    PS_U8 = 1, PS_U16, PS_U32, PS_U64,
+    PS_I8, PS_I16, PS_I32, PS_I64,
+    PS_F32, PS_F64
+} ps_type;
+
+/* Flags.  Ascending order is 0. */
+#define PS_DESCENDING 1u
+
+/* Status codes.  The values are fixed and never renumbered. */
+typedef enum ps_status {
+    PS_OK = 0,
+    PS_ERR_INVALID_ARG = 1,         /* NULL with n > 0, unknown type or flag, value_size 0, ... */
+    PS_ERR_NO_MEMORY = 2,           /* host allocation failed */
+    PS_ERR_DEVICE_MEMORY = 3,       /* device allocation failed */
+    PS_ERR_BACKEND_UNAVAILABLE = 4, /* requested backend unknown, not built, or no device */
+    PS_ERR_DEVICE = 5,              /* runtime or kernel failure on the device */
+    PS_ERR_TOO_LARGE = 6            /* n beyond what the backend can address */
+} ps_status;
+
+/*
+ * ps_init - choose the backend now instead of on the first sort.
+ *
+ * Optional.  Reads PORTSORT_BACKEND once per process ("auto" when unset or
+ * empty): "auto" takes a usable GPU backend (CUDA, then HIP, then OpenCL on
+ * a GPU device), else OpenMP, else serial.  A named backend that is unknown,
+ * not built, or has no usable device is an error: ps_init and every later
+ * sort return PS_ERR_BACKEND_UNAVAILABLE, and ps_error_detail() says why.
+ * The choice is made exactly once even when several threads race to it;
+ * later calls return the same status.  With PORTSORT_VERBOSE=1 the choice
+ * and the reason each candidate was skipped are printed on stderr.
+ */
+PS_API int ps_init(void);
+
+/*
+ * ps_backend_name - name of the chosen backend: "serial", "openmp",
+ * "opencl", "cuda" or "hip".  Chooses the backend if that has not happened
+ * yet.  Returns "none" when the choice failed.  Never NULL; the string is
+ * static.
+ */
+PS_API const char *ps_backend_name(void);
+
+/*
+ * ps_strerror - a short English description of a status value.  Never NULL;
+ * unknown values get a generic text.  The string is static.
+ */
+PS_API const char *ps_strerror(int status);
+
+/*
+ * ps_error_detail - a message for the last call in this thread that failed,
+ * saying what went wrong in more detail than ps_strerror() (which argument,
+ * which backend and why it is unusable, the device runtime's error...).
+ * Returns "" when no call in this thread has failed.  The string belongs to
+ * the library and stays valid until the next libportsort call in this
+ * thread.  Never NULL.
+ */
+PS_API const char *ps_error_detail(void);
+
+/*
+ * ps_sort_keys - sort n keys of the given type in place.
+ *
+ * keys:  array of n elements of `type`; may be NULL when n == 0.
+ * flags: 0 for ascending, PS_DESCENDING for descending.
+ *
+ * Errors: PS_ERR_INVALID_ARG (keys NULL with n > 0, unknown type or flag,
+ * n * sizeof(key) overflows size_t), PS_ERR_NO_MEMORY, and the backend's
+ * PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE, PS_ERR_TOO_LARGE,
+ * PS_ERR_BACKEND_UNAVAILABLE.  On error keys are unchanged.
+ */
+PS_API int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags);
+
+/*
+ * ps_sort_pairs - sort n keys in place and move their values with them.
+ *
+ * values:     array of n values of value_size bytes each; value i belongs
+ *             to key i.  Values are opaque bytes and may be of any size
+ *             >= 1; sizes 4 and 8 take the fastest paths.
+ *
+ * The sort is stable: among equal keys the values keep their input order.
+ * Errors as ps_sort_keys, plus PS_ERR_INVALID_ARG for values NULL with
+ * n > 0, value_size 0, or n * value_size overflowing size_t.  On error keys
+ * and values are unchanged.
+ */
+PS_API int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
+                         ps_type type, unsigned flags);
+
+/*
+ * ps_argsort - write the stable sorting permutation of keys into perm.
+ *
+ * After success, keys[perm[0]], keys[perm[1]], ... is the sorted sequence,
+ * and among equal keys perm lists their indices in increasing order.  keys
+ * are only read.  Errors as ps_sort_keys, plus PS_ERR_INVALID_ARG for perm
+ * NULL with n > 0; on error perm is unchanged.
+ */
+PS_API int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
+                      unsigned flags);
+
+/*
+ * ps_type_size - size in bytes of one key of the given type, or 0 when the
+ * type is not a ps_type value.
+ */
+PS_API size_t ps_type_size(ps_type type);
+
+/* One compiled-in backend, as listed by ps_backends(). */
+typedef struct ps_backend_info {
+    const char *name;   /* "serial", "openmp", "opencl", "cuda", "hip" */
+    int built;          /* 1 when built in or its module was found */
+    int usable;         /* 1 when it could sort here */
+    int gpu;            /* 1 when its device is a GPU */
+    const char *detail; /* the device it would use, or why it is unusable */
+} ps_backend_info;
+
+/*
+ * ps_backends - describe every backend libportsort knows, probing each one
+ * (loading modules as needed) without changing the chosen backend.
+ *
+ * Writes at most `max` entries to `out` (which may be NULL when max == 0)
+ * and returns the number of backends known, which may exceed max.  The
+ * strings stay valid until the process ends.  Safe to call from several
+ * threads; the probing happens once per process.
+ */
+PS_API size_t ps_backends(ps_backend_info *out, size_t max);
+
+/*
+ * ps_version - the library version as a string, e.g. "0.1.0".  Never NULL.
+ */
+PS_API const char *ps_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PORTSORT_H */

@@ -1,0 +1,172 @@
+/*
+ * ps_backend.h - what a libportsort backend implements.
+ *
+ * A backend is one const ps_backend_ops table.  Serial and OpenMP are
+ * compiled into libportsort; OpenCL, CUDA and HIP are libtool modules named
+ * ps_<name>.so in the package library directory, each exporting its table
+ * as the symbol PS_BACKEND_ENTRY ("ps_backend_entry").  A backend includes
+ * this header and nothing else of the core, and never another backend.
+ *
+ * Division of labour:
+ *  - The core checks every argument before a backend runs: a backend sees
+ *    only n > 0, non-NULL arrays, a valid type and flags, and byte sizes
+ *    that fit in size_t.
+ *  - The core sends pairs whose value_size is not in the table's
+ *    value_sizes mask through a fallback (sort with an index as the value,
+ *    then gather), and implements argsort the same way, so a backend only
+ *    sorts keys and pairs with its native value sizes.
+ *  - The backend owns the order transforms (signed, float, descending); the
+ *    inline helpers below make them a couple of instructions so they can be
+ *    fused into the first and last pass.
+ *  - A backend must leave the caller's arrays unchanged when it returns an
+ *    error: allocate everything before touching them.
+ */
+#ifndef PS_BACKEND_H
+#define PS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "portsort.h"
+
+/* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
+ * loader refuses a module whose table carries another value. */
+#define PS_BACKEND_ABI 1u
+
+/* Name of the symbol a backend module exports (a const ps_backend_ops). */
+#define PS_BACKEND_ENTRY ps_backend_entry
+#define PS_BACKEND_ENTRY_NAME "ps_backend_entry"
+
+/* Services the core gives a backend at init.  Modules cannot call the core's
+ * hidden functions, so everything they need from it comes through here. */
+typedef struct ps_host {
+    unsigned abi;                 /* PS_BACKEND_ABI */
+    int verbose;                  /* PORTSORT_VERBOSE was set */
+    /* Print a line on stderr when verbose; a no-op otherwise. */
+    void (*log)(const char *fmt, ...);
+    /* Record the detail message of the current call's failure, read back by
+     * ps_error_detail().  Call it before returning an error status. */
+    void (*fail)(const char *fmt, ...);
+    /* Host memory for scratch.  Use these rather than malloc so that tests
+     * can inject allocation failures.  alloc returns 64-byte aligned memory
+     * or NULL; release accepts NULL. */
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *p);
+} ps_host;
+
+/* What a probe found.  A probe never aborts: any runtime error is reported
+ * as usable = 0 with the reason in detail. */
+typedef struct ps_probe {
+    int usable;                   /* 1 when the backend can sort here */
+    int gpu;                      /* 1 when its device is a GPU */
+    char detail[256];             /* the device, or why it is unusable */
+} ps_probe;
+
+/* Bit for value size s (s a power of two up to 64) in ps_backend_ops.value_sizes. */
+#define PS_VALUE_SIZE_BIT(s) ((unsigned)(s))
+
+typedef struct ps_backend_ops {
+    /* PS_BACKEND_ABI at the time the backend was built. */
+    unsigned abi;
+    /* "serial", "openmp", "opencl", "cuda" or "hip". */
+    const char *name;
+    /* Value sizes sort_pairs handles natively: an OR of PS_VALUE_SIZE_BIT().
+     * Must include 4 and 8, which the core's fallback (index values) and
+     * argsort use; the core routes every other size through the fallback. */
+    unsigned value_sizes;
+    /* Say whether the backend is usable on this machine.  Called once, before
+     * init, possibly without init ever following.  Must not fail. */
+    void (*probe)(ps_probe *out);
+    /* Prepare for sorting; *state is passed to every later call.  host stays
+     * valid for the life of the process.  Returns PS_OK or a status, with
+     * host->fail() called to say why. */
+    int (*init)(const ps_host *host, void **state);
+    /* Sort n keys in place (n > 0).  Must be safe to call from several
+     * threads at once.  On error keys are unchanged. */
+    int (*sort_keys)(void *state, void *keys, size_t n, ps_type type,
+                     unsigned flags);
+    /* Sort keys in place, moving values (value_size one of value_sizes)
+     * with them; stable.  On error keys and values are unchanged. */
+    int (*sort_pairs)(void *state, void *keys, void *values, size_t value_size,
+                      size_t n, ps_type type, unsigned flags);
+    /* Free what init made.  May be NULL. */
+    void (*release)(void *state);
+} ps_backend_ops;
+
+/* ------------------------------------------------------------------------
+ * Order transforms.
+ *
+ * Every key is mapped to an unsigned integer of the same width whose
+ * unsigned order is the requested order:
+ *   unsigned   k
+ *   signed     k ^ sign bit
+ *   float      k ^ sign bit when positive, ~k when negative (totalOrder)
+ *   descending the above, complemented
+ * Equal keys map to equal images, so a stable sort of the images is a
+ * stable sort of the keys in either direction.  ps_xf_make() computes two
+ * masks once per call; encoding is then k ^ flip ^ (smear(k) & fneg), where
+ * smear(k) is all ones when k's top bit is set.
+ * ------------------------------------------------------------------------ */
+typedef struct ps_xf {
+    uint64_t flip;  /* xor applied to every key */
+    uint64_t fneg;  /* xor applied on top when the key's top bit is set */
+} ps_xf;
+
+static inline int ps_type_is_signed(ps_type t)
+{
+    return t >= PS_I8 && t <= PS_I64;
+}
+
+static inline int ps_type_is_float(ps_type t)
+{
+    return t == PS_F32 || t == PS_F64;
+}
+
+/* Width in bytes of a valid type (1, 2, 4 or 8). */
+static inline unsigned ps_type_bytes(ps_type t)
+{
+    switch (t) {
+    case PS_U8: case PS_I8: return 1;
+    case PS_U16: case PS_I16: return 2;
+    case PS_U32: case PS_I32: case PS_F32: return 4;
+    default: return 8;
+    }
+}
+
+static inline ps_xf ps_xf_make(ps_type t, unsigned flags)
+{
+    unsigned bits = 8u * ps_type_bytes(t);
+    uint64_t all = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
+    uint64_t sign = (uint64_t)1 << (bits - 1);
+    ps_xf xf = { 0, 0 };
+    if (ps_type_is_signed(t) || ps_type_is_float(t))
+        xf.flip = sign;
+    if (ps_type_is_float(t))
+        xf.fneg = all & ~sign;
+    if (flags & PS_DESCENDING)
+        xf.flip ^= all;
+    return xf;
+}
+
+#define PS_XF_DEFINE(W)                                                      \
+static inline uint##W##_t ps_enc##W(uint##W##_t k, ps_xf xf)                 \
+{                                                                            \
+    uint##W##_t smear = (uint##W##_t)(0 - (uint##W##_t)(k >> (W - 1)));      \
+    return (uint##W##_t)(k ^ (uint##W##_t)xf.flip                            \
+                         ^ (smear & (uint##W##_t)xf.fneg));                  \
+}                                                                            \
+/* Inverse of ps_enc##W.  Undoing flip leaves k ^ (smear(k) & fneg), whose \
+ * top bit is still k's (fneg never has it), so the same step undoes it. */ \
+static inline uint##W##_t ps_dec##W(uint##W##_t t, ps_xf xf)                 \
+{                                                                            \
+    uint##W##_t u = (uint##W##_t)(t ^ (uint##W##_t)xf.flip);                 \
+    uint##W##_t smear = (uint##W##_t)(0 - (uint##W##_t)(u >> (W - 1)));      \
+    return (uint##W##_t)(u ^ (smear & (uint##W##_t)xf.fneg));                \
+}
+PS_XF_DEFINE(8)
+PS_XF_DEFINE(16)
+PS_XF_DEFINE(32)
+PS_XF_DEFINE(64)
+#undef PS_XF_DEFINE
+
+#endif /* PS_BACKEND_H */

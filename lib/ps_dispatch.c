@@ -1,0 +1,228 @@
+/*
+ * ps_dispatch.c - the backends libportsort knows, and the one-time choice
+ * among them.
+ *
+ * The choice happens once per process, behind pthread_once, from
+ * PORTSORT_BACKEND.  A named backend that cannot run is an error with a
+ * reason, never a silent fallback: users who ask for the GPU must learn that
+ * they are not getting it.  "auto" walks the GPU backends in order of
+ * preference, then OpenMP, then serial, which always works.
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_internal.h"
+
+extern const ps_backend_ops ps_serial_ops;
+#ifdef PS_HAVE_OPENMP
+extern const ps_backend_ops ps_openmp_ops;
+#endif
+
+typedef struct slot {
+    const char *name;
+    const ps_backend_ops *builtin;  /* NULL: a loadable module */
+    /* Filled once by probe_slot(), under probe_lock. */
+    int probed;
+    const ps_backend_ops *ops;      /* NULL when not built or broken */
+    ps_probe result;
+} slot;
+
+/* Order of preference for `auto`: GPUs first, then the CPU. */
+static slot slots[] = {
+    { "cuda", NULL, 0, NULL, { 0, 0, "" } },
+    { "hip", NULL, 0, NULL, { 0, 0, "" } },
+    { "opencl", NULL, 0, NULL, { 0, 0, "" } },
+#ifdef PS_HAVE_OPENMP
+    { "openmp", &ps_openmp_ops, 0, NULL, { 0, 0, "" } },
+#else
+    { "openmp", NULL, 0, NULL, { 0, 0, "" } },
+#endif
+    { "serial", &ps_serial_ops, 0, NULL, { 0, 0, "" } },
+};
+#define NSLOTS (sizeof slots / sizeof slots[0])
+
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Built-in backends that are not compiled in are reported as such rather
+ * than searched for as modules: openmp is never a module. */
+static int is_module_backend(const char *name)
+{
+    return strcmp(name, "openmp") != 0 && strcmp(name, "serial") != 0;
+}
+
+static slot *probe_slot(slot *s)
+{
+    pthread_mutex_lock(&probe_lock);
+    if (!s->probed) {
+        s->probed = 1;
+        if (s->builtin != NULL) {
+            s->ops = s->builtin;
+        } else if (is_module_backend(s->name)) {
+            int present = 0;
+            s->ops = ps_module_load(s->name, &present, s->result.detail,
+                                    sizeof s->result.detail);
+        } else {
+            snprintf(s->result.detail, sizeof s->result.detail,
+                     "not built into this libportsort (configure --enable-%s)",
+                     s->name);
+        }
+        if (s->ops != NULL) {
+            memset(&s->result, 0, sizeof s->result);
+            s->ops->probe(&s->result);
+            s->result.detail[sizeof s->result.detail - 1] = '\0';
+        }
+        ps_log("%s: %s%s", s->name,
+               s->ops == NULL ? "not available: "
+                              : s->result.usable ? "usable: " : "unusable: ",
+               s->result.detail);
+    }
+    pthread_mutex_unlock(&probe_lock);
+    return s;
+}
+
+static slot *find_slot(const char *name)
+{
+    size_t i;
+    for (i = 0; i < NSLOTS; i++)
+        if (strcmp(slots[i].name, name) == 0)
+            return &slots[i];
+    return NULL;
+}
+
+/* The outcome of the one-time choice. */
+static struct {
+    int status;
+    const ps_backend_ops *ops;
+    void *state;
+    char why[640];
+} chosen;
+static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
+
+static int try_init(slot *s)
+{
+    void *state = NULL;
+    int st;
+    ps_detail_clear();
+    st = s->ops->init(ps_host_get(), &state);
+    if (st != PS_OK) {
+        snprintf(chosen.why, sizeof chosen.why, "%s: init failed: %s%s%s",
+                 s->name, ps_strerror(st), ps_error_detail()[0] ? ": " : "",
+                 ps_error_detail());
+        ps_log("%s", chosen.why);
+        return st;
+    }
+    chosen.ops = s->ops;
+    chosen.state = state;
+    chosen.status = PS_OK;
+    ps_log("using backend %s (%s)", s->name, s->result.detail);
+    return PS_OK;
+}
+
+static void choose_named(const char *name)
+{
+    slot *s = find_slot(name);
+    if (s == NULL) {
+        snprintf(chosen.why, sizeof chosen.why,
+                 "PORTSORT_BACKEND=%s: unknown backend (known: auto, serial, "
+                 "openmp, opencl, cuda, hip)", name);
+        ps_log("%s", chosen.why);
+        return;
+    }
+    probe_slot(s);
+    if (s->ops == NULL || !s->result.usable) {
+        snprintf(chosen.why, sizeof chosen.why, "PORTSORT_BACKEND=%s: %s",
+                 name, s->result.detail);
+        ps_log("%s", chosen.why);
+        return;
+    }
+    try_init(s);
+}
+
+static void choose_auto(void)
+{
+    size_t i;
+    for (i = 0; i < NSLOTS; i++) {
+        slot *s = probe_slot(&slots[i]);
+        if (s->ops == NULL || !s->result.usable)
+            continue;
+        /* The CPU backends come last in the table; before them, only a GPU
+         * device is worth it (OpenCL on pocl is slower than OpenMP). */
+        if (is_module_backend(s->name) && !s->result.gpu) {
+            ps_log("%s: skipped by auto: its device is not a GPU", s->name);
+            continue;
+        }
+        if (try_init(s) == PS_OK)
+            return;
+    }
+}
+
+static void choose(void)
+{
+    const char *env = getenv("PORTSORT_BACKEND");
+    chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
+    if (env == NULL || env[0] == '\0' || strcmp(env, "auto") == 0)
+        choose_auto();
+    else
+        choose_named(env);
+    if (chosen.status != PS_OK && chosen.why[0] == '\0')
+        snprintf(chosen.why, sizeof chosen.why, "no usable backend");
+}
+
+int ps_backend_get(const ps_backend_ops **ops, void **state)
+{
+    pthread_once(&choose_once, choose);
+    if (chosen.status != PS_OK) {
+        ps_detail_set("%s", chosen.why);
+        return chosen.status;
+    }
+    *ops = chosen.ops;
+    *state = chosen.state;
+    return PS_OK;
+}
+
+int ps_init(void)
+{
+    const ps_backend_ops *ops = NULL;
+    void *state = NULL;
+    ps_detail_clear();
+    return ps_backend_get(&ops, &state);
+}
+
+const char *ps_backend_name(void)
+{
+    const ps_backend_ops *ops = NULL;
+    void *state = NULL;
+    if (ps_backend_get(&ops, &state) != PS_OK)
+        return "none";
+    return ops->name;
+}
+
+size_t ps_backends(ps_backend_info *out, size_t max)
+{
+    size_t i;
+    for (i = 0; i < NSLOTS && i < max; i++) {
+        slot *s = probe_slot(&slots[i]);
+        out[i].name = s->name;
+        out[i].built = s->ops != NULL;
+        out[i].usable = s->ops != NULL && s->result.usable;
+        out[i].gpu = s->result.gpu;
+        out[i].detail = s->result.detail;
+    }
+    return NSLOTS;
+}
+
+/* Release the chosen backend's state when the library is unloaded, so that
+ * device contexts and cached scratch do not outlive it. */
+__attribute__((destructor)) static void release_backend(void)
+{
+    /* chosen.ops is NULL when no choice was ever made (status is then the
+     * zero PS_OK of static storage, so it cannot be the test). */
+    if (chosen.ops != NULL && chosen.ops->release != NULL)
+        chosen.ops->release(chosen.state);
+    chosen.ops = NULL;
+    chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
+}

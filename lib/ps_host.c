@@ -1,0 +1,87 @@
+/*
+ * ps_host.c - the services the core lends to backends (logging, failure
+ * messages, scratch memory), gathered in one ps_host table because modules
+ * cannot link against the core's hidden functions.
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_internal.h"
+
+/* Read once: getenv is not guaranteed thread-safe against setenv, and the
+ * answer must not change in the middle of a process's choice of backend. */
+static int verbose_state = -1;
+
+int ps_verbose(void)
+{
+    int v = __atomic_load_n(&verbose_state, __ATOMIC_RELAXED);
+    if (v < 0) {
+        const char *e = getenv("PORTSORT_VERBOSE");
+        v = e != NULL && e[0] != '\0' && strcmp(e, "0") != 0;
+        __atomic_store_n(&verbose_state, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+void ps_log(const char *fmt, ...)
+{
+    va_list ap;
+    char line[768];
+    if (!ps_verbose())
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* One fprintf per line keeps lines from concurrent threads whole. */
+    fprintf(stderr, "portsort: %s\n", line);
+}
+
+static void host_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ps_detail_vset(fmt, ap);
+    va_end(ap);
+}
+
+/* Scratch is 64-byte aligned so that backends can use aligned and streaming
+ * stores on it.  Sizes are rounded up as aligned_alloc requires. */
+void *ps_alloc(size_t bytes)
+{
+    size_t rounded;
+    if (bytes == 0)
+        bytes = 1;
+    rounded = (bytes + 63) & ~(size_t)63;
+    if (rounded < bytes)
+        return NULL;
+    return aligned_alloc(64, rounded);
+}
+
+void ps_release(void *p)
+{
+    free(p);
+}
+
+static ps_host host_services;
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+
+static void host_init(void)
+{
+    host_services.abi = PS_BACKEND_ABI;
+    host_services.verbose = ps_verbose();
+    host_services.log = ps_log;
+    host_services.fail = host_fail;
+    host_services.alloc = ps_alloc;
+    host_services.release = ps_release;
+}
+
+const ps_host *ps_host_get(void)
+{
+    pthread_once(&host_once, host_init);
+    return &host_services;
+}

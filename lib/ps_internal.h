@@ -1,0 +1,44 @@
+/*
+ * ps_internal.h - declarations shared by the core's files only.  Backends
+ * never include this; they see the core through ps_backend.h's ps_host.
+ */
+#ifndef PS_INTERNAL_H
+#define PS_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "ps_backend.h"
+
+#if defined(__GNUC__)
+#  define PS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define PS_PRINTF(f, a)
+#endif
+
+/* ps_error.c: the per-thread detail message behind ps_error_detail(). */
+void ps_detail_clear(void);
+void ps_detail_set(const char *fmt, ...) PS_PRINTF(1, 2);
+void ps_detail_vset(const char *fmt, va_list ap);
+
+/* ps_host.c: services handed to backends, also used by the core. */
+const ps_host *ps_host_get(void);
+int ps_verbose(void);
+void ps_log(const char *fmt, ...) PS_PRINTF(1, 2);
+void *ps_alloc(size_t bytes);
+void ps_release(void *p);
+
+/* ps_module.c: load backend module `name` (ps_<name>.so) from the module
+ * path.  Returns the module's ops table, or NULL with a reason in `why`;
+ * *present is set to 1 when a file was found (so a broken module can be
+ * told apart from an absent one).  Modules stay loaded for the life of the
+ * process. */
+const ps_backend_ops *ps_module_load(const char *name, int *present,
+                                     char *why, size_t why_len);
+
+/* ps_dispatch.c: the chosen backend, chosen on the first call.  Returns
+ * PS_OK and sets *ops and *state, or PS_ERR_BACKEND_UNAVAILABLE with the
+ * detail message set. */
+int ps_backend_get(const ps_backend_ops **ops, void **state);
+
+#endif /* PS_INTERNAL_H */

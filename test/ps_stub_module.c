@@ -1,0 +1,96 @@
+/*
+ * ps_stub_module.c - a stand-in backend module for the loader tests.  It
+ * poses as the "cuda" module (the tests install it as ps_cuda.so in a
+ * private module directory) so that the real code path for GPU modules is
+ * what gets tested.  PS_STUB_MODE selects its behaviour:
+ *   0  works: a GPU that sorts (stable insertion sort, small n only)
+ *   1  carries the wrong backend ABI
+ *   2  its probe finds no device
+ *   3  probes fine, then fails in the middle of every sort
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ps_backend.h"
+
+#ifndef PS_STUB_MODE
+#  define PS_STUB_MODE 0
+#endif
+
+static const ps_host *host;
+
+static void stub_probe(ps_probe *out)
+{
+    out->gpu = 1;
+    out->usable = PS_STUB_MODE != 2;
+    snprintf(out->detail, sizeof out->detail, "%s",
+             PS_STUB_MODE == 2 ? "no CUDA device (stand-in module)"
+                               : "stand-in GPU for tests");
+}
+
+static int stub_init(const ps_host *h, void **state)
+{
+    host = h;
+    *state = NULL;
+    return PS_OK;
+}
+
+static uint64_t enc(const unsigned char *k, unsigned kb, ps_xf xf)
+{
+    uint8_t a; uint16_t b; uint32_t c; uint64_t d;
+    switch (kb) {
+    case 1: memcpy(&a, k, 1); return ps_enc8(a, xf);
+    case 2: memcpy(&b, k, 2); return ps_enc16(b, xf);
+    case 4: memcpy(&c, k, 4); return ps_enc32(c, xf);
+    default: memcpy(&d, k, 8); return ps_enc64(d, xf);
+    }
+}
+
+static int stub_sort_pairs(void *state, void *keys, void *values,
+                           size_t vs, size_t n, ps_type type, unsigned flags)
+{
+    unsigned char *k = keys, *v = values, tk[8], tv[8];
+    unsigned kb = ps_type_bytes(type);
+    ps_xf xf = ps_xf_make(type, flags);
+    size_t i, j;
+    (void)state;
+    if (PS_STUB_MODE == 3) {
+        host->fail("stand-in module: simulated kernel failure");
+        return PS_ERR_DEVICE;
+    }
+    for (i = 1; i < n; i++) {
+        uint64_t e = enc(k + i * kb, kb, xf);
+        memcpy(tk, k + i * kb, kb);
+        if (v)
+            memcpy(tv, v + i * vs, vs);
+        for (j = i; j > 0 && enc(k + (j - 1) * kb, kb, xf) > e; j--) {
+            memcpy(k + j * kb, k + (j - 1) * kb, kb);
+            if (v)
+                memcpy(v + j * vs, v + (j - 1) * vs, vs);
+        }
+        memcpy(k + j * kb, tk, kb);
+        if (v)
+            memcpy(v + j * vs, tv, vs);
+    }
+    return PS_OK;
+}
+
+static int stub_sort_keys(void *state, void *keys, size_t n, ps_type type,
+                          unsigned flags)
+{
+    return stub_sort_pairs(state, keys, NULL, 0, n, type, flags);
+}
+
+__attribute__((visibility("default")))
+const ps_backend_ops PS_BACKEND_ENTRY = {
+    PS_STUB_MODE == 1 ? PS_BACKEND_ABI + 100 : PS_BACKEND_ABI,
+    "cuda",
+    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    stub_probe,
+    stub_init,
+    stub_sort_keys,
+    stub_sort_pairs,
+    NULL,
+};

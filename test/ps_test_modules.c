@@ -1,0 +1,218 @@
+/*
+ * ps_test_modules - module loading and the backend choice, through the
+ * public API.  Each scenario runs in a child process, because the choice is
+ * made once per process: the child sets PORTSORT_BACKEND and
+ * PORTSORT_MODULE_PATH to a private directory holding a stand-in module
+ * under the name ps_cuda.so (or garbage, or nothing), then checks statuses,
+ * messages and that refused calls leave data untouched.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ps_test_util.h"
+
+static char stubdir[PATH_MAX];
+static char tmpdir[PATH_MAX];
+
+/* Make the private module directory hold `stub` as ps_<as>.so ("" = empty). */
+static void install(const char *stub, const char *as)
+{
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/*.so", tmpdir);
+    if (system(cmd) != 0)
+        t_fail("cannot clean %s", tmpdir);
+    if (stub[0] == '\0')
+        return;
+    if (strcmp(stub, "garbage") == 0) {
+        snprintf(cmd, sizeof cmd, "echo 'not a shared object' > '%s/ps_%s.so'",
+                 tmpdir, as);
+    } else {
+        snprintf(cmd, sizeof cmd, "cp '%s/ps_stub_%s.so' '%s/ps_%s.so'", stubdir,
+                 stub, tmpdir, as);
+    }
+    if (system(cmd) != 0)
+        t_fail("cannot run: %s", cmd);
+}
+
+static int sorts_correctly(void)
+{
+    int32_t k[300];
+    uint32_t v[300];
+    unsigned char w[300 * 3];
+    size_t perm[300], i;
+    uint64_t s = 7;
+    for (i = 0; i < 300; i++) {
+        k[i] = (int32_t)(t_rand(&s) % 50) - 25;
+        v[i] = (uint32_t)i;
+        w[3 * i] = (unsigned char)i;
+    }
+    if (ps_argsort(k, perm, 300, PS_I32, PS_DESCENDING) != PS_OK)
+        return 0;
+    for (i = 1; i < 300; i++)
+        if (k[perm[i - 1]] < k[perm[i]]
+            || (k[perm[i - 1]] == k[perm[i]] && perm[i - 1] > perm[i]))
+            return 0;
+    if (ps_sort_pairs(k, w, 3, 300, PS_I32, 0) != PS_OK)
+        return 0;
+    if (ps_sort_pairs(k, v, 4, 300, PS_I32, 0) != PS_OK)
+        return 0;
+    for (i = 1; i < 300; i++)
+        if (k[i - 1] > k[i])
+            return 0;
+    return 1;
+}
+
+/* Every entry point refuses with `want` and changes nothing. */
+static void refused(int want, const char *needle)
+{
+    uint32_t k[64], k0[64], v[64];
+    size_t perm[64], perm0[64], i;
+    for (i = 0; i < 64; i++)
+        k[i] = k0[i] = v[i] = (uint32_t)(64 - i), perm[i] = perm0[i] = 0;
+    if (ps_init() != want)
+        t_fail("ps_init: expected %s", ps_strerror(want));
+    if (needle != NULL && strstr(ps_error_detail(), needle) == NULL)
+        t_fail("detail '%s' does not mention '%s'", ps_error_detail(), needle);
+    printf("    refused as expected: %s\n", ps_error_detail());
+    if (ps_sort_keys(k, 64, PS_U32, 0) != want
+        || ps_sort_pairs(k, v, 4, 64, PS_U32, 0) != want
+        || ps_argsort(k, perm, 64, PS_U32, 0) != want)
+        t_fail("a sort was not refused with %s", ps_strerror(want));
+    if (memcmp(k, k0, sizeof k) || memcmp(perm, perm0, sizeof perm))
+        t_fail("a refused call changed the data");
+    for (i = 0; i < 64; i++)
+        if (v[i] != 64 - i)
+            t_fail("a refused call changed the values");
+    if (strcmp(ps_backend_name(), "none") != 0)
+        t_fail("ps_backend_name after refusal is %s", ps_backend_name());
+}
+
+typedef void (*scenario)(void);
+
+static void run(const char *title, const char *stub, const char *as,
+                const char *backend, scenario body)
+{
+    pid_t pid;
+    int status;
+    install(stub, as);
+    printf("  %s\n", title);
+    fflush(stdout);
+    pid = fork();
+    if (pid < 0)
+        t_fail("fork");
+    if (pid == 0) {
+        setenv("PORTSORT_MODULE_PATH", tmpdir, 1);
+        if (backend)
+            setenv("PORTSORT_BACKEND", backend, 1);
+        else
+            unsetenv("PORTSORT_BACKEND");
+        body();
+        fflush(stdout);
+        _exit(0);
+    }
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+        t_fail("scenario '%s' failed", title);
+}
+
+static void good_named(void)
+{
+    if (ps_init() != PS_OK || strcmp(ps_backend_name(), "cuda") != 0)
+        t_fail("stand-in cuda module not chosen: %s", ps_error_detail());
+    if (!sorts_correctly())
+        t_fail("sorting through the module is wrong");
+}
+
+static void good_auto(void)
+{
+    ps_backend_info info[8];
+    size_t c = ps_backends(info, 8), i;
+    int seen = 0;
+    if (strcmp(ps_backend_name(), "cuda") != 0)
+        t_fail("auto did not prefer the GPU module: %s", ps_backend_name());
+    for (i = 0; i < c && i < 8; i++)
+        if (strcmp(info[i].name, "cuda") == 0)
+            seen = info[i].built && info[i].usable && info[i].gpu;
+    if (!seen)
+        t_fail("ps_backends does not list the module as a usable GPU");
+}
+
+static void bad_abi(void) { refused(PS_ERR_BACKEND_UNAVAILABLE, "ABI"); }
+static void missing(void) { refused(PS_ERR_BACKEND_UNAVAILABLE, "not found"); }
+static void no_device(void) { refused(PS_ERR_BACKEND_UNAVAILABLE, "no CUDA device"); }
+static void garbage(void) { refused(PS_ERR_BACKEND_UNAVAILABLE, "cannot load"); }
+static void nonsense(void) { refused(PS_ERR_BACKEND_UNAVAILABLE, "unknown backend"); }
+
+static void auto_skips_broken(void)
+{
+    if (ps_init() != PS_OK)
+        t_fail("auto failed with a broken module present: %s", ps_error_detail());
+    if (strcmp(ps_backend_name(), "cuda") == 0)
+        t_fail("auto chose the broken module");
+    if (!sorts_correctly())
+        t_fail("the CPU backend chosen by auto sorts wrongly");
+}
+
+static void failing(void)
+{
+    uint64_t k[100], k0[100], v[100];
+    size_t i;
+    if (ps_init() != PS_OK)
+        t_fail("failing module not chosen");
+    for (i = 0; i < 100; i++)
+        k[i] = k0[i] = 100 - i, v[i] = i;
+    if (ps_sort_pairs(k, v, 8, 100, PS_U64, 0) != PS_ERR_DEVICE)
+        t_fail("device failure not reported");
+    if (strstr(ps_error_detail(), "simulated") == NULL)
+        t_fail("module's message lost: '%s'", ps_error_detail());
+    for (i = 0; i < 100; i++)
+        if (k[i] != k0[i] || v[i] != i)
+            t_fail("data changed by a failed sort");
+    /* The fallback path (value size 5) must report it the same way. */
+    if (ps_sort_pairs(k, v, 5, 100, PS_U64, 0) != PS_ERR_DEVICE
+        || memcmp(k, k0, sizeof k) != 0)
+        t_fail("indirect pairs: device failure not reported or data changed");
+}
+
+int main(void)
+{
+    const char *b = getenv("top_builddir");
+    char path[PATH_MAX], probe[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/test/.libs", b ? b : ".");
+    if (realpath(path, stubdir) == NULL) {
+        printf("SKIP: no stand-in modules in %s (shared libraries disabled?)\n", path);
+        return PS_TEST_SKIP;
+    }
+    snprintf(probe, sizeof probe, "%s/ps_stub_good.so", stubdir);
+    if (access(probe, R_OK) != 0) {
+        printf("SKIP: %s not built (shared libraries disabled?)\n", probe);
+        return PS_TEST_SKIP;
+    }
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ps_test_modules.XXXXXX");
+    if (mkdtemp(tmpdir) == NULL)
+        t_fail("mkdtemp");
+
+    run("a working module, named", "good", "cuda", "cuda", good_named);
+    run("a working GPU module, auto", "good", "cuda", NULL, good_auto);
+    run("a working GPU module, auto spelled out", "good", "cuda", "auto", good_auto);
+    run("wrong ABI, named", "badabi", "cuda", "cuda", bad_abi);
+    run("wrong ABI, auto", "badabi", "cuda", "auto", auto_skips_broken);
+    run("missing module, named", "", "cuda", "cuda", missing);
+    run("missing hip module, named", "", "hip", "hip", missing);
+    run("no device, named", "nodevice", "cuda", "cuda", no_device);
+    run("no device, auto", "nodevice", "cuda", NULL, auto_skips_broken);
+    run("not a shared object, named", "garbage", "cuda", "cuda", garbage);
+    run("not a shared object, auto", "garbage", "cuda", NULL, auto_skips_broken);
+    run("failing in the middle of a sort", "failing", "cuda", "cuda", failing);
+    run("unknown backend name", "good", "cuda", "nonsense", nonsense);
+    run("empty module path entry", "", "cuda", NULL, auto_skips_broken);
+
+    install("", "cuda");
+    rmdir(tmpdir);
+    printf("ps_test_modules: passed\n");
+    return 0;
+}

@@ -1,0 +1,46 @@
+/*
+ * ps_test_util.h - helpers shared by the tests: a deterministic generator,
+ * an oracle independent of the library's key transforms, and the skip rule.
+ */
+#ifndef PS_TEST_UTIL_H
+#define PS_TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "portsort.h"
+
+#define PS_TEST_SKIP 77
+
+/* Deterministic 64-bit generator (splitmix64). */
+uint64_t t_rand(uint64_t *state);
+
+/* Compare two keys of `type` by value, floats by IEEE 754 totalOrder,
+ * computed from values and signs rather than from bit tricks so that it
+ * does not share the library's reasoning.  Returns <0, 0, >0. */
+int t_cmp(const void *a, const void *b, ps_type type);
+
+/* Stable sorting permutation of n keys (merge sort), for ascending or
+ * descending order; equal keys keep input order either way. */
+void t_oracle_perm(const void *keys, size_t n, ps_type type, unsigned flags,
+                   size_t *perm);
+
+/* Choose the backend named by PORTSORT_BACKEND and exit 77 when that
+ * backend is a GPU module that is not built or has no device here.  serial
+ * and openmp never skip: if they were built they must work. */
+void t_init_or_skip(const char *prog);
+
+/* Fail the test with a message (prints and exits 1). */
+void t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+const char *t_type_name(ps_type type);
+
+/* Allocation fault injection: the test programs define aligned_alloc, which
+ * libportsort uses for all its host memory; after t_fail_alloc_at(k) the
+ * k-th allocation from then on fails (k = 0 disarms).  t_alloc_count()
+ * tells how many allocations were made since arming. */
+void t_fail_alloc_at(long k);
+long t_alloc_count(void);
+int t_alloc_failed(void);
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Run every backend-parametrised test program with PORTSORT_BACKEND=$1.
+# Exits 77 (skipped) when all of them skip, i.e. the backend is not usable.
+backend=$1
+PORTSORT_BACKEND=$backend
+export PORTSORT_BACKEND
+bin=${top_builddir:-.}/test
+skipped=0
+ran=0
+for t in ps_test_diff ps_test_errors ps_test_threads; do
+    "$bin/$t"
+    rc=$?
+    case $rc in
+        0) ran=$((ran + 1)) ;;
+        77) skipped=$((skipped + 1)) ;;
+        *) echo "$t failed on backend $backend (exit $rc)"; exit 1 ;;
+    esac
+done
+if [ "$ran" -eq 0 ]; then
+    echo "backend $backend not usable here: skipped"
+    exit 77
+fi
+echo "all tests passed on backend $backend"
