@@ -89,8 +89,13 @@ typedef struct ps_backend_ops {
      * with them; stable.  On error keys and values are unchanged. */
     int (*sort_pairs)(void *state, void *keys, void *values, size_t value_size,
                       size_t n, ps_type type, unsigned flags);
-    /* Free what init made.  May be NULL. */
+    /* Free what init made.  Called once, when libportsort is unloaded or the
+     * process exits.  May be NULL. */
     void (*release)(void *state);
+    /* Give back memory cached between calls (scratch buffers, pinned
+     * staging).  Called by ps_release_cache(), possibly while other threads
+     * sort: it must not free what a running sort uses.  May be NULL. */
+    void (*trim)(void *state);
 } ps_backend_ops;
 
 /* ------------------------------------------------------------------------

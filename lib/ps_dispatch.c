@@ -201,6 +201,18 @@ const char *ps_backend_name(void)
     return ops->name;
 }
 
+int ps_release_cache(void)
+{
+    const ps_backend_ops *ops = NULL;
+    void *state = NULL;
+    int st;
+    ps_detail_clear();
+    st = ps_backend_get(&ops, &state);
+    if (st == PS_OK && ops->trim != NULL)
+        ops->trim(state);
+    return st;
+}
+
 size_t ps_backends(ps_backend_info *out, size_t max)
 {
     size_t i;

@@ -93,4 +93,5 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     stub_sort_keys,
     stub_sort_pairs,
     NULL,
+    NULL,
 };

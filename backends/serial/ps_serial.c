@@ -49,4 +49,5 @@ const ps_backend_ops ps_serial_ops = {
     serial_sort_keys,
     serial_sort_pairs,
     NULL,
+    NULL,
 };
