@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Build with warnings as errors and run the whole test suite, then check
-# that the distribution tarball builds and passes its tests too.  This is
-# the command README.md gives for running the tests.
+# Build with warnings as errors in build/ and run the whole test suite, then
+# check that the distribution tarball builds and passes its tests too.  This
+# is the command README.md gives for running the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+top=$PWD
 jobs=$(nproc 2>/dev/null || echo 2)
-autoreconf -fi
-./configure --enable-werror
+[ -x configure ] || autoreconf -fi
+mkdir -p build
+cd build
+[ -f Makefile ] || "$top/configure" -q --enable-werror
 make -j"$jobs"
 make -j"$jobs" check || { cat test-suite.log; exit 1; }
 # No GPU runtime may appear among the core library's dependencies.

@@ -2,15 +2,20 @@
 # binary, run once per backend by a one-line script; a backend that is not
 # built here makes its script exit 77 (skipped).
 check_PROGRAMS += test/ps_test_diff test/ps_test_errors test/ps_test_threads \
-	test/ps_test_modules
+	test/ps_test_fork test/ps_test_modules test/ps_test_scale
 noinst_HEADERS += test/ps_test_util.h
 
 test_ps_test_diff_SOURCES = test/ps_test_diff.c test/ps_test_util.c
 test_ps_test_diff_LDADD = lib/libportsort.la
-test_ps_test_errors_SOURCES = test/ps_test_errors.c test/ps_test_util.c
+test_ps_test_errors_SOURCES = test/ps_test_errors.c test/ps_test_util.c \
+	test/ps_test_faults.c
 test_ps_test_errors_LDADD = lib/libportsort.la
 test_ps_test_threads_SOURCES = test/ps_test_threads.c test/ps_test_util.c
 test_ps_test_threads_LDADD = lib/libportsort.la $(PTHREAD_LIBS)
+test_ps_test_fork_SOURCES = test/ps_test_fork.c test/ps_test_util.c
+test_ps_test_fork_LDADD = lib/libportsort.la
+test_ps_test_scale_SOURCES = test/ps_test_scale.c test/ps_test_util.c
+test_ps_test_scale_LDADD = lib/libportsort.la
 test_ps_test_modules_SOURCES = test/ps_test_modules.c test/ps_test_util.c
 test_ps_test_modules_LDADD = lib/libportsort.la
 
@@ -38,3 +43,26 @@ test_ps_stub_failing_la_LDFLAGS = $(PS_STUB_LDFLAGS)
 # with PORTSORT_BACKEND=<backend> (through run-backend.sh).
 dist_check_SCRIPTS += test/run-backend.sh test/serial.sh test/modules.sh
 TESTS += test/serial.sh test/modules.sh
+
+# make check-long: the tests too slow or too big for every make check.
+# Backends add their names to PS_LONG_BACKENDS.
+PS_LONG_BACKENDS = serial
+check-long: $(check_PROGRAMS) $(check_LTLIBRARIES)
+	@for b in $(PS_LONG_BACKENDS); do \
+	  echo "== check-long: ps_test_scale on $$b"; \
+	  $(AM_TESTS_ENVIRONMENT) PORTSORT_BACKEND=$$b ./test/ps_test_scale; \
+	  rc=$$?; if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then exit 1; fi; \
+	done
+.PHONY: check-long
+
+# The libFuzzer target (configure --enable-fuzzing with CC=clang); see
+# .ci/fuzz.sh for how CI runs it and doc/reliability.md for results.
+EXTRA_DIST += test/fuzz/ps_fuzz_sort.c test/fuzz/corpus
+if PS_FUZZ
+noinst_PROGRAMS += test/fuzz/ps_fuzz_sort
+test_fuzz_ps_fuzz_sort_SOURCES = test/fuzz/ps_fuzz_sort.c test/ps_test_util.c
+test_fuzz_ps_fuzz_sort_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+test_fuzz_ps_fuzz_sort_LDFLAGS = -fsanitize=fuzzer
+test_fuzz_ps_fuzz_sort_LDADD = lib/libportsort.la
+endif
+EXTRA_DIST += test/lsan.supp

@@ -35,7 +35,8 @@ void t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 
 const char *t_type_name(ps_type type);
 
-/* Allocation fault injection: the test programs define aligned_alloc, which
+/* Allocation fault injection (ps_test_faults.c, linked into the programs
+ * that use it): it defines aligned_alloc, which
  * libportsort uses for all its host memory; after t_fail_alloc_at(k) the
  * k-th allocation from then on fails (k = 0 disarms).  t_alloc_count()
  * tells how many allocations were made since arming. */

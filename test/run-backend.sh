@@ -7,7 +7,7 @@ export PORTSORT_BACKEND
 bin=${top_builddir:-.}/test
 skipped=0
 ran=0
-for t in ps_test_diff ps_test_errors ps_test_threads; do
+for t in ps_test_diff ps_test_errors ps_test_threads ps_test_fork; do
     "$bin/$t"
     rc=$?
     case $rc in

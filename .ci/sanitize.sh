@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The sanitizer runs CI makes besides the plain make check:
+#  1. an ASan + UBSan build (build-asan/) running the whole make check;
+#  2. valgrind memcheck on the backend tests of the CPU backends;
+#  3. a ThreadSanitizer build (build-tsan/) running the thread, fork and
+#     error tests on the CPU backends.
+# SANITIZE_STEPS selects some of "asan valgrind tsan" (default: all three).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+jobs=$(nproc 2>/dev/null || echo 2)
+steps=${SANITIZE_STEPS:-asan valgrind tsan}
+[ -x configure ] || autoreconf -fi
+
+# CPU backends built into this tree (openmp only when configured in).
+cpu_backends() {
+    echo serial
+    grep -q '^#define PS_HAVE_OPENMP 1' "$1/config.h" && echo openmp || true
+}
+
+configure_in() {   # dir, CFLAGS
+    mkdir -p "$1"
+    if [ ! -f "$1/Makefile" ]; then
+        (cd "$1" && "$top/configure" -q --disable-static --enable-werror \
+            CFLAGS="$2" LDFLAGS="$2")
+    fi
+    make -C "$1" -j"$jobs" >/dev/null
+    make -C "$1" -j"$jobs" check TESTS= >/dev/null   # build the test programs
+}
+
+for step in $steps; do
+case $step in
+asan)
+    echo "== ASan + UBSan: make check"
+    flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+    configure_in build-asan "$flags"
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23
+    export LSAN_OPTIONS=suppressions=$top/test/lsan.supp:print_suppressions=0
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    make -C build-asan -j"$jobs" check || { cat build-asan/test-suite.log; exit 1; }
+    unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+    ;;
+valgrind)
+    echo "== valgrind memcheck: CPU backends"
+    command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 1; }
+    configure_in build "-O2 -g"
+    cd build
+    for b in $(cpu_backends .); do
+        for t in ps_test_diff ps_test_errors ps_test_fork; do
+            echo "   $t on $b"
+            PS_TEST_MAX_N=4097 PORTSORT_BACKEND=$b top_builddir=. \
+                ./libtool --mode=execute valgrind -q --error-exitcode=9 \
+                --leak-check=full --errors-for-leak-kinds=definite \
+                --trace-children=no ./test/$t >/dev/null
+        done
+    done
+    cd "$top"
+    ;;
+tsan)
+    echo "== ThreadSanitizer: threads, fork and errors on CPU backends"
+    configure_in build-tsan "-O1 -g -fsanitize=thread"
+    # libgomp is not built with TSan: its barriers are invisible to it, so
+    # OpenMP runs here with one OpenMP thread per call; the races TSan can
+    # see are those between the calling threads (the choice of backend,
+    # cached scratch, error details).
+    for b in $(cpu_backends build-tsan); do
+        for t in ps_test_threads ps_test_fork ps_test_errors; do
+            echo "   $t on $b"
+            (cd build-tsan && OMP_NUM_THREADS=1 PORTSORT_BACKEND=$b \
+                TSAN_OPTIONS=halt_on_error=1:exitcode=24 top_builddir=. \
+                ./test/$t >/dev/null)
+        done
+    done
+    ;;
+esac
+done
+echo "sanitizers: all clean"
