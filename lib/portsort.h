@@ -177,6 +177,22 @@ PS_API size_t ps_backends(ps_backend_info *out, size_t max);
 PS_API int ps_release_cache(void);
 
 /*
+ * ps_device_api - the device API of a backend, for sorting data that is
+ * already on its device (a CUDA device pointer, an OpenCL cl_mem...).
+ *
+ * name is "cuda", "hip" or "opencl".  Returns the backend's API table, or
+ * NULL when the backend is unknown, not built, has no usable device here,
+ * failed to initialise, or has no device API (ps_error_detail() says
+ * which).  The table's type is declared in that backend's header
+ * (portsort_cuda.h, portsort_hip.h, portsort_opencl.h), which wraps this
+ * call, so applications normally use those headers rather than this
+ * function.  Independent of PORTSORT_BACKEND: asking for the CUDA device
+ * API works whichever backend sorts host arrays.  Thread-safe; the backend
+ * is initialised at most once per process.
+ */
+PS_API const void *ps_device_api(const char *name);
+
+/*
  * ps_version - the library version as a string, e.g. "0.1.0".  Never NULL.
  */
 PS_API const char *ps_version(void);

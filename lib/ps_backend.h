@@ -96,6 +96,11 @@ typedef struct ps_backend_ops {
      * staging).  Called by ps_release_cache(), possibly while other threads
      * sort: it must not free what a running sort uses.  May be NULL. */
     void (*trim)(void *state);
+    /* The backend's device API, a table defined by its public header (for
+     * example ps_cuda_api in portsort_cuda.h), returned to users by
+     * ps_device_api().  Its functions run after init, with the module's own
+     * state.  NULL when the backend has none. */
+    const void *device_api;
 } ps_backend_ops;
 
 /* ------------------------------------------------------------------------

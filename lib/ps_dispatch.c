@@ -29,23 +29,31 @@ typedef struct slot {
     int probed;
     const ps_backend_ops *ops;      /* NULL when not built or broken */
     ps_probe result;
+    /* Filled once by init_slot(), under init_lock. */
+    int inited;
+    int init_status;
+    void *state;
+    char init_why[384];
 } slot;
 
 /* Order of preference for `auto`: GPUs first, then the CPU. */
 static slot slots[] = {
-    { "cuda", NULL, 0, NULL, { 0, 0, "" } },
-    { "hip", NULL, 0, NULL, { 0, 0, "" } },
-    { "opencl", NULL, 0, NULL, { 0, 0, "" } },
+    { "cuda", NULL, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
+    { "hip", NULL, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
+    { "opencl", NULL, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
 #ifdef PS_HAVE_OPENMP
-    { "openmp", &ps_openmp_ops, 0, NULL, { 0, 0, "" } },
+    { "openmp", &ps_openmp_ops, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
 #else
-    { "openmp", NULL, 0, NULL, { 0, 0, "" } },
+    { "openmp", NULL, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
 #endif
-    { "serial", &ps_serial_ops, 0, NULL, { 0, 0, "" } },
+    { "serial", &ps_serial_ops, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
 };
 #define NSLOTS (sizeof slots / sizeof slots[0])
 
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Separate from probe_lock: a backend's init may take seconds (device
+ * contexts, kernel builds) and must not hold up ps_backends(). */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Built-in backends that are not compiled in are reported as such rather
  * than searched for as modules: openmp is never a module. */
@@ -102,21 +110,40 @@ static struct {
 } chosen;
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 
+/* Initialise a usable backend once per process, whether it was chosen or
+ * reached through ps_device_api(). */
+static int init_slot(slot *s)
+{
+    int st;
+    pthread_mutex_lock(&init_lock);
+    if (!s->inited) {
+        void *state = NULL;
+        s->inited = 1;
+        ps_detail_clear();
+        st = s->ops->init(ps_host_get(), &state);
+        s->init_status = st;
+        if (st == PS_OK) {
+            s->state = state;
+        } else {
+            snprintf(s->init_why, sizeof s->init_why, "%s: init failed: %s%s%s",
+                     s->name, ps_strerror(st), ps_error_detail()[0] ? ": " : "",
+                     ps_error_detail());
+            ps_log("%s", s->init_why);
+        }
+    }
+    st = s->init_status;
+    pthread_mutex_unlock(&init_lock);
+    return st;
+}
+
 static int try_init(slot *s)
 {
-    void *state = NULL;
-    int st;
-    ps_detail_clear();
-    st = s->ops->init(ps_host_get(), &state);
-    if (st != PS_OK) {
-        snprintf(chosen.why, sizeof chosen.why, "%s: init failed: %s%s%s",
-                 s->name, ps_strerror(st), ps_error_detail()[0] ? ": " : "",
-                 ps_error_detail());
-        ps_log("%s", chosen.why);
-        return st;
+    if (init_slot(s) != PS_OK) {
+        snprintf(chosen.why, sizeof chosen.why, "%s", s->init_why);
+        return s->init_status;
     }
     chosen.ops = s->ops;
-    chosen.state = state;
+    chosen.state = s->state;
     chosen.status = PS_OK;
     ps_log("using backend %s (%s)", s->name, s->result.detail);
     return PS_OK;
@@ -213,6 +240,31 @@ int ps_release_cache(void)
     return st;
 }
 
+const void *ps_device_api(const char *name)
+{
+    slot *s;
+    ps_detail_clear();
+    s = name != NULL ? find_slot(name) : NULL;
+    if (s == NULL) {
+        ps_detail_set("ps_device_api: unknown backend '%s'", name ? name : "(null)");
+        return NULL;
+    }
+    probe_slot(s);
+    if (s->ops == NULL || !s->result.usable) {
+        ps_detail_set("ps_device_api: %s: %s", name, s->result.detail);
+        return NULL;
+    }
+    if (s->ops->device_api == NULL) {
+        ps_detail_set("ps_device_api: backend %s has no device API", name);
+        return NULL;
+    }
+    if (init_slot(s) != PS_OK) {
+        ps_detail_set("ps_device_api: %s", s->init_why);
+        return NULL;
+    }
+    return s->ops->device_api;
+}
+
 size_t ps_backends(ps_backend_info *out, size_t max)
 {
     size_t i;
@@ -227,14 +279,17 @@ size_t ps_backends(ps_backend_info *out, size_t max)
     return NSLOTS;
 }
 
-/* Release the chosen backend's state when the library is unloaded, so that
+/* Release every initialised backend when the library is unloaded, so that
  * device contexts and cached scratch do not outlive it. */
-__attribute__((destructor)) static void release_backend(void)
+__attribute__((destructor)) static void release_backends(void)
 {
-    /* chosen.ops is NULL when no choice was ever made (status is then the
-     * zero PS_OK of static storage, so it cannot be the test). */
-    if (chosen.ops != NULL && chosen.ops->release != NULL)
-        chosen.ops->release(chosen.state);
+    size_t i;
     chosen.ops = NULL;
     chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
+    for (i = 0; i < NSLOTS; i++) {
+        slot *s = &slots[i];
+        if (s->inited && s->init_status == PS_OK && s->ops->release != NULL)
+            s->ops->release(s->state);
+        s->inited = 0;
+    }
 }

@@ -83,6 +83,10 @@ static int stub_sort_keys(void *state, void *keys, size_t n, ps_type type,
     return stub_sort_pairs(state, keys, NULL, 0, n, type, flags);
 }
 
+/* A device API table for ps_device_api() to hand out: the tests only check
+ * that the very table comes back. */
+static const unsigned stub_device_api[2] = { 0x50535441u, PS_STUB_MODE };
+
 __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
     PS_STUB_MODE == 1 ? PS_BACKEND_ABI + 100 : PS_BACKEND_ABI,
@@ -94,4 +98,5 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     stub_sort_pairs,
     NULL,
     NULL,
+    stub_device_api,
 };

@@ -127,6 +127,32 @@ static void good_named(void)
         t_fail("sorting through the module is wrong");
 }
 
+/* ps_device_api hands out the module's table, whatever PORTSORT_BACKEND
+ * chose, and refuses backends without one with a reason. */
+static void device_api(void)
+{
+    const unsigned *api = ps_device_api("cuda");
+    if (api == NULL || api[0] != 0x50535441u)
+        t_fail("ps_device_api(cuda) did not return the module's table: %s",
+               ps_error_detail());
+    if (strcmp(ps_backend_name(), "serial") != 0)
+        t_fail("ps_device_api changed the chosen backend to %s", ps_backend_name());
+    if (!sorts_correctly())
+        t_fail("serial sorting beside an initialised module is wrong");
+    if (ps_device_api("serial") != NULL || !strstr(ps_error_detail(), "no device API"))
+        t_fail("ps_device_api(serial): expected no device API");
+    if (ps_device_api("hip") != NULL || !strstr(ps_error_detail(), "not found"))
+        t_fail("ps_device_api(hip): expected module not found");
+    if (ps_device_api("bogus") != NULL || ps_device_api(NULL) != NULL)
+        t_fail("ps_device_api accepted an unknown name");
+}
+
+static void device_api_nodevice(void)
+{
+    if (ps_device_api("cuda") != NULL || !strstr(ps_error_detail(), "no CUDA device"))
+        t_fail("ps_device_api on a module without device: '%s'", ps_error_detail());
+}
+
 static void good_auto(void)
 {
     ps_backend_info info[8];
@@ -199,6 +225,9 @@ int main(void)
     run("a working module, named", "good", "cuda", "cuda", good_named);
     run("a working GPU module, auto", "good", "cuda", NULL, good_auto);
     run("a working GPU module, auto spelled out", "good", "cuda", "auto", good_auto);
+    run("device API of a module, serial chosen", "good", "cuda", "serial", device_api);
+    run("device API of a module without device", "nodevice", "cuda", NULL,
+        device_api_nodevice);
     run("wrong ABI, named", "badabi", "cuda", "cuda", bad_abi);
     run("wrong ABI, auto", "badabi", "cuda", "auto", auto_skips_broken);
     run("missing module, named", "", "cuda", "cuda", missing);

@@ -50,4 +50,5 @@ const ps_backend_ops ps_serial_ops = {
     serial_sort_pairs,
     NULL,
     NULL,
+    NULL,
 };
