@@ -105,11 +105,13 @@ PS_API const char *ps_error_detail(void);
 /*
  * ps_sort_keys - sort n keys of the given type in place.
  *
- * keys:  array of n elements of `type`; may be NULL when n == 0.
+ * keys:  array of n elements of `type`, aligned as that type requires
+ *        (a pointer to such an array always is); may be NULL when n == 0.
  * flags: 0 for ascending, PS_DESCENDING for descending.
  *
- * Errors: PS_ERR_INVALID_ARG (keys NULL with n > 0, unknown type or flag,
- * n * sizeof(key) overflows size_t), PS_ERR_NO_MEMORY, and the backend's
+ * Errors: PS_ERR_INVALID_ARG (keys NULL with n > 0, keys not aligned to the
+ * key size, unknown type or flag, n * sizeof(key) overflows size_t),
+ * PS_ERR_NO_MEMORY, and the backend's
  * PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE, PS_ERR_TOO_LARGE,
  * PS_ERR_BACKEND_UNAVAILABLE.  On error keys are unchanged.
  */
@@ -120,7 +122,8 @@ PS_API int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags);
  *
  * values:     array of n values of value_size bytes each; value i belongs
  *             to key i.  Values are opaque bytes and may be of any size
- *             >= 1; sizes 4 and 8 take the fastest paths.
+ *             >= 1, with no alignment required; sizes 4 and 8 take the
+ *             fastest paths when values is aligned to value_size.
  *
  * The sort is stable: among equal keys the values keep their input order.
  * Errors as ps_sort_keys, plus PS_ERR_INVALID_ARG for values NULL with

@@ -47,6 +47,12 @@ static int check_keys(const char *fn, const void *keys, size_t n,
         ps_detail_set("%s: n = %zu keys of %zu bytes overflow size_t", fn, n, kb);
         return PS_ERR_INVALID_ARG;
     }
+    /* Backends load keys as words; a misaligned array would be undefined
+     * behaviour there, so it is refused here with a reason. */
+    if (n > 0 && (uintptr_t)keys % kb != 0) {
+        ps_detail_set("%s: keys at %p are not aligned to %zu bytes", fn, keys, kb);
+        return PS_ERR_INVALID_ARG;
+    }
     return PS_OK;
 }
 
@@ -155,8 +161,12 @@ int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
     st = ps_backend_get(&ops, &state);
     if (st != PS_OK || n < 2)
         return st;
+    /* Native paths move values as words: only for aligned arrays.  Values
+     * are opaque bytes to the caller, so a misaligned array is legal and
+     * takes the byte-wise fallback instead. */
     if (value_size <= 64 && (value_size & (value_size - 1)) == 0
-        && (ops->value_sizes & PS_VALUE_SIZE_BIT(value_size)))
+        && (ops->value_sizes & PS_VALUE_SIZE_BIT(value_size))
+        && (uintptr_t)values % value_size == 0)
         return ops->sort_pairs(state, keys, values, value_size, n, type, flags);
     return sort_pairs_indirect(ops, state, keys, values, value_size, n, type,
                                flags);

@@ -58,6 +58,10 @@ static void bad_arguments(void)
     expect("type 0, n 0", ps_sort_keys(keys, 0, (ps_type)0, 0), PS_ERR_INVALID_ARG);
     expect("flags 2", ps_sort_keys(keys, N, PS_U32, 2), PS_ERR_INVALID_ARG);
     expect("flags ~0", ps_sort_keys(keys, N, PS_U32, ~0u), PS_ERR_INVALID_ARG);
+    expect("keys misaligned", ps_sort_keys((char *)keys + 1, 10, PS_U32, 0),
+           PS_ERR_INVALID_ARG);
+    expect("argsort keys misaligned", ps_argsort((char *)vals + 4, perm, 10, PS_U64, 0),
+           PS_ERR_INVALID_ARG);
     expect("n*8 overflows", ps_sort_keys(keys, SIZE_MAX / 4, PS_U64, 0),
            PS_ERR_INVALID_ARG);
     expect("pairs keys NULL", ps_sort_pairs(NULL, vals, 8, N, PS_U32, 0),
@@ -86,6 +90,31 @@ static void bad_arguments(void)
     expect("keys n 0", ps_sort_keys(NULL, 0, PS_F64, PS_DESCENDING), PS_OK);
     expect("pairs n 0", ps_sort_pairs(NULL, NULL, 3, 0, PS_I8, 0), PS_OK);
     expect("argsort n 0", ps_argsort(NULL, NULL, 0, PS_U16, 0), PS_OK);
+}
+
+/* Values need no alignment: a misaligned 4-byte value array takes the
+ * byte-wise path and must still come out right. */
+static void misaligned_values(void)
+{
+    uint32_t k[1000];
+    unsigned char raw[4 * 1000 + 1], *v = raw + 1;
+    size_t i;
+    uint32_t x;
+    for (i = 0; i < 1000; i++) {
+        k[i] = (uint32_t)(1000 - i) % 97;
+        x = (uint32_t)i;
+        memcpy(v + 4 * i, &x, 4);
+    }
+    if (ps_sort_pairs(k, v, 4, 1000, PS_U32, 0) != PS_OK)
+        t_fail("misaligned values: %s", ps_error_detail());
+    for (i = 1; i < 1000; i++) {
+        uint32_t a, b;
+        memcpy(&a, v + 4 * (i - 1), 4);
+        memcpy(&b, v + 4 * i, 4);
+        if (k[i - 1] > k[i] || (k[i - 1] == k[i] && a > b)
+            || k[i] != (uint32_t)(1000 - b) % 97)
+            t_fail("misaligned values: wrong result at %zu", i);
+    }
 }
 
 static void check_sorted(const char *what, int descending)
@@ -140,6 +169,7 @@ int main(void)
     int s;
     t_init_or_skip("ps_test_errors");
     bad_arguments();
+    misaligned_values();
     allocation_faults("keys, failing allocation k", 0);
     allocation_faults("pairs/8, failing allocation k", 1);
     allocation_faults("pairs/12, failing allocation k", 2);
