@@ -38,3 +38,12 @@ test_ps_stub_failing_la_LDFLAGS = $(PS_STUB_LDFLAGS)
 # with PORTSORT_BACKEND=<backend> (through run-backend.sh).
 dist_check_SCRIPTS += test/run-backend.sh test/serial.sh test/modules.sh
 TESTS += test/serial.sh test/modules.sh
+
+# The portsort command line (tools/portsort): sort against GNU sort and an
+# independent Perl oracle, every bad input, and a short bench whose CSV is
+# parsed.  cli-common.sh is sourced by them, not run.
+dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
+	test/cli-sort-errors.sh test/cli-bench.sh
+EXTRA_DIST += test/cli-common.sh
+TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
+	test/cli-sort-errors.sh test/cli-bench.sh

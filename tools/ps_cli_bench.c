@@ -642,7 +642,9 @@ int ps_cli_bench(int argc, char **argv)
         case OPT_PLOT: plot_dir = optarg; break;
         case 'v': cfg.verbose = 1; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default:
+            fprintf(stderr, "see portsort bench --help\n");
+            return 2;
         }
     }
     if (optind != argc) {

@@ -170,12 +170,14 @@ int ps_cli_sort(int argc, char **argv)
             }
             break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default:
+            fprintf(stderr, "see portsort sort --help\n");
+            return 2;
         }
     }
     if (t == NULL || optind != argc - 1) {
-        fprintf(stderr, "%s: sort needs --type and exactly one FILE\n", PS_CLI_NAME);
-        usage(stderr);
+        fprintf(stderr, "%s: sort needs --type and exactly one FILE "
+                "(see portsort sort --help)\n", PS_CLI_NAME);
         return 2;
     }
     path = argv[optind];
