@@ -43,7 +43,7 @@ TESTS += test/serial.sh test/modules.sh
 # independent Perl oracle, every bad input, and a short bench whose CSV is
 # parsed.  cli-common.sh is sourced by them, not run.
 dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
-	test/cli-sort-errors.sh test/cli-bench.sh
+	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh
 EXTRA_DIST += test/cli-common.sh
 TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
-	test/cli-sort-errors.sh test/cli-bench.sh
+	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh
