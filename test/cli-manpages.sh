@@ -1,13 +1,16 @@
 #!/bin/sh
 # The man pages: libportsort(3) has a section for every public function of
-# portsort.h (so a new function cannot go undocumented), portsort(1) covers
-# every subcommand and bench option, and both render without warnings.
+# portsort.h (so a new function cannot go undocumented) and a `man NAME`
+# link; portsort(1) covers every subcommand and bench option; both render
+# without warnings.
 . "${srcdir:-.}/test/cli-common.sh"
 src=${srcdir:-.}
 funcs=$(sed -n 's/^PS_API[^(]*[ *]\(ps_[a-z_0-9]*\)(.*/\1/p' "$src/lib/portsort.h")
 [ -n "$funcs" ] || fail "found the public functions in portsort.h"
 for f in $funcs; do
     grep -q "^\.SS $f\$" "$src/doc/libportsort.3" || fail "libportsort.3 documents $f"
+    grep -q "^\.so man3/libportsort\.3\$" "$src/doc/man/$f.3" 2>/dev/null ||
+        fail "doc/man/$f.3 links to libportsort.3 (and is in doc/local.mk)"
 done
 for c in info sort bench; do
     grep -q "^\.SS portsort $c\$" "$src/doc/portsort.1" || fail "portsort.1 documents $c"
