@@ -44,6 +44,16 @@ for ds in zeros random random-distributed range inverted-range low-entropy spars
     grep -q ",$ds," "$work/out.csv" || fail "dataset $ds measured"
 done
 
+# Pairs: values travel with their keys, stably (the bench verifies that),
+# and qsort sorts them too.
+"$PORTSORT" bench --perf-csv-to-stdout --value-size 8 --types u16,f32 \
+    --datasets zeros,random,sparse-matrix -n 3000 -r 1 >"$work/pairs.csv" 2>"$work/err" ||
+    { cat "$work/err"; fail "bench --value-size 8"; }
+awk -F, 'NR > 1 { rows++; if ($2 != 8 || $NF != 1) bad = 1 } END { exit bad || rows != 12 }' \
+    "$work/pairs.csv" || fail "the pairs CSV has 12 verified rows with value_size 8"
+"$PORTSORT" bench --value-size 3 -n 10 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--value-size under 4 exits 2"
+
 # The human table, with every run's phases.
 "$PORTSORT" bench --perf-to-stdout -n 2000 -r 1 --peers none >"$work/table" 2>&1 ||
     fail "bench --perf-to-stdout"

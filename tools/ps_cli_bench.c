@@ -40,6 +40,7 @@ typedef struct bench_cfg {
     const ps_cli_peer *peers[MAX_LIST];
     size_t npeers;
     size_t peer_max;
+    size_t value_size;          /* 0: keys only; else pairs, as --value-size */
     int repeats;
     int verbose;
 } bench_cfg;
@@ -97,6 +98,35 @@ static int verify(const ps_cli_type *t, const void *keys, size_t n, checksum wan
     return got.sum == want.sum && got.x == want.x;
 }
 
+/* With values (--value-size), value i of the input holds its index i in
+ * its first 4 or 8 bytes.  The output is then right when the keys are in
+ * order, each value names an input key equal to its key, and the indices of
+ * equal keys increase (stability).  That also makes the indices distinct,
+ * so no checksum is needed. */
+static size_t index_width(size_t value_size)
+{
+    return value_size >= 8 ? 8 : 4;
+}
+
+static int verify_pairs(const ps_cli_type *t, const void *src, const void *keys,
+                        const unsigned char *values, size_t vs, size_t n)
+{
+    size_t i, w = index_width(vs);
+    uint64_t prev = 0, prev_ord = 0;
+    for (i = 0; i < n; i++) {
+        uint64_t v = 0, bits = ps_cli_get_bits(t, keys, i);
+        uint64_t ord = ps_cli_order_key(t, bits);
+        memcpy(&v, values + i * vs, w);
+        if (v >= n || ps_cli_get_bits(t, src, v) != bits)
+            return 0;
+        if (i > 0 && (ord < prev_ord || (ord == prev_ord && v <= prev)))
+            return 0;
+        prev = v;
+        prev_ord = ord;
+    }
+    return 1;
+}
+
 /* One measured input, and where the child reports. */
 typedef struct job {
     const bench_cfg *cfg;
@@ -104,23 +134,30 @@ typedef struct job {
     const ps_cli_type *t;
     const dataset_sel *ds;
     size_t n;
-    const void *src;
-    void *work;
+    const void *src, *src_values;   /* src_values NULL: keys only */
+    void *work, *work_values;
     checksum sum;
     double gen_s;
 } job;
 
-static int sort_library(void *keys, size_t n, ps_type type)
+/* Sort with the library (peer NULL) or a peer. */
+static int run_sort(const job *j, const ps_cli_peer *peer)
 {
-    return ps_sort_keys(keys, n, type, 0);
+    size_t vs = j->cfg->value_size;
+    if (peer == NULL)
+        return vs ? ps_sort_pairs(j->work, j->work_values, vs, j->n, j->t->type, 0)
+                  : ps_sort_keys(j->work, j->n, j->t->type, 0);
+    return vs ? peer->sort_pairs(j->work, j->work_values, vs, j->n, j->t->type)
+              : peer->sort_keys(j->work, j->n, j->t->type);
 }
 
-/* Time `sort` over the repeats and send the row.  Returns 0, or -1 when a
+/* Time the sort over the repeats and send the row.  Returns 0, or -1 when a
  * run failed or gave a wrong answer (reported on the way). */
-static int measure(const job *j, const char *sorter, const char *backend,
-                   int (*sort)(void *, size_t, ps_type))
+static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
 {
     double ts[MAX_LIST * 4], tc[MAX_LIST * 4], tv[MAX_LIST * 4];
+    const char *sorter = peer ? peer->name : "portsort";
+    size_t vs = j->cfg->value_size;
     int r, reps = j->cfg->repeats, ok = 1;
     ps_cli_row row;
 
@@ -133,11 +170,13 @@ static int measure(const job *j, const char *sorter, const char *backend,
         fflush(j->out);
         t0 = now();
         memcpy(j->work, j->src, j->n * j->t->size);
+        if (vs)
+            memcpy(j->work_values, j->src_values, j->n * vs);
         t1 = now();
-        st = sort(j->work, j->n, j->t->type);
+        st = run_sort(j, peer);
         t2 = now();
         if (st != 0) {
-            if (strcmp(sorter, "portsort") == 0)
+            if (peer == NULL)
                 fprintf(j->out, "E\t%s on %s: %s %s n=%zu: %s: %s\n", sorter, backend,
                         j->t->name, j->ds->label, j->n, ps_strerror(st),
                         ps_error_detail());
@@ -146,7 +185,8 @@ static int measure(const job *j, const char *sorter, const char *backend,
                         j->ds->label, j->n);
             return -1;
         }
-        ok &= verify(j->t, j->work, j->n, j->sum);
+        ok &= vs ? verify_pairs(j->t, j->src, j->work, j->work_values, vs, j->n)
+                 : verify(j->t, j->work, j->n, j->sum);
         t3 = now();
         tc[r] = t1 - t0;
         ts[r] = t2 - t1;
@@ -163,7 +203,7 @@ static int measure(const job *j, const char *sorter, const char *backend,
     snprintf(row.dataset, sizeof row.dataset, "%s", j->ds->label);
     row.n = j->n;
     row.repeats = reps;
-    row.median_s = median(ts, reps);
+    row.median_s = median(ts, reps);    /* sorts ts: min and max at the ends */
     row.min_s = ts[0];
     row.max_s = ts[reps - 1];
     row.gen_s = j->gen_s;
@@ -171,14 +211,67 @@ static int measure(const job *j, const char *sorter, const char *backend,
     row.verify_s = median(tv, reps);
     row.verified = ok;
     row.key_size = j->t->size;
+    row.value_size = vs;
     ps_cli_row_write(j->out, &row);
     return ok ? 0 : -1;
+}
+
+/* Build the input of one (type, dataset, n) and measure the peers and the
+ * library on it.  Returns 0, or -1 after reporting. */
+static int run_job(job *j, const char *backend, int with_peers)
+{
+    const bench_cfg *cfg = j->cfg;
+    size_t vs = cfg->value_size, i, pi;
+    void *src = malloc(j->n * j->t->size + 1);
+    unsigned char *sv = vs ? malloc(j->n * vs + 1) : NULL;
+    double t0;
+    int rc = 0;
+
+    j->work = malloc(j->n * j->t->size + 1);
+    j->work_values = vs ? malloc(j->n * vs + 1) : NULL;
+    if (src == NULL || j->work == NULL || (vs && (sv == NULL || j->work_values == NULL))) {
+        fprintf(j->out, "E\t%s %s n=%zu: out of memory\n", j->t->name, j->ds->label, j->n);
+        rc = -1;
+        goto done;
+    }
+    fprintf(j->out, "P\t%s %s n=%zu: generating\n", j->t->name, j->ds->label, j->n);
+    fflush(j->out);
+    t0 = now();
+    j->ds->ds->fill(j->t, src, j->n, j->ds->param);
+    j->gen_s = now() - t0;
+    if (vs)
+        memset(sv, 0, j->n * vs);
+    for (i = 0; vs && i < j->n; i++) {
+        uint64_t idx = i;
+        memcpy(sv + i * vs, &idx, index_width(vs));
+    }
+    j->src = src;
+    j->src_values = sv;
+    j->sum = sum_keys(j->t, src, j->n);
+    /* Peers first, so that the parent knows qsort's time when the library's
+     * row arrives and can print the speedup at once. */
+    for (pi = 0; with_peers && pi < cfg->npeers; pi++) {
+        const ps_cli_peer *p = cfg->peers[pi];
+        if (j->n > cfg->peer_max || (p->supports != NULL && !p->supports(j->t->type)) ||
+            (vs && p->sort_pairs == NULL))
+            continue;
+        if (measure(j, p, "-") != 0)
+            rc = -1;
+    }
+    if (measure(j, NULL, backend) != 0)
+        rc = -1;
+done:
+    free(src);
+    free(sv);
+    free(j->work);
+    free(j->work_values);
+    return rc;
 }
 
 static int run_child(const bench_cfg *cfg, const char *backend, int with_peers,
                      FILE *out)
 {
-    size_t ti, di, si, pi;
+    size_t ti, di, si;
     int st, rc = 0;
     const char *name;
 
@@ -198,42 +291,14 @@ static int run_child(const bench_cfg *cfg, const char *backend, int with_peers,
     for (di = 0; di < cfg->ndatasets; di++)
     for (si = 0; si < cfg->nsizes; si++) {
         job j;
-        void *src;
-        double t0;
+        memset(&j, 0, sizeof j);
         j.cfg = cfg;
         j.out = out;
         j.t = cfg->types[ti];
         j.ds = &cfg->datasets[di];
         j.n = cfg->sizes[si];
-        src = malloc(j.n * j.t->size + 1);
-        j.work = malloc(j.n * j.t->size + 1);
-        if (src == NULL || j.work == NULL) {
-            fprintf(out, "E\t%s %s n=%zu: out of memory\n", j.t->name, j.ds->label, j.n);
-            free(src);
-            free(j.work);
+        if (run_job(&j, name, with_peers) != 0)
             rc = 1;
-            continue;
-        }
-        fprintf(out, "P\t%s %s n=%zu: generating\n", j.t->name, j.ds->label, j.n);
-        fflush(out);
-        t0 = now();
-        j.ds->ds->fill(j.t, src, j.n, j.ds->param);
-        j.gen_s = now() - t0;
-        j.src = src;
-        j.sum = sum_keys(j.t, src, j.n);
-        /* Peers first, so that the parent knows qsort's time when the
-         * library's row arrives and can print the speedup at once. */
-        for (pi = 0; with_peers && pi < cfg->npeers; pi++) {
-            const ps_cli_peer *p = cfg->peers[pi];
-            if (j.n > cfg->peer_max || (p->supports != NULL && !p->supports(j.t->type)))
-                continue;
-            if (measure(&j, p->name, "-", p->sort_keys) != 0)
-                rc = 1;
-        }
-        if (measure(&j, "portsort", name, sort_library) != 0)
-            rc = 1;
-        free(src);
-        free(j.work);
     }
     return rc;
 }
@@ -258,14 +323,8 @@ static void clear_progress(report *rp)
 
 static double speedup_over_qsort(const report *rp, const ps_cli_row *r)
 {
-    size_t i;
-    for (i = 0; i < rp->nrows; i++) {
-        const ps_cli_row *q = &rp->rows[i];
-        if (q != r && strcmp(q->sorter, "qsort") == 0 && strcmp(q->type, r->type) == 0 &&
-            strcmp(q->dataset, r->dataset) == 0 && q->n == r->n && r->median_s > 0)
-            return q->median_s / r->median_s;
-    }
-    return 0;
+    const ps_cli_row *q = ps_cli_find_qsort(rp->rows, rp->nrows, r);
+    return q != NULL && r->median_s > 0 ? q->median_s / r->median_s : 0;
 }
 
 static void on_line(report *rp, char *line)
@@ -312,8 +371,10 @@ static void on_line(report *rp, char *line)
     rp->rows[rp->nrows++] = row;
     clear_progress(rp);
     if (!row.verified) {
-        fprintf(stderr, "%s: %s %s gave a WRONG result on %s %s n=%zu\n", PS_CLI_NAME,
-                row.sorter, row.backend, row.type, row.dataset, row.n);
+        fprintf(stderr, "%s: %s%s%s gave a WRONG result on %s%s%.0zu %s n=%zu\n",
+                PS_CLI_NAME, row.sorter, strcmp(row.backend, "-") ? " on " : "",
+                strcmp(row.backend, "-") ? row.backend : "", row.type,
+                row.value_size ? "+" : "", row.value_size, row.dataset, row.n);
         rp->failed = 1;
     }
     if (rp->table)
@@ -439,6 +500,8 @@ static void usage(FILE *f)
         fprintf(f, " %s", ps_cli_peers[i]->name);
     fprintf(f, "\n"
 "      --peer-max-size N  run peers only up to n = N (2^24; qsort is slow)\n"
+"      --value-size N     sort pairs: keys with N-byte values (N >= 4), not\n"
+"                         keys alone; GB/s then counts the values too\n"
 "      --perf-to-stdout   print every measurement (each run's phases too)\n"
 "      --perf-to-csv FILE write the results as CSV to FILE\n"
 "      --perf-csv-to-stdout  print CSV on stdout instead of the table\n"
@@ -583,7 +646,7 @@ static int add_peer(bench_cfg *cfg, char *s)
 }
 
 enum { OPT_PEERS = 256, OPT_PEER_MAX, OPT_PERF_STDOUT, OPT_PERF_CSV, OPT_CSV_STDOUT,
-       OPT_PLOT };
+       OPT_PLOT, OPT_VALUE_SIZE };
 
 int ps_cli_bench(int argc, char **argv)
 {
@@ -600,6 +663,7 @@ int ps_cli_bench(int argc, char **argv)
         { "perf-to-csv", required_argument, NULL, OPT_PERF_CSV },
         { "perf-csv-to-stdout", no_argument, NULL, OPT_CSV_STDOUT },
         { "plot", required_argument, NULL, OPT_PLOT },
+        { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -640,6 +704,13 @@ int ps_cli_bench(int argc, char **argv)
         case OPT_PERF_CSV: csv_path = optarg; break;
         case OPT_CSV_STDOUT: rp.csv_stdout = 1; break;
         case OPT_PLOT: plot_dir = optarg; break;
+        case OPT_VALUE_SIZE:
+            /* Values carry their input index, which needs 4 bytes. */
+            if (ps_cli_parse_size(optarg, &cfg.value_size) != 0 || cfg.value_size < 4) {
+                fprintf(stderr, "%s: --value-size wants a byte count >= 4\n", PS_CLI_NAME);
+                return 2;
+            }
+            break;
         case 'v': cfg.verbose = 1; break;
         case 'h': usage(stdout); return 0;
         default:
@@ -656,6 +727,12 @@ int ps_cli_bench(int argc, char **argv)
         each_item(sizes ? sizes : (char[]){ "16:24:2" }, add_size, &cfg) != 0 ||
         each_item(peers ? peers : (char[]){ "all" }, add_peer, &cfg) != 0)
         return 2;
+    for (b = 0; cfg.value_size != 0 && cfg.value_size < 8 && b < cfg.nsizes; b++)
+        if (cfg.sizes[b] > 0xFFFFFFFFu) {
+            fprintf(stderr, "%s: --value-size under 8 holds no index beyond 2^32 keys\n",
+                    PS_CLI_NAME);
+            return 2;
+        }
     if (backends != NULL) {
         if (each_item(backends, add_backend, &cfg) != 0)
             return 2;

@@ -48,6 +48,11 @@ typedef struct ps_cli_peer {
      * -0.0 otherwise must not claim float types).  Returns 0, or -1 when it
      * could not (the bench reports the failure). */
     int (*sort_keys)(void *keys, size_t n, ps_type type);
+    /* The same with values of value_size bytes moving with their keys, and
+     * stable: equal keys keep their input order.  NULL: the peer sorts keys
+     * only, and is left out of pair benchmarks (--value-size). */
+    int (*sort_pairs)(void *keys, void *values, size_t value_size, size_t n,
+                      ps_type type);
 } ps_cli_peer;
 
 /* NULL-terminated. */
@@ -69,6 +74,7 @@ typedef struct ps_cli_row {
     double verify_s;        /* median: checking the output */
     int verified;           /* 1: every repeat gave the right output */
     size_t key_size;
+    size_t value_size;      /* 0: keys only */
 } ps_cli_row;
 
 /* One line of the child-to-parent protocol (no newline in the fields). */
@@ -83,6 +89,10 @@ double ps_cli_row_gbs(const ps_cli_row *r);
  * rate over qsort's on the same input, or 0 when unknown. */
 void ps_cli_table_header(FILE *f);
 void ps_cli_table_row(FILE *f, const ps_cli_row *r, double speedup, int detail);
+
+/* qsort's row for the same type, values, dataset and n as r, or NULL. */
+const ps_cli_row *ps_cli_find_qsort(const ps_cli_row *rows, size_t nrows,
+                                    const ps_cli_row *r);
 
 void ps_cli_csv_header(FILE *f);
 void ps_cli_csv_row(FILE *f, const ps_cli_row *r);

@@ -3,8 +3,9 @@
  * the measuring children and the parent, the table, the CSV and the charts.
  *
  * Rates: Mkeys/s is 10^6 keys per second of the median sort time; GB/s is
- * the keys' bytes (n * key size, 10^9 bytes a GB) per second, seed 003's
- * metric, which puts types of different widths on one scale.
+ * the bytes sorted (n * (key size + value size), 10^9 bytes a GB) per
+ * second, seed 003's metric, which puts types of different widths on one
+ * scale.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -23,16 +24,17 @@ double ps_cli_row_mkeys(const ps_cli_row *r)
 
 double ps_cli_row_gbs(const ps_cli_row *r)
 {
-    return r->median_s > 0 ? (double)r->n * (double)r->key_size / r->median_s / 1e9 : 0;
+    double bytes = (double)r->n * (double)(r->key_size + r->value_size);
+    return r->median_s > 0 ? bytes / r->median_s / 1e9 : 0;
 }
 
 void ps_cli_row_write(FILE *f, const ps_cli_row *r)
 {
     /* %a: the parent gets the exact doubles the child measured. */
-    fprintf(f, "R\t%s\t%s\t%s\t%s\t%zu\t%d\t%a\t%a\t%a\t%a\t%a\t%a\t%d\t%zu\n",
+    fprintf(f, "R\t%s\t%s\t%s\t%s\t%zu\t%d\t%a\t%a\t%a\t%a\t%a\t%a\t%d\t%zu\t%zu\n",
             r->type, r->backend, r->sorter, r->dataset, r->n, r->repeats,
             r->median_s, r->min_s, r->max_s, r->gen_s, r->copy_s, r->verify_s,
-            r->verified, r->key_size);
+            r->verified, r->key_size, r->value_size);
     fflush(f);
 }
 
@@ -41,26 +43,37 @@ int ps_cli_row_read(const char *line, ps_cli_row *r)
     int got;
     memset(r, 0, sizeof *r);
     got = sscanf(line, "R\t%7[^\t]\t%15[^\t]\t%31[^\t]\t%31[^\t]\t%zu\t%d\t%la\t%la\t"
-                 "%la\t%la\t%la\t%la\t%d\t%zu",
+                 "%la\t%la\t%la\t%la\t%d\t%zu\t%zu",
                  r->type, r->backend, r->sorter, r->dataset, &r->n, &r->repeats,
                  &r->median_s, &r->min_s, &r->max_s, &r->gen_s, &r->copy_s,
-                 &r->verify_s, &r->verified, &r->key_size);
-    return got == 14 ? 0 : -1;
+                 &r->verify_s, &r->verified, &r->key_size, &r->value_size);
+    return got == 15 ? 0 : -1;
 }
 
 void ps_cli_table_header(FILE *f)
 {
-    fprintf(f, "%-4s %-8s %-9s %-20s %11s %11s %9s %7s %9s %s\n", "type", "backend",
+    fprintf(f, "%-6s %-8s %-9s %-20s %11s %11s %9s %7s %9s %s\n", "type", "backend",
             "sorter", "dataset", "n", "median ms", "Mkeys/s", "GB/s", "vs qsort",
             "check");
 }
 
+/* "u32", or "u32+8" for u32 keys with 8-byte values. */
+static const char *type_label(const ps_cli_row *r, char *buf, size_t size)
+{
+    if (r->value_size == 0)
+        snprintf(buf, size, "%s", r->type);
+    else
+        snprintf(buf, size, "%s+%zu", r->type, r->value_size);
+    return buf;
+}
+
 void ps_cli_table_row(FILE *f, const ps_cli_row *r, double speedup, int detail)
 {
-    char sp[32] = "";
+    char sp[32] = "", tl[32];
     if (speedup > 0)
         snprintf(sp, sizeof sp, "%.1fx", speedup);
-    fprintf(f, "%-4s %-8s %-9s %-20s %11zu %11.3f %9.1f %7.3f %9s %s\n", r->type,
+    fprintf(f, "%-6s %-8s %-9s %-20s %11zu %11.3f %9.1f %7.3f %9s %s\n",
+            type_label(r, tl, sizeof tl),
             r->backend, r->sorter, r->dataset, r->n, r->median_s * 1e3,
             ps_cli_row_mkeys(r), ps_cli_row_gbs(r), sp, r->verified ? "ok" : "WRONG");
     if (detail)
@@ -72,14 +85,14 @@ void ps_cli_table_row(FILE *f, const ps_cli_row *r, double speedup, int detail)
 
 void ps_cli_csv_header(FILE *f)
 {
-    fprintf(f, "type,backend,sorter,dataset,n,repeats,median_s,min_s,max_s,"
+    fprintf(f, "type,value_size,backend,sorter,dataset,n,repeats,median_s,min_s,max_s,"
             "mkeys_per_s,gb_per_s,generate_s,copy_s,verify_s,verified\n");
 }
 
 void ps_cli_csv_row(FILE *f, const ps_cli_row *r)
 {
-    fprintf(f, "%s,%s,%s,%s,%zu,%d,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%d\n",
-            r->type, r->backend, r->sorter, r->dataset, r->n, r->repeats,
+    fprintf(f, "%s,%zu,%s,%s,%s,%zu,%d,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%d\n",
+            r->type, r->value_size, r->backend, r->sorter, r->dataset, r->n, r->repeats,
             r->median_s, r->min_s, r->max_s, ps_cli_row_mkeys(r), ps_cli_row_gbs(r),
             r->gen_s, r->copy_s, r->verify_s, r->verified);
 }
@@ -111,16 +124,17 @@ static int series_eq(const ps_cli_row *a, const ps_cli_row *b)
 
 static int chart_eq(const ps_cli_row *a, const ps_cli_row *b)
 {
-    return strcmp(a->type, b->type) == 0 && strcmp(a->dataset, b->dataset) == 0;
+    return strcmp(a->type, b->type) == 0 && a->value_size == b->value_size &&
+           strcmp(a->dataset, b->dataset) == 0;
 }
 
-static const ps_cli_row *qsort_row(const ps_cli_row *rows, size_t nrows,
-                                   const ps_cli_row *r)
+const ps_cli_row *ps_cli_find_qsort(const ps_cli_row *rows, size_t nrows,
+                                    const ps_cli_row *r)
 {
     size_t i;
     for (i = 0; i < nrows; i++)
-        if (chart_eq(&rows[i], r) && rows[i].n == r->n &&
-            strcmp(rows[i].sorter, "qsort") == 0)
+        if (&rows[i] != r && chart_eq(&rows[i], r) && rows[i].n == r->n &&
+            strcmp(rows[i].sorter, "qsort") == 0 && rows[i].median_s > 0)
             return &rows[i];
     return NULL;
 }
@@ -133,6 +147,7 @@ static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
 {
     size_t i, j, nser = 0, nspeed = 0;
     const ps_cli_row *ser[64];
+    char tl[32];
     for (i = 0; i < nrows; i++) {
         int seen = 0;
         if (!chart_eq(&rows[i], c))
@@ -148,14 +163,14 @@ static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
             const ps_cli_row *q;
             if (!chart_eq(&rows[i], c) || !series_eq(&rows[i], ser[j]))
                 continue;
-            q = qsort_row(rows, nrows, &rows[i]);
+            q = ps_cli_find_qsort(rows, nrows, &rows[i]);
             /* gnuplot reads NaN as a missing point. */
             if (q != NULL)
                 fprintf(f, "%zu %.6g %.6g\n", rows[i].n, ps_cli_row_mkeys(&rows[i]),
                         q->median_s / rows[i].median_s);
             else
                 fprintf(f, "%zu %.6g NaN\n", rows[i].n, ps_cli_row_mkeys(&rows[i]));
-            nspeed += q != NULL && q != &rows[i];
+            nspeed += q != NULL;
         }
         fprintf(f, "EOD\n");
     }
@@ -167,9 +182,10 @@ static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
             "}\n"
             "set logscale x 2\nset format x '2^{%%L}'\nset grid\n"
             "set key top left\nset xlabel 'n (keys)'\n");
-    fprintf(f, "set output '%s/%s-%s.png'\n", dir, c->type, c->dataset);
+    type_label(c, tl, sizeof tl);
+    fprintf(f, "set output '%s/%s-%s.png'\n", dir, tl, c->dataset);
     fprintf(f, "set logscale y\nset ylabel 'Mkeys/s'\n"
-            "set title 'portsort bench: %s %s keys, throughput'\nplot ", c->type,
+            "set title 'portsort bench: %s %s keys, throughput'\nplot ", tl,
             c->dataset);
     for (j = 0; j < nser; j++)
         fprintf(f, "%s$s%zu using 1:2 with linespoints title '%s%s%s'",
@@ -178,10 +194,10 @@ static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
                 strcmp(ser[j]->backend, "-") ? ser[j]->backend : "");
     fprintf(f, "\n");
     if (nspeed > 0) {
-        fprintf(f, "set output '%s/%s-%s-speedup.png'\n", dir, c->type, c->dataset);
+        fprintf(f, "set output '%s/%s-%s-speedup.png'\n", dir, tl, c->dataset);
         fprintf(f, "unset logscale y\nset ylabel 'speedup over qsort'\n"
                 "set title 'portsort bench: %s %s keys, speedup over qsort'\nplot ",
-                c->type, c->dataset);
+                tl, c->dataset);
         for (j = 0, i = 0; j < nser; j++) {
             if (strcmp(ser[j]->sorter, "qsort") == 0)
                 continue;
@@ -204,14 +220,15 @@ int ps_cli_plot(const char *dir, const ps_cli_row *rows, size_t nrows)
         return -1;
     }
     for (i = 0; i < nrows; i++) {
-        char script[4096];
+        char script[4096], tl[32];
         FILE *f;
         int first = 1;
         for (j = 0; j < i; j++)
             first &= !chart_eq(&rows[j], &rows[i]);
         if (!first)
             continue;
-        snprintf(script, sizeof script, "%s/%s-%s.gp", dir, rows[i].type,
+        type_label(&rows[i], tl, sizeof tl);
+        snprintf(script, sizeof script, "%s/%s-%s.gp", dir, tl,
                  rows[i].dataset);
         f = fopen(script, "w");
         if (f == NULL || write_script(f, dir, rows, nrows, &rows[i]) != 0) {
@@ -238,7 +255,7 @@ int ps_cli_plot(const char *dir, const ps_cli_row *rows, size_t nrows)
                 rc = -1;
             } else {
                 fprintf(stderr, "%s: wrote %s/%s-%s.png\n", PS_CLI_NAME, dir,
-                        rows[i].type, rows[i].dataset);
+                        tl, rows[i].dataset);
             }
         }
     }
