@@ -94,6 +94,8 @@ expect_fail 2 'needs --type' "no --type" -- sort --text "$in"
 expect_fail 2 "unknown type 'u128'" "unknown type" -- sort --type u128 "$in"
 expect_fail 2 'needs --value-size' "--values without --value-size" -- \
     sort --type u8 --values "$in" -o "$out" "$in"
+expect_fail 2 'with --text each value is a line' "--value-size with --text" -- \
+    sort --text --type u8 --values "$work/d/nosuch" --value-size 4 "$in"
 expect_fail 2 'different files' "keys and values in one file" -- \
     sort --type u8 --values "$in" --value-size 1 "$in"
 finish

@@ -138,6 +138,7 @@ typedef struct job {
     void *work, *work_values;
     checksum sum;
     double gen_s;
+    size_t index, count;            /* for the progress line: input k of N */
 } job;
 
 /* Sort with the library (peer NULL) or a peer. */
@@ -165,8 +166,9 @@ static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
     for (r = 0; r < reps; r++) {
         double t0, t1, t2, t3;
         int st;
-        fprintf(j->out, "P\t%s %s n=%zu: %s %s, run %d of %d\n", j->t->name,
-                j->ds->label, j->n, sorter, backend, r + 1, reps);
+        fprintf(j->out, "P\t[%zu/%zu] %s %s n=%zu: %s%s%s, run %d of %d\n", j->index,
+                j->count, j->t->name, j->ds->label, j->n, sorter, peer ? "" : " on ",
+                peer ? "" : backend, r + 1, reps);
         fflush(j->out);
         t0 = now();
         memcpy(j->work, j->src, j->n * j->t->size);
@@ -234,7 +236,8 @@ static int run_job(job *j, const char *backend, int with_peers)
         rc = -1;
         goto done;
     }
-    fprintf(j->out, "P\t%s %s n=%zu: generating\n", j->t->name, j->ds->label, j->n);
+    fprintf(j->out, "P\t[%zu/%zu] %s %s n=%zu: generating\n", j->index, j->count,
+            j->t->name, j->ds->label, j->n);
     fflush(j->out);
     t0 = now();
     j->ds->ds->fill(j->t, src, j->n, j->ds->param);
@@ -297,6 +300,8 @@ static int run_child(const bench_cfg *cfg, const char *backend, int with_peers,
         j.t = cfg->types[ti];
         j.ds = &cfg->datasets[di];
         j.n = cfg->sizes[si];
+        j.count = cfg->ntypes * cfg->ndatasets * cfg->nsizes;
+        j.index = (ti * cfg->ndatasets + di) * cfg->nsizes + si + 1;
         if (run_job(&j, name, with_peers) != 0)
             rc = 1;
     }

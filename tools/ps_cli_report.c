@@ -254,8 +254,8 @@ int ps_cli_plot(const char *dir, const ps_cli_row *rows, size_t nrows)
                 fprintf(stderr, "%s: gnuplot failed on %s\n", PS_CLI_NAME, script);
                 rc = -1;
             } else {
-                fprintf(stderr, "%s: wrote %s/%s-%s.png\n", PS_CLI_NAME, dir,
-                        tl, rows[i].dataset);
+                fprintf(stderr, "%s: wrote %s/%s-%s.png (and -speedup.png when qsort "
+                        "ran)\n", PS_CLI_NAME, dir, tl, rows[i].dataset);
             }
         }
     }

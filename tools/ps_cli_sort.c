@@ -185,6 +185,11 @@ int ps_cli_sort(int argc, char **argv)
         fprintf(stderr, "%s: --value-size and --values-out need --values\n", PS_CLI_NAME);
         return 2;
     }
+    if (text && value_size != 0) {
+        fprintf(stderr, "%s: --value-size is for binary files; with --text each value "
+                "is a line\n", PS_CLI_NAME);
+        return 2;
+    }
     if (vpath != NULL && !text && value_size == 0) {
         fprintf(stderr, "%s: --values needs --value-size in binary mode\n", PS_CLI_NAME);
         return 2;
