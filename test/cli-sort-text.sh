@@ -82,6 +82,23 @@ printf '3\n1\n2\n' >"$work/inplace"
 printf '1\n2\n3\n' >"$work/want"
 "$PORTSORT" sort --text --type u8 "$work/inplace" &&
     same "$work/want" "$work/inplace" "sorting in place"
+# Through a symbolic link: the file it points to is replaced, the link stays.
+printf '3\n1\n2\n' >"$work/target"
+ln -s target "$work/link"
+"$PORTSORT" sort --text --type u8 "$work/link" && [ -L "$work/link" ] &&
+    same "$work/want" "$work/target" "sorting through a symlink keeps the link" ||
+    fail "sorting through a symlink keeps the link"
+# Standard output: "-", or a link into /proc such as /dev/stdout (made here,
+# so that a regression cannot replace the system's /dev/stdout), is written
+# straight through, never renamed over, even when stdout is a regular file.
+ln -s /proc/self/fd/1 "$work/stdout-link"
+"$PORTSORT" sort --text --type u8 -o - "$work/target" >"$work/got" &&
+    same "$work/want" "$work/got" "-o - writes to standard output"
+if [ -e /proc/self/fd/1 ]; then
+    "$PORTSORT" sort --text --type u8 -o "$work/stdout-link" "$work/target" >"$work/got" &&
+        [ -L "$work/stdout-link" ] && same "$work/want" "$work/got" "-o LINK-TO-/proc/self/fd/1" ||
+        fail "-o through a link to /proc/self/fd/1 writes stdout and keeps the link"
+fi
 # An empty file is sorted too.
 : >"$work/empty"
 "$PORTSORT" sort --text --type u32 -o "$work/got" "$work/empty" && [ ! -s "$work/got" ] ||

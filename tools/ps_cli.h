@@ -75,12 +75,15 @@ int ps_cli_read_file(const char *path, ps_cli_buf *out);
  * All-or-nothing output: the data goes to a temporary file in the same
  * directory as `path` (so that rename() cannot cross file systems), which
  * replaces `path` only in ps_cli_out_commit().  A run that fails before the
- * commit removes the temporary file and leaves `path` as it was.
+ * commit removes the temporary file and leaves `path` as it was.  "-" means
+ * standard output; it and other paths that are not regular files (a pipe,
+ * /dev/null) are written directly, as there is nothing to replace.
  */
 typedef struct ps_cli_out {
     char *path;         /* the final name */
     char *tmp;          /* the temporary file, NULL once committed/discarded */
     FILE *f;
+    int direct;         /* "-" (stdout) or not a regular file: no temporary */
 } ps_cli_out;
 
 /* Returns 0, or -1 after a message. */

@@ -99,18 +99,87 @@ static void track(char *tmp, int add)
     }
 }
 
+/*
+ * Follow `path` through symbolic links to the file a rename must replace
+ * (renaming over the link itself would turn it into a plain file).  Returns
+ * a malloc'ed path, or NULL with *direct set when a link leads into /proc or
+ * /dev: /dev/stdout is a link to /proc/self/fd/1, which resolves to whatever
+ * file standard output happens to be, and that must be written through the
+ * descriptor, never replaced.
+ */
+static char *rename_target(const char *path, int *direct)
+{
+    char *cur = strdup(path);
+    int hops;
+    for (hops = 0; cur != NULL && hops < 40; hops++) {
+        struct stat st;
+        char link[4096], *next;
+        ssize_t len;
+        const char *slash;
+        size_t dirlen;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+        len = readlink(cur, link, sizeof link - 1);
+        if (len < 0)
+            break;
+        link[len] = '\0';
+        if (strncmp(link, "/proc/", 6) == 0 || strncmp(link, "/dev/", 5) == 0) {
+            *direct = 1;
+            free(cur);
+            return NULL;
+        }
+        /* A relative link is relative to the link's directory. */
+        slash = strrchr(cur, '/');
+        dirlen = link[0] != '/' && slash ? (size_t)(slash - cur) + 1 : 0;
+        next = malloc(dirlen + (size_t)len + 1);
+        if (next != NULL) {
+            memcpy(next, cur, dirlen);
+            memcpy(next + dirlen, link, (size_t)len + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
 int ps_cli_out_open(ps_cli_out *o, const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *slash;
+    size_t dirlen;
     struct stat st;
     mode_t mode;
-    int fd;
+    int fd, direct = strcmp(path, "-") == 0;
+    char *target = direct ? NULL : rename_target(path, &direct);
 
     memset(o, 0, sizeof *o);
-    o->path = strdup(path);
+    if (!direct && target == NULL) {
+        fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+        return -1;
+    }
+    if (!direct && (strncmp(target, "/proc/", 6) == 0 ||
+                    (stat(target, &st) == 0 && !S_ISREG(st.st_mode))))
+        direct = 1;
+    if (direct) {
+        free(target);
+        /* Standard output, a terminal, a pipe, /dev/null: there is no file
+         * to replace (and renaming over /dev/stdout would be a disaster),
+         * so write straight to it. */
+        o->direct = 1;
+        o->path = strdup(path);
+        o->f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+        if (o->path == NULL || o->f == NULL) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", PS_CLI_NAME, path,
+                    o->path ? strerror(errno) : "out of memory");
+            ps_cli_out_discard(o);
+            return -1;
+        }
+        return 0;
+    }
+    path = o->path = target;
+    slash = strrchr(path, '/');
+    dirlen = slash ? (size_t)(slash - path) + 1 : 0;
     o->tmp = malloc(strlen(path) + 16);
-    if (o->path == NULL || o->tmp == NULL) {
+    if (o->tmp == NULL) {
         fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
         free(o->path);
         free(o->tmp);
@@ -157,15 +226,19 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count)
     size_t i, bad = count;
     int err = 0;
     for (i = 0; i < count && err == 0; i++) {
-        if (fflush(o[i].f) != 0 || ferror(o[i].f) || fsync(fileno(o[i].f)) != 0)
+        errno = 0;
+        if (fflush(o[i].f) != 0 || ferror(o[i].f) ||
+            (!o[i].direct && fsync(fileno(o[i].f)) != 0))
             err = errno ? errno : EIO;
-        if (fclose(o[i].f) != 0 && err == 0)
+        if (o[i].f != stdout && fclose(o[i].f) != 0 && err == 0)
             err = errno;
         o[i].f = NULL;
         if (err != 0)
             bad = i;
     }
     for (i = 0; i < count && err == 0; i++) {
+        if (o[i].direct)
+            continue;
         if (rename(o[i].tmp, o[i].path) != 0) {
             err = errno;
             bad = i;
@@ -185,7 +258,7 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count)
 
 void ps_cli_out_discard(ps_cli_out *o)
 {
-    if (o->f != NULL) {
+    if (o->f != NULL && o->f != stdout) {
         fclose(o->f);
         o->f = NULL;
     }

@@ -26,7 +26,7 @@ static void usage(FILE *f)
 "      --text            FILE has one number per line; so has the output\n"
 "  -r, --descending      largest first (still stable)\n"
 "  -b, --backend B       use backend B (sets PORTSORT_BACKEND)\n"
-"  -o, --output OUT      write the keys to OUT instead of FILE\n"
+"  -o, --output OUT      write the keys to OUT instead of FILE (- for stdout)\n"
 "      --values VFILE    sort VFILE with the keys: binary, N bytes per key;\n"
 "                        with --text, one line per key\n"
 "      --value-size N    bytes per value (binary mode)\n"
