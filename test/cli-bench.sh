@@ -73,9 +73,11 @@ fi
 [ -s "$work/plots/u32-random.gp" ] || fail "--plot leaves its gnuplot script"
 
 # Errors: a backend that cannot run, and bad options.
-"$PORTSORT" bench -n 100 --backends nosuch >/dev/null 2>"$work/err"
+"$PORTSORT" bench -n 100 --backends nosuch,serial >"$work/out" 2>"$work/err"
 [ $? -eq 1 ] || fail "an unusable backend makes bench exit 1"
 grep -q 'nosuch' "$work/err" || fail "bench says which backend failed"
+grep -q '^u32 *serial *portsort' "$work/out" && grep -q '^u32 *- *qsort' "$work/out" ||
+    fail "the next backend still runs, with the peers"
 "$PORTSORT" bench --datasets nosuch >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown dataset exits 2"
 "$PORTSORT" bench --sizes 9:3 >/dev/null 2>&1

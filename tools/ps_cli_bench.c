@@ -6,9 +6,9 @@
  * measured in a child process (fork, then PORTSORT_BACKEND) that streams
  * its results to the parent as lines (ps_cli_row_write).  The parent never
  * calls the library itself: a GPU runtime initialised before fork() is not
- * usable in the child.  Peers run in the first backend's child, in the same
- * process and on the same data as the library; every child builds the same
- * data, since the generators are deterministic.
+ * usable in the child.  Peers run in the first backend's child that works,
+ * in the same process and on the same data as the library; every child
+ * builds the same data, since the generators are deterministic.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
@@ -315,6 +315,7 @@ typedef struct report {
     int progress_shown;
     ps_cli_row *rows;
     size_t nrows, cap;
+    size_t peer_rows;       /* rows of peers received so far */
     int failed;
 } report;
 
@@ -374,12 +375,14 @@ static void on_line(report *rp, char *line)
         rp->cap = cap;
     }
     rp->rows[rp->nrows++] = row;
+    rp->peer_rows += strcmp(row.sorter, "portsort") != 0;
     clear_progress(rp);
     if (!row.verified) {
-        fprintf(stderr, "%s: %s%s%s gave a WRONG result on %s%s%.0zu %s n=%zu\n",
+        char tl[32];
+        fprintf(stderr, "%s: %s%s%s gave a WRONG result on %s %s n=%zu\n",
                 PS_CLI_NAME, row.sorter, strcmp(row.backend, "-") ? " on " : "",
-                strcmp(row.backend, "-") ? row.backend : "", row.type,
-                row.value_size ? "+" : "", row.value_size, row.dataset, row.n);
+                strcmp(row.backend, "-") ? row.backend : "",
+                ps_cli_type_label(&row, tl, sizeof tl), row.dataset, row.n);
         rp->failed = 1;
     }
     if (rp->table)
@@ -759,8 +762,10 @@ int ps_cli_bench(int argc, char **argv)
         ps_cli_table_header(stdout);
     if (rp.csv_stdout)
         ps_cli_csv_header(stdout);
+    /* The peers run once, with the first backend that measures anything
+     * (a first backend that cannot run must not take qsort with it). */
     for (b = 0; b < cfg.nbackends; b++)
-        if (run_backend(&cfg, cfg.backends[b], b == 0, &rp) != 0)
+        if (run_backend(&cfg, cfg.backends[b], rp.peer_rows == 0, &rp) != 0)
             rp.failed = 1;
 
     if (csv_path != NULL) {

@@ -82,6 +82,10 @@ void ps_cli_row_write(FILE *f, const ps_cli_row *r);
 /* Parse a line written by ps_cli_row_write.  Returns 0 or -1. */
 int ps_cli_row_read(const char *line, ps_cli_row *r);
 
+/* "u32", or "u32+8" for u32 keys with 8-byte values: the table's type
+ * column and the charts' file names.  Returns buf. */
+const char *ps_cli_type_label(const ps_cli_row *r, char *buf, size_t size);
+
 double ps_cli_row_mkeys(const ps_cli_row *r);
 double ps_cli_row_gbs(const ps_cli_row *r);
 

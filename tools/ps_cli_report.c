@@ -57,8 +57,7 @@ void ps_cli_table_header(FILE *f)
             "check");
 }
 
-/* "u32", or "u32+8" for u32 keys with 8-byte values. */
-static const char *type_label(const ps_cli_row *r, char *buf, size_t size)
+const char *ps_cli_type_label(const ps_cli_row *r, char *buf, size_t size)
 {
     if (r->value_size == 0)
         snprintf(buf, size, "%s", r->type);
@@ -73,7 +72,7 @@ void ps_cli_table_row(FILE *f, const ps_cli_row *r, double speedup, int detail)
     if (speedup > 0)
         snprintf(sp, sizeof sp, "%.1fx", speedup);
     fprintf(f, "%-6s %-8s %-9s %-20s %11zu %11.3f %9.1f %7.3f %9s %s\n",
-            type_label(r, tl, sizeof tl),
+            ps_cli_type_label(r, tl, sizeof tl),
             r->backend, r->sorter, r->dataset, r->n, r->median_s * 1e3,
             ps_cli_row_mkeys(r), ps_cli_row_gbs(r), sp, r->verified ? "ok" : "WRONG");
     if (detail)
@@ -182,7 +181,7 @@ static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
             "}\n"
             "set logscale x 2\nset format x '2^{%%L}'\nset grid\n"
             "set key top left\nset xlabel 'n (keys)'\n");
-    type_label(c, tl, sizeof tl);
+    ps_cli_type_label(c, tl, sizeof tl);
     fprintf(f, "set output '%s/%s-%s.png'\n", dir, tl, c->dataset);
     fprintf(f, "set logscale y\nset ylabel 'Mkeys/s'\n"
             "set title 'portsort bench: %s %s keys, throughput'\nplot ", tl,
@@ -227,7 +226,7 @@ int ps_cli_plot(const char *dir, const ps_cli_row *rows, size_t nrows)
             first &= !chart_eq(&rows[j], &rows[i]);
         if (!first)
             continue;
-        type_label(&rows[i], tl, sizeof tl);
+        ps_cli_type_label(&rows[i], tl, sizeof tl);
         snprintf(script, sizeof script, "%s/%s-%s.gp", dir, tl,
                  rows[i].dataset);
         f = fopen(script, "w");
