@@ -1,2 +1,17 @@
 # doc/: algorithm notes and measured results.
 EXTRA_DIST += doc/algorithm.md doc/results-reference.md
+# Man pages: portsort(1) for the command, libportsort(3) for every public
+# function of lib/portsort.h (test/cli-manpages.sh checks none is missing).
+# doc/man/ps_*.3 are one-line .so links so that `man ps_sort_keys` works.
+dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
+	doc/man/ps_argsort.3 \
+	doc/man/ps_backend_name.3 \
+	doc/man/ps_backends.3 \
+	doc/man/ps_error_detail.3 \
+	doc/man/ps_init.3 \
+	doc/man/ps_release_cache.3 \
+	doc/man/ps_sort_keys.3 \
+	doc/man/ps_sort_pairs.3 \
+	doc/man/ps_strerror.3 \
+	doc/man/ps_type_size.3 \
+	doc/man/ps_version.3

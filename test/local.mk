@@ -66,3 +66,12 @@ test_fuzz_ps_fuzz_sort_LDFLAGS = -fsanitize=fuzzer
 test_fuzz_ps_fuzz_sort_LDADD = lib/libportsort.la
 endif
 EXTRA_DIST += test/lsan.supp
+
+# The portsort command line (tools/portsort): sort against GNU sort and an
+# independent Perl oracle, every bad input, and a short bench whose CSV is
+# parsed.  cli-common.sh is sourced by them, not run.
+dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
+	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh
+EXTRA_DIST += test/cli-common.sh
+TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
+	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh

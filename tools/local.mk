@@ -2,3 +2,20 @@
 noinst_PROGRAMS += tools/ps_quickbench
 tools_ps_quickbench_SOURCES = tools/ps_quickbench.c
 tools_ps_quickbench_LDADD = lib/libportsort.la
+
+# portsort: the command line (info, sort, bench).  One file per job; the
+# peers table (ps_cli_peers.c) is where other sorts to compare with go.
+bin_PROGRAMS += tools/portsort
+tools_portsort_SOURCES = \
+	tools/portsort.c \
+	tools/ps_cli.h \
+	tools/ps_cli_types.c \
+	tools/ps_cli_file.c \
+	tools/ps_cli_info.c \
+	tools/ps_cli_sort.c \
+	tools/ps_cli_bench.h \
+	tools/ps_cli_bench.c \
+	tools/ps_cli_data.c \
+	tools/ps_cli_peers.c \
+	tools/ps_cli_report.c
+tools_portsort_LDADD = lib/libportsort.la

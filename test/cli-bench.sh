@@ -1,0 +1,85 @@
+#!/bin/sh
+# A short portsort bench run: its CSV parses, has one verified row per
+# (type, sorter, dataset, n), and --perf-to-csv and --plot write files.
+. "${srcdir:-.}/test/cli-common.sh"
+need_cmd awk
+
+types=u8,i32,f64
+sizes=2^10,3000
+"$PORTSORT" bench --perf-csv-to-stdout --types "$types" --sizes "$sizes" --datasets all \
+    --repeats 2 --perf-to-csv "$work/bench.csv" >"$work/out.csv" 2>"$work/err"
+rc=$?
+cat "$work/err"
+[ "$rc" -eq 0 ] || fail "bench exits 0 (got $rc)"
+
+# 3 types x 7 datasets x 2 sizes x 2 sorters (portsort and qsort).
+awk -F, -v want=84 '
+NR == 1 {
+    for (i = 1; i <= NF; i++) col[$i] = i
+    split("type backend sorter dataset n repeats median_s mkeys_per_s gb_per_s verified", need, " ")
+    for (k in need) if (!(need[k] in col)) { print "missing column " need[k]; bad = 1 }
+    nf = NF; next
+}
+{
+    rows++
+    if (NF != nf) { print "line " NR ": " NF " fields"; bad = 1 }
+    if ($col["verified"] != 1) { print "line " NR ": not verified"; bad = 1 }
+    if ($col["median_s"] + 0 <= 0 || $col["mkeys_per_s"] + 0 <= 0 || $col["gb_per_s"] + 0 <= 0) {
+        print "line " NR ": no rate"; bad = 1
+    }
+    if ($col["n"] != 1024 && $col["n"] != 3000) { print "line " NR ": n " $col["n"]; bad = 1 }
+    if ($col["repeats"] != 2) { print "line " NR ": repeats " $col["repeats"]; bad = 1 }
+    if ($col["sorter"] == "portsort" && $col["backend"] != "serial") {
+        print "line " NR ": backend " $col["backend"]; bad = 1
+    }
+    seen[$col["type"] "/" $col["sorter"] "/" $col["dataset"] "/" $col["n"]]++
+}
+END {
+    for (k in seen) { keys++; if (seen[k] != 1) { print k " twice"; bad = 1 } }
+    if (rows != want || keys != want) { print rows " rows, " keys " distinct, want " want; bad = 1 }
+    exit bad
+}' "$work/out.csv" || fail "the CSV on stdout parses into 84 verified rows"
+cmp -s "$work/out.csv" "$work/bench.csv" || fail "--perf-to-csv writes the same CSV"
+for ds in zeros random random-distributed range inverted-range low-entropy sparse-matrix; do
+    grep -q ",$ds," "$work/out.csv" || fail "dataset $ds measured"
+done
+
+# Pairs: values travel with their keys, stably (the bench verifies that),
+# and qsort sorts them too.
+"$PORTSORT" bench --perf-csv-to-stdout --value-size 8 --types u16,f32 \
+    --datasets zeros,random,sparse-matrix -n 3000 -r 1 >"$work/pairs.csv" 2>"$work/err" ||
+    { cat "$work/err"; fail "bench --value-size 8"; }
+awk -F, 'NR > 1 { rows++; if ($2 != 8 || $NF != 1) bad = 1 } END { exit bad || rows != 12 }' \
+    "$work/pairs.csv" || fail "the pairs CSV has 12 verified rows with value_size 8"
+"$PORTSORT" bench --value-size 3 -n 10 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--value-size under 4 exits 2"
+
+# The human table, with every run's phases.
+"$PORTSORT" bench --perf-to-stdout -n 2000 -r 1 --peers none >"$work/table" 2>&1 ||
+    fail "bench --perf-to-stdout"
+grep -q '^u32  *serial  *portsort  *random  *2000 .* ok$' "$work/table" ||
+    fail "the table has the portsort row"
+grep -q 'phases: generate' "$work/table" || fail "--perf-to-stdout shows the phases"
+grep -q '^u32 *- *qsort' "$work/table" && fail "--peers none runs no peer"
+
+# Charts, or a clear word that gnuplot is missing.
+"$PORTSORT" bench -n 4096 -r 1 --plot "$work/plots" >/dev/null 2>"$work/err" ||
+    fail "bench --plot"
+if command -v gnuplot >/dev/null 2>&1; then
+    [ -s "$work/plots/u32-random.png" ] || fail "--plot draws u32-random.png"
+else
+    grep -q 'gnuplot is not installed' "$work/err" || fail "--plot says gnuplot is missing"
+fi
+[ -s "$work/plots/u32-random.gp" ] || fail "--plot leaves its gnuplot script"
+
+# Errors: a backend that cannot run, and bad options.
+"$PORTSORT" bench -n 100 --backends nosuch,serial >"$work/out" 2>"$work/err"
+[ $? -eq 1 ] || fail "an unusable backend makes bench exit 1"
+grep -q 'nosuch' "$work/err" || fail "bench says which backend failed"
+grep -q '^u32 *serial *portsort' "$work/out" && grep -q '^u32 *- *qsort' "$work/out" ||
+    fail "the next backend still runs, with the peers"
+"$PORTSORT" bench --datasets nosuch >/dev/null 2>&1
+[ $? -eq 2 ] || fail "an unknown dataset exits 2"
+"$PORTSORT" bench --sizes 9:3 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a backwards size range exits 2"
+finish

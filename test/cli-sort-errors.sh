@@ -1,0 +1,101 @@
+#!/bin/sh
+# Every bad input to portsort sort: the exit status, the message, no output
+# file (not even a temporary one), and FILE exactly as it was.
+. "${srcdir:-.}/test/cli-common.sh"
+
+# expect_fail STATUS MESSAGE-REGEX WHAT -- portsort-arguments...
+# Runs portsort with the arguments; $work/d/in is FILE and $work/d/out the
+# output, which must not appear.
+expect_fail() {
+    status=$1 msg=$2 what=$3
+    shift 4
+    cp "$work/d/in" "$work/in.orig"
+    "$PORTSORT" "$@" >"$work/stdout" 2>"$work/stderr"
+    rc=$?
+    if [ "$rc" -ne "$status" ]; then
+        fail "$what: exit status $rc, expected $status"
+    elif ! grep -Eq "$msg" "$work/stderr"; then
+        fail "$what: message '$(cat "$work/stderr")' does not match '$msg'"
+    elif [ -e "$work/d/out" ] || [ -e "$work/d/vout" ]; then
+        fail "$what: an output file appeared"
+    elif ls -A "$work/d" | grep -q '^\.'; then
+        fail "$what: a temporary file was left behind"
+    elif ! cmp -s "$work/in.orig" "$work/d/in"; then
+        fail "$what: FILE was changed"
+    else
+        echo "ok: $what ($(cat "$work/stderr"))"
+    fi
+}
+
+mkdir "$work/d"
+in=$work/d/in out=$work/d/out
+
+printf '\001\002\003\004\005\006\007' >"$in"
+expect_fail 1 'in: size 7 bytes is not a multiple of 4' "binary size not a multiple" -- \
+    sort --type u32 -o "$out" "$in"
+expect_fail 1 'in: size 7 bytes is not a multiple of 4' "... also in place" -- \
+    sort --type f32 "$in"
+
+expect_fail 1 'cannot open .*nosuch: No such file' "unreadable file" -- \
+    sort --type u32 -o "$out" "$work/d/nosuch"
+mkdir "$work/d/dir"
+expect_fail 1 'dir: not a regular file' "a directory as FILE" -- \
+    sort --type u32 -o "$out" "$work/d/dir"
+rmdir "$work/d/dir"
+
+printf '1\n2\nthree\n4\n' >"$in"
+expect_fail 1 'in:3: not a valid i32 key \(not a number\): "three"' "unparsable line" -- \
+    sort --text --type i32 -o "$out" "$in"
+expect_fail 1 'in:3: not a valid i32 key' "unparsable line, in place" -- \
+    sort --text --type i32 "$in"
+printf '1\n\n2\n' >"$in"
+expect_fail 1 'in:2: not a valid u32 key \(empty line\)' "empty line" -- \
+    sort --text --type u32 "$in"
+printf '1\n2 3\n' >"$in"
+expect_fail 1 'in:2: not a valid f64 key \(not a number\)' "two numbers on a line" -- \
+    sort --text --type f64 "$in"
+printf '255\n256\n' >"$in"
+expect_fail 1 'in:2: not a valid u8 key \(out of range' "out of range for u8" -- \
+    sort --text --type u8 -o "$out" "$in"
+printf '5\n-1\n' >"$in"
+expect_fail 1 'in:2: not a valid u64 key \(out of range' "negative for an unsigned type" -- \
+    sort --text --type u64 "$in"
+printf '1\n9223372036854775808\n' >"$in"
+expect_fail 1 'in:2: not a valid i64 key \(out of range' "beyond i64" -- \
+    sort --text --type i64 "$in"
+printf '1e39\n' >"$in"
+expect_fail 1 'in:1: not a valid f32 key \(out of range' "beyond f32" -- \
+    sort --text --type f32 "$in"
+
+printf '\001\000\002\000\003\000' >"$in"
+printf '0123456789' >"$work/d/vals"
+cp "$work/d/vals" "$work/vals.orig"
+expect_fail 1 'vals: size 10 bytes does not hold 3 values of 4 bytes' \
+    "value file of the wrong length" -- \
+    sort --type u16 --values "$work/d/vals" --value-size 4 -o "$out" \
+    --values-out "$work/d/vout" "$in"
+expect_fail 1 'vals: size 10 bytes does not hold 3 values of 4 bytes' \
+    "value file of the wrong length, in place" -- \
+    sort --type u16 --values "$work/d/vals" --value-size 4 "$in"
+cmp -s "$work/vals.orig" "$work/d/vals" || fail "the value file was changed"
+printf '3\n1\n' >"$in"
+printf 'a\nb\nc\n' >"$work/d/vals"
+expect_fail 1 'vals has 3 lines but .*in has 2 keys' "text value file of the wrong length" -- \
+    sort --text --type u8 --values "$work/d/vals" "$in"
+rm -f "$work/d/vals"
+
+printf '3\n1\n' >"$in"
+expect_fail 1 'backend unavailable.*nosuch' "unknown backend" -- \
+    sort --text --type u8 --backend nosuch -o "$out" "$in"
+expect_fail 1 'cannot create a temporary file for .*nodir/out' "output directory missing" -- \
+    sort --text --type u8 -o "$work/d/nodir/out" "$in"
+
+expect_fail 2 'needs --type' "no --type" -- sort --text "$in"
+expect_fail 2 "unknown type 'u128'" "unknown type" -- sort --type u128 "$in"
+expect_fail 2 'needs --value-size' "--values without --value-size" -- \
+    sort --type u8 --values "$in" -o "$out" "$in"
+expect_fail 2 'with --text each value is a line' "--value-size with --text" -- \
+    sort --text --type u8 --values "$work/d/nosuch" --value-size 4 "$in"
+expect_fail 2 'different files' "keys and values in one file" -- \
+    sort --type u8 --values "$in" --value-size 1 "$in"
+finish

@@ -1,0 +1,116 @@
+#!/bin/sh
+# portsort sort --text against GNU sort -n / sort -g on generated columns:
+# integers, negative numbers, exponents, and the float corner cases.
+. "${srcdir:-.}/test/cli-common.sh"
+need_cmd awk
+need_cmd perl
+sort --version 2>/dev/null | grep -q GNU || { echo "GNU sort not found: skipped"; exit 77; }
+
+# check TYPE SORTFLAGS FILE [PORTSORT-FLAGS]: sort FILE both ways and compare.
+check() {
+    t=$1 flags=$2 f=$3
+    shift 3
+    sort $flags "$f" >"$work/want"
+    if "$PORTSORT" sort --text --type "$t" "$@" -o "$work/got" "$f"; then
+        same "$work/want" "$work/got" "$t $* $(basename "$f") = sort $flags"
+    else
+        fail "portsort sort --text --type $t $* $(basename "$f")"
+    fi
+}
+
+# Signed integers, many negative, with duplicates (stability is invisible
+# here: equal numbers are equal lines).
+awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++)
+     printf "%d\n", int((rand() - 0.5) * 2e9) }' >"$work/i32"
+check i32 -n "$work/i32"
+check i64 -n "$work/i32"
+check i32 -nr "$work/i32" --descending
+awk 'BEGIN { srand(8); for (i = 0; i < 2000; i++) printf "%d\n", int(rand() * 256) - 128 }' \
+    >"$work/i8"
+check i8 -n "$work/i8"
+awk 'BEGIN { srand(9); for (i = 0; i < 2000; i++) printf "%d\n", int(rand() * 65536) }' \
+    >"$work/u16"
+check u16 -n "$work/u16"
+# 64-bit extremes, beyond what awk's doubles hold exactly.
+perl -e 'srand(10); for (1..2000) { printf "%u\n", (int(rand(2**32)) << 32) | int(rand(2**32)) }
+         print "0\n18446744073709551615\n9223372036854775808\n"' >"$work/u64"
+check u64 -n "$work/u64"
+perl -e 'srand(11); for (1..2000) { printf "%d\n", ((int(rand(2**32)) << 32) | int(rand(2**32))) }
+         print "-9223372036854775808\n9223372036854775807\n0\n-1\n"' >"$work/i64"
+check i64 -n "$work/i64"
+
+# Floats with exponents, written as a person might; portsort writes each
+# value back in its shortest %g form, so the reference is the input passed
+# through the same printf.  15 (f64) or 6 (f32) significant digits at most,
+# so that form is the one the input means.
+awk 'BEGIN { srand(12); for (i = 0; i < 3000; i++) {
+         m = int(rand() * 1e6) / 1e3; if (rand() < 0.5) m = -m;
+         e = int(rand() * 600) - 300; if (m == 0) m = 1;
+         if (i % 3 == 0) printf "%se%d\n", m, e;
+         else if (i % 3 == 1) printf "%.4E\n", m * 10 ^ (e % 20);
+         else printf "%s\n", m } }' >"$work/f64.raw"
+awk '{ printf "%.15g\n", $1 }' "$work/f64.raw" >"$work/f64"
+check f64 -g "$work/f64"
+check f64 -gr "$work/f64" --descending
+sort -g "$work/f64" >"$work/want"
+"$PORTSORT" sort --text --type f64 -o "$work/got" "$work/f64.raw" &&
+    same "$work/want" "$work/got" "f64 exponent forms read as sort -g reads them"
+awk 'BEGIN { srand(13); for (i = 0; i < 3000; i++) {
+         m = int(rand() * 1e5) / 1e2; if (rand() < 0.5) m = -m; if (m == 0) m = 2;
+         printf "%se%d\n", m, int(rand() * 60) - 30 } }' >"$work/f32.raw"
+awk '{ printf "%.6g\n", $1 }' "$work/f32.raw" >"$work/f32"
+check f32 -g "$work/f32"
+
+# Corner cases by hand: signed zeros (totalOrder: -0 before 0), infinities,
+# NaNs at the ends by their sign, a denormal (written with the digits that
+# read back exactly, not always the fewest), hex floats, blanks, a CRLF line
+# and a last line without its newline.
+printf '0\n-0.0\n  2.5 \n-inf\nnan\n1e-310\n0x1p3\n-nan\ninf\n-1e308\r\n7' >"$work/corner"
+printf -- '-nan\n-inf\n-1e+308\n-0\n0\n9.99999999999997e-311\n2.5\n7\n8\ninf\nnan\n' >"$work/want"
+"$PORTSORT" sort --text --type f64 -o "$work/got" "$work/corner" &&
+    same "$work/want" "$work/got" "f64 corner cases in totalOrder"
+printf -- 'nan\ninf\n8\n7\n2.5\n9.99999999999997e-311\n0\n-0\n-1e+308\n-inf\n-nan\n' >"$work/want"
+"$PORTSORT" sort --text --type f64 --descending -o "$work/got" "$work/corner" &&
+    same "$work/want" "$work/got" "f64 corner cases, descending"
+printf '0.1\n16777217\n3.4028235e38\n1e-45\n-0\n' >"$work/c32"
+printf -- '-0\n1.4013e-45\n0.1\n16777216\n3.4028235e+38\n' >"$work/want"
+"$PORTSORT" sort --text --type f32 -o "$work/got" "$work/c32" &&
+    same "$work/want" "$work/got" "f32 rounding, denormals and the largest float"
+
+# In place (no -o): the file itself is replaced by its sorted form.
+printf '3\n1\n2\n' >"$work/inplace"
+printf '1\n2\n3\n' >"$work/want"
+"$PORTSORT" sort --text --type u8 "$work/inplace" &&
+    same "$work/want" "$work/inplace" "sorting in place"
+# Through a symbolic link: the file it points to is replaced, the link stays.
+printf '3\n1\n2\n' >"$work/target"
+ln -s target "$work/link"
+"$PORTSORT" sort --text --type u8 "$work/link" && [ -L "$work/link" ] &&
+    same "$work/want" "$work/target" "sorting through a symlink keeps the link" ||
+    fail "sorting through a symlink keeps the link"
+# Standard output: "-", or a link into /proc such as /dev/stdout (made here,
+# so that a regression cannot replace the system's /dev/stdout), is written
+# straight through, never renamed over, even when stdout is a regular file.
+ln -s /proc/self/fd/1 "$work/stdout-link"
+"$PORTSORT" sort --text --type u8 -o - "$work/target" >"$work/got" &&
+    same "$work/want" "$work/got" "-o - writes to standard output"
+if [ -e /proc/self/fd/1 ]; then
+    "$PORTSORT" sort --text --type u8 -o "$work/stdout-link" "$work/target" >"$work/got" &&
+        [ -L "$work/stdout-link" ] && same "$work/want" "$work/got" "-o LINK-TO-/proc/self/fd/1" ||
+        fail "-o through a link to /proc/self/fd/1 writes stdout and keeps the link"
+fi
+# An empty file is sorted too.
+: >"$work/empty"
+"$PORTSORT" sort --text --type u32 -o "$work/got" "$work/empty" && [ ! -s "$work/got" ] ||
+    fail "an empty file sorts to an empty file"
+
+# Text pairs: a line of the values file moves with its key, stably.
+printf '2\n1\n2\n1\n0\n' >"$work/k"
+printf 'b first\na first\nb second\na second\nzero\n' >"$work/v"
+printf 'zero\na first\na second\nb first\nb second\n' >"$work/want"
+"$PORTSORT" sort --text --type i16 --values "$work/v" --values-out "$work/vout" \
+    -o "$work/kout" "$work/k" && same "$work/want" "$work/vout" "text pairs, stable"
+printf 'b first\nb second\na first\na second\nzero\n' >"$work/want"
+"$PORTSORT" sort --text --type i16 --descending --values "$work/v" --values-out "$work/vout" \
+    -o "$work/kout" "$work/k" && same "$work/want" "$work/vout" "text pairs, descending, stable"
+finish

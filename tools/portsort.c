@@ -1,0 +1,51 @@
+/*
+ * portsort.c - the portsort command: `portsort info|sort|bench ...`.
+ *
+ * Each subcommand lives in its own file (ps_cli_*.c); this one only picks
+ * it.  No subcommand calls the library before it has handled its options,
+ * because the library fixes its backend on the first call and --backend
+ * must come first.
+ */
+#include <string.h>
+
+#include "ps_cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"Usage: portsort COMMAND [OPTION]...\n"
+"Sort numeric keys with libportsort, and measure it.\n"
+"\n"
+"Commands:\n"
+"  info     the library version, its backends, and the one chosen here\n"
+"  sort     sort a binary or text file of keys (and values)\n"
+"  bench    benchmark the backends against qsort and other peers\n"
+"\n"
+"'portsort COMMAND --help' describes each; see also portsort(1).\n"
+"PORTSORT_BACKEND picks the backend (auto, serial, openmp, opencl, cuda, hip).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "info") == 0)
+        return ps_cli_info(argc - 1, argv + 1);
+    if (strcmp(argv[1], "sort") == 0)
+        return ps_cli_sort(argc - 1, argv + 1);
+    if (strcmp(argv[1], "bench") == 0)
+        return ps_cli_bench(argc - 1, argv + 1);
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("portsort (libportsort) %s\n", ps_version());
+        return 0;
+    }
+    fprintf(stderr, "%s: unknown command '%s'\n", PS_CLI_NAME, argv[1]);
+    usage(stderr);
+    return 2;
+}

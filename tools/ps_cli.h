@@ -1,0 +1,108 @@
+/*
+ * ps_cli.h - what the parts of the portsort command line share: the key
+ * type table, whole-file input and all-or-nothing output, and the entry
+ * point of each subcommand.
+ *
+ * The tool uses only the public API (<portsort.h>): it is also the example
+ * of how a program is meant to use the library.
+ */
+#ifndef PS_CLI_H
+#define PS_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "portsort.h"
+
+/* Every message starts with the program name, like the GNU tools. */
+#define PS_CLI_NAME "portsort"
+
+/* One key type as the command line knows it. */
+typedef struct ps_cli_type {
+    const char *name;   /* "u8" ... "f64", as typed on the command line */
+    ps_type type;
+    size_t size;        /* bytes per key */
+    int is_signed;      /* signed integer */
+    int is_float;
+} ps_cli_type;
+
+extern const ps_cli_type ps_cli_types[];
+extern const size_t ps_cli_ntypes;
+
+/* The type named `name`, or NULL (no message). */
+const ps_cli_type *ps_cli_type_by_name(const char *name);
+
+/* The type's names separated by spaces, for messages and --help. */
+const char *ps_cli_type_names(void);
+
+/* The raw bits of key i of an array of type t, zero-extended. */
+uint64_t ps_cli_get_bits(const ps_cli_type *t, const void *keys, size_t i);
+
+/* Store the low t->size bytes of `bits` as key i. */
+void ps_cli_put_bits(const ps_cli_type *t, void *keys, size_t i, uint64_t bits);
+
+/* Store v as key i of a float type (rounded to f32 for PS_F32). */
+void ps_cli_put_float(const ps_cli_type *t, void *keys, size_t i, double v);
+
+/* An unsigned 64-bit number whose unsigned order is the sort order of the
+ * library (integers by value, floats by IEEE 754 totalOrder). */
+uint64_t ps_cli_order_key(const ps_cli_type *t, uint64_t bits);
+
+/* Parse one number of type t from the NUL-terminated text s (surrounding
+ * blanks allowed).  Returns 0 and stores the key as element i of keys, or
+ * -1 with a short reason in *why. */
+int ps_cli_parse(const ps_cli_type *t, const char *s, void *keys, size_t i,
+                 const char **why);
+
+/* Print key i and a newline so that parsing it back gives the same value:
+ * decimal integers; floats in the shortest %g form, up to %.9g (f32) or
+ * %.17g (f64), that reads back exactly (keeps -0, inf, -inf, nan, -nan).
+ * Returns what fprintf returns. */
+int ps_cli_print(const ps_cli_type *t, const void *keys, size_t i, FILE *f);
+
+/* A whole file in memory.  data is NULL for an empty file. */
+typedef struct ps_cli_buf {
+    unsigned char *data;
+    size_t size;
+} ps_cli_buf;
+
+/* Read the whole of `path` ("-" is not special).  Returns 0, or -1 after a
+ * message naming the file. */
+int ps_cli_read_file(const char *path, ps_cli_buf *out);
+
+/*
+ * All-or-nothing output: the data goes to a temporary file in the same
+ * directory as `path` (so that rename() cannot cross file systems), which
+ * replaces `path` only in ps_cli_out_commit().  A run that fails before the
+ * commit removes the temporary file and leaves `path` as it was.  "-" means
+ * standard output; it and other paths that are not regular files (a pipe,
+ * /dev/null) are written directly, as there is nothing to replace.
+ */
+typedef struct ps_cli_out {
+    char *path;         /* the final name */
+    char *tmp;          /* the temporary file, NULL once committed/discarded */
+    FILE *f;
+    int direct;         /* "-" (stdout) or not a regular file: no temporary */
+} ps_cli_out;
+
+/* Returns 0, or -1 after a message. */
+int ps_cli_out_open(ps_cli_out *o, const char *path);
+/* Flush, sync and close all `count` outputs, then rename each into place:
+ * keys and values files are either all replaced or (barring a failing
+ * rename, which within one directory does not happen in practice) none.
+ * Returns 0, or -1 after a message with every temporary file removed. */
+int ps_cli_out_commit(ps_cli_out *o, size_t count);
+/* Remove the temporary file, if any.  Safe to call twice. */
+void ps_cli_out_discard(ps_cli_out *o);
+
+/* Parse a size such as 1048576, 2^20, 1M, 16Mi.  Returns 0 or -1. */
+int ps_cli_parse_size(const char *s, size_t *out);
+
+/* Subcommands: argc/argv start at the subcommand's name.  They return the
+ * process exit status. */
+int ps_cli_info(int argc, char **argv);
+int ps_cli_sort(int argc, char **argv);
+int ps_cli_bench(int argc, char **argv);
+
+#endif /* PS_CLI_H */

@@ -1,0 +1,157 @@
+/*
+ * ps_cli_data.c - the inputs of `portsort bench`.
+ *
+ * Seed 001's five datasets (Zeros, Random, RandomDistributed, Range,
+ * InvertedRange), Merrill's reduced-entropy keys, and the keys a sparse
+ * matrix product sorts (seed 000).  Every generator is a pure function of
+ * (type, n, param): the benchmark measures each backend in its own process,
+ * and they must all sort the same data.
+ */
+#include <stdint.h>
+
+#include "ps_cli_bench.h"
+
+/* splitmix64: fast, good enough for benchmark data, and seekable, so that
+ * element i does not depend on how the array was filled. */
+uint64_t ps_cli_mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* The i-th random word of stream `s`. */
+static uint64_t rnd(uint64_t s, uint64_t i)
+{
+    return ps_cli_mix64(s * 0xD1B54A32D192ED03ull + i);
+}
+
+static void fill_zeros(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    (void)p;
+    for (i = 0; i < n; i++)
+        ps_cli_put_bits(t, keys, i, 0);
+}
+
+/* Every bit equally likely: for floats this includes NaNs and infinities,
+ * which the library must order by totalOrder. */
+static void fill_random(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    (void)p;
+    for (i = 0; i < n; i++)
+        ps_cli_put_bits(t, keys, i, rnd(1, i));
+}
+
+/* Values uniform in a range, as a uniform distribution generator gives
+ * them: integers in [0, n) (so keys have about log2(n) significant bits and
+ * repeat), floats in [0, 1). */
+static void fill_distributed(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    (void)p;
+    for (i = 0; i < n; i++) {
+        uint64_t r = rnd(2, i);
+        if (t->is_float)
+            ps_cli_put_float(t, keys, i, (double)(r >> 11) * 0x1p-53);
+        else
+            ps_cli_put_bits(t, keys, i, r % n);
+    }
+}
+
+/* Range element i: integers count up from the type's minimum (wrapping
+ * in narrow types), floats count up through zero. */
+static void put_range(const ps_cli_type *t, void *keys, size_t at, size_t i, size_t n)
+{
+    if (t->is_float) {
+        ps_cli_put_float(t, keys, at, (double)i - (double)(n / 2));
+    } else {
+        uint64_t min = t->is_signed ? (uint64_t)1 << (t->size * 8 - 1) : 0;
+        ps_cli_put_bits(t, keys, at, min + i);
+    }
+}
+
+static void fill_range(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    (void)p;
+    for (i = 0; i < n; i++)
+        put_range(t, keys, i, i, n);
+}
+
+static void fill_inverted(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    (void)p;
+    for (i = 0; i < n; i++)
+        put_range(t, keys, i, n - 1 - i, n);
+}
+
+/* Merrill and Grimshaw's reduced-entropy keys: the bitwise AND of k random
+ * words makes each bit 1 with probability 2^-k (k = 1: 1 bit of entropy per
+ * bit; 2: 0.81; 3: 0.54; 4: 0.34). */
+static void fill_low_entropy(const ps_cli_type *t, void *keys, size_t n, unsigned k)
+{
+    size_t i;
+    unsigned j;
+    for (i = 0; i < n; i++) {
+        uint64_t w = ~(uint64_t)0;
+        for (j = 0; j < k; j++)
+            w &= rnd(3 + j, i);
+        ps_cli_put_bits(t, keys, i, w);
+    }
+}
+
+/*
+ * Seed 000's keys: the destinations of the scalar products of a sparse
+ * matrix product C = A * B, key = col * rows + row, in the order a
+ * column-by-column product emits them (grouped by column, unsorted within).
+ * A and B are m x m with d nonzeros per column at random rows.  m is as
+ * large as the key type allows (m * m must fit), and d grows when n needs
+ * more products than m columns of d * d give.
+ */
+static void fill_sparse(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    unsigned bits = t->is_float ? (t->size == 4 ? 24 : 53) : (unsigned)t->size * 8;
+    uint64_t max_m = (uint64_t)1 << (bits / 2 < 31 ? bits / 2 : 31);
+    uint64_t d = p, m, j, i = 0;
+    while (d * d * max_m < n)
+        d++;
+    m = (n + d * d - 1) / (d * d);
+    if (m > max_m)
+        m = max_m;
+    if (m < 1)
+        m = 1;
+    for (j = 0; i < n; j++) {
+        uint64_t col = j % m, a, b;
+        for (b = 0; b < d && i < n; b++) {
+            uint64_t k = rnd(4, col * d + b) % m;     /* row k of B's column */
+            for (a = 0; a < d && i < n; a++, i++) {
+                uint64_t row = rnd(5, k * d + a) % m; /* rows of A's column k */
+                uint64_t key = col * m + row;
+                if (t->is_float)
+                    ps_cli_put_float(t, keys, i, (double)key);
+                else
+                    ps_cli_put_bits(t, keys, i, key);
+            }
+        }
+    }
+}
+
+const ps_cli_dataset ps_cli_datasets[] = {
+    { "zeros", "all keys 0", fill_zeros, 0 },
+    { "random", "uniformly random bits (floats: NaNs and infinities too)",
+      fill_random, 0 },
+    { "random-distributed", "uniform values: integers in [0,n), floats in [0,1)",
+      fill_distributed, 0 },
+    { "range", "ascending from the type's minimum (floats: from -n/2)",
+      fill_range, 0 },
+    { "inverted-range", "range, descending", fill_inverted, 0 },
+    { "low-entropy", "AND of K random words (low-entropy:K, default 3)",
+      fill_low_entropy, 3 },
+    { "sparse-matrix", "col*rows+row of the products of a sparse matrix product "
+      "(sparse-matrix:D nonzeros per column, default 8)", fill_sparse, 8 },
+};
+const size_t ps_cli_ndatasets = sizeof ps_cli_datasets / sizeof ps_cli_datasets[0];
