@@ -7,6 +7,7 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_argsort.3 \
 	doc/man/ps_backend_name.3 \
 	doc/man/ps_backends.3 \
+	doc/man/ps_device_api.3 \
 	doc/man/ps_error_detail.3 \
 	doc/man/ps_init.3 \
 	doc/man/ps_release_cache.3 \

@@ -1,7 +1,4 @@
 # tools/: programs built on the public API.
-noinst_PROGRAMS += tools/ps_quickbench
-tools_ps_quickbench_SOURCES = tools/ps_quickbench.c
-tools_ps_quickbench_LDADD = lib/libportsort.la
 
 # portsort: the command line (info, sort, bench).  One file per job; the
 # peers table (ps_cli_peers.c) is where other sorts to compare with go.
