@@ -39,3 +39,13 @@ backends/opencl/ps_opencl_source.h: $(PS_KERNEL_SRC) backends/opencl/ps_opencl_e
 # Tests: scripts exit 77 when the module is not built or has no device.
 dist_check_SCRIPTS += test/opencl.sh
 TESTS += test/opencl.sh
+
+# The benchmark against Boost.Compute (optional peer, not installed).
+EXTRA_DIST += tools/ps_clbench.cc
+if PS_HAVE_BOOST_COMPUTE
+noinst_PROGRAMS += tools/ps_clbench
+tools_ps_clbench_SOURCES = tools/ps_clbench.cc
+tools_ps_clbench_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
+tools_ps_clbench_CXXFLAGS = $(PS_WARN_CFLAGS) -Wno-deprecated-declarations
+tools_ps_clbench_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
+endif
