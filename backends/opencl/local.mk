@@ -49,3 +49,13 @@ tools_ps_clbench_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
 tools_ps_clbench_CXXFLAGS = $(PS_WARN_CFLAGS) -Wno-deprecated-declarations
 tools_ps_clbench_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
 endif
+
+if PS_HAVE_OPENCL
+check_PROGRAMS += test/ps_test_opencl
+test_ps_test_opencl_SOURCES = test/ps_test_opencl.c test/ps_test_util.c
+test_ps_test_opencl_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
+test_ps_test_opencl_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
+endif
+dist_check_SCRIPTS += test/opencl-env.sh test/opencl-api.sh test/opencl-cache.sh \
+	test/opencl-select.sh
+TESTS += test/opencl-api.sh test/opencl-cache.sh test/opencl-select.sh
