@@ -6,7 +6,8 @@
 # guard that skips the kernel's own #include of it), then the kernels.
 PS_KERNEL_SRC = backends/kernels/ps_kernel_dialect.h \
 	backends/kernels/ps_kernel_radix.cl
-EXTRA_DIST += $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed
+EXTRA_DIST += $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed \
+	doc/results-opencl.md doc/opencl-tuning.md
 # Headers distributed in every configuration (portsort_opencl.h is always
 # installed; see lib/local.mk).
 noinst_HEADERS += backends/opencl/ps_opencl_internal.h lib/ps_opencl_entry.h
