@@ -27,7 +27,10 @@
  *    inside one work-group).  Pass a buffer at least that large, or NULL to
  *    let the call allocate one (released when the queued work is done).
  *  - Kernels are built on first use per context, device and key/value
- *    width (about a second on pocl; cached on disk, see README.md).
+ *    width (about a second on pocl; cached on disk, see README.md).  The
+ *    built programs, and with them a reference to each context they were
+ *    built for, are kept until the process exits or libportsort is
+ *    unloaded, so a context you release stays alive until then.
  *  - Several host threads may call these at once; sorts that use the same
  *    built program are enqueued one at a time.
  *
