@@ -19,6 +19,10 @@
  *    it was before the call, and the returned status says why.  n == 0 is
  *    success and touches nothing (pointers may then be NULL).
  *  - Threads.  Every function may be called from several threads at once.
+ *  - fork().  A child process may keep sorting on the serial and OpenMP
+ *    backends.  Once a GPU or OpenCL backend module has been loaded, a
+ *    forked child gets PS_ERR_BACKEND_UNAVAILABLE from it (device runtimes
+ *    do not survive fork); the parent is unaffected.
  *  - Silence.  The library never prints, unless PORTSORT_VERBOSE=1 is set,
  *    and never exits the process.
  *

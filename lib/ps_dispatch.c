@@ -62,6 +62,33 @@ static int is_module_backend(const char *name)
     return strcmp(name, "openmp") != 0 && strcmp(name, "serial") != 0;
 }
 
+/* Device runtimes do not survive fork(): the child inherits a copy of the
+ * parent's runtime state without the threads and driver connections behind
+ * it (pocl's child hangs in its first call; CUDA and ROCm document the same).
+ * So once a module has been loaded, a child process refuses every module
+ * backend with a reason, while the built-in CPU backends keep working. */
+static int forked_child;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void on_fork_child(void)
+{
+    forked_child = 1;
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+static int refused_after_fork(const char *name)
+{
+    if (!forked_child || !is_module_backend(name))
+        return 0;
+    ps_detail_set("backend %s was loaded before this process was forked; device "
+                  "runtimes cannot be used in a forked child", name);
+    return 1;
+}
+
 static slot *probe_slot(slot *s)
 {
     pthread_mutex_lock(&probe_lock);
@@ -71,6 +98,7 @@ static slot *probe_slot(slot *s)
             s->ops = s->builtin;
         } else if (is_module_backend(s->name)) {
             int present = 0;
+            pthread_once(&atfork_once, register_atfork);
             s->ops = ps_module_load(s->name, &present, s->result.detail,
                                     sizeof s->result.detail);
         } else {
@@ -206,6 +234,8 @@ int ps_backend_get(const ps_backend_ops **ops, void **state)
         ps_detail_set("%s", chosen.why);
         return chosen.status;
     }
+    if (refused_after_fork(chosen.ops->name))
+        return PS_ERR_BACKEND_UNAVAILABLE;
     *ops = chosen.ops;
     *state = chosen.state;
     return PS_OK;
@@ -249,6 +279,8 @@ const void *ps_device_api(const char *name)
         ps_detail_set("ps_device_api: unknown backend '%s'", name ? name : "(null)");
         return NULL;
     }
+    if (refused_after_fork(name))
+        return NULL;
     probe_slot(s);
     if (s->ops == NULL || !s->result.usable) {
         ps_detail_set("ps_device_api: %s: %s", name, s->result.detail);

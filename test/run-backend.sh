@@ -1,6 +1,8 @@
 #!/bin/sh
 # Run every backend-parametrised test program with PORTSORT_BACKEND=$1.
 # Exits 77 (skipped) when all of them skip, i.e. the backend is not usable.
+# Each program gets PS_TEST_TIMEOUT seconds (default 1200): a hang must fail
+# the suite, not stall it.
 backend=$1
 PORTSORT_BACKEND=$backend
 export PORTSORT_BACKEND
@@ -8,8 +10,9 @@ bin=${top_builddir:-.}/test
 skipped=0
 ran=0
 for t in ps_test_diff ps_test_errors ps_test_threads ps_test_fork; do
-    "$bin/$t"
+    timeout "${PS_TEST_TIMEOUT:-1200}" "$bin/$t"
     rc=$?
+    [ "$rc" -eq 124 ] && echo "$t timed out on backend $backend"
     case $rc in
         0) ran=$((ran + 1)) ;;
         77) skipped=$((skipped + 1)) ;;
