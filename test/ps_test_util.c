@@ -164,10 +164,14 @@ static long fail_at;          /* 0: disarmed */
 static long alloc_count;
 static int alloc_failed;
 
+/* Disarming (k = 0) keeps the counters, so that a test can disarm right
+ * after the call it probes and then ask what happened in it. */
 void t_fail_alloc_at(long k)
 {
-    __atomic_store_n(&alloc_count, 0, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&alloc_failed, 0, __ATOMIC_SEQ_CST);
+    if (k > 0) {
+        __atomic_store_n(&alloc_count, 0, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&alloc_failed, 0, __ATOMIC_SEQ_CST);
+    }
     __atomic_store_n(&fail_at, k, __ATOMIC_SEQ_CST);
 }
 
@@ -184,7 +188,10 @@ int t_alloc_failed(void)
 /* Interposes the C library's aligned_alloc for libportsort too (ELF symbol
  * interposition), so the library's own allocations can be made to fail
  * without any hook in the library.  memalign is what glibc's aligned_alloc
- * does underneath. */
+ * does underneath.  The tests are compiled with -fvisibility=hidden like the
+ * library, so the definition must be made visible explicitly: a hidden one
+ * stays out of the dynamic symbol table and interposes nothing. */
+__attribute__((visibility("default")))
 void *aligned_alloc(size_t align, size_t size)
 {
     long k = __atomic_load_n(&fail_at, __ATOMIC_SEQ_CST);
