@@ -33,18 +33,22 @@
 
 #include "ps_backend.h"
 
-/* Digit widths, chosen by measurement (doc/results-openmp.md): 11 bits for
- * 4- and 8-byte keys (fewer passes, and 2048 line buffers still fit in L2),
- * 8 bits for 1- and 2-byte keys. */
-#define PS_MAX_DIGITS 8
-#define PS_MAX_RADIX 2048
+/* Digit widths, chosen by measurement (doc/results-openmp.md).  An MSD
+ * pass takes up to PS_MSD_BITS bits, as many as needed to cut its range into
+ * leaf-sized buckets: 4096 line buffers still fit in L2.  Leaf passes take
+ * at most PS_LEAF_BITS bits, split evenly over the bits a leaf sorts. */
+#define PS_MSD_BITS 12
+#define PS_MSD_RADIX (1u << PS_MSD_BITS)
+#define PS_LEAF_BITS 11
+#define PS_MAX_LEAF_DIGITS 6        /* 64 bits in passes of <= 11 bits */
+#define PS_MAX_DEPTH 8              /* MSD levels (bounds kept per level) */
 
 /* Below this many keys the sort runs on the calling thread: waking the team
  * costs more than it saves. */
 #define PS_PARALLEL_MIN ((size_t)1 << 16)
 /* A bucket of at most this many bytes (keys and values) is finished by one
- * thread with LSD passes in cache (L2 is 1-2 MiB per core here). */
-#define PS_LEAF_BYTES ((size_t)512 * 1024)
+ * thread with LSD passes in cache. */
+#define PS_LEAF_BYTES ((size_t)32 * 1024)
 /* Arrays above this many bytes are scattered with streaming stores; below,
  * the next pass finds them in the shared cache. */
 #define PS_STREAM_BYTES ((size_t)16 * 1024 * 1024)
@@ -52,13 +56,13 @@
 #define PS_CACHE_MAX (((size_t)1 << 30) * (sizeof(size_t) >= 8 ? 4 : 1))
 
 typedef struct omp_tls {
-    size_t *pos;        /* [radix] write cursor per bucket */
-    size_t *start;      /* [radix] where this thread's part of a bucket starts */
-    size_t *bounds;     /* [nd][radix + 1] bucket bounds per digit level */
-    uint32_t *lhist;    /* [nd][radix] leaf histograms */
-    uint32_t *loff;     /* [radix] leaf offsets */
-    unsigned char *kline;   /* [radix][64 bytes] key line buffers */
-    unsigned char *vline;   /* [radix][line keys * vs] value line buffers */
+    size_t *pos;        /* [msd radix] write cursor per bucket */
+    size_t *start;      /* [msd radix] where this thread's part of a bucket starts */
+    size_t *bounds;     /* [PS_MAX_DEPTH][msd radix + 1] bucket bounds per level */
+    uint32_t *lhist;    /* [PS_MAX_LEAF_DIGITS][leaf radix] leaf histograms */
+    uint32_t *loff;     /* [leaf radix] leaf offsets */
+    unsigned char *kline;   /* [msd buckets][64 bytes] key line buffers */
+    unsigned char *vline;   /* [msd buckets][line keys * vs] value line buffers */
 } omp_tls;
 
 typedef struct omp_ctx {
@@ -67,12 +71,13 @@ typedef struct omp_ctx {
     size_t vs, n;
     size_t leaf_cap;            /* elements a leaf may hold */
     ps_xf xf;
-    unsigned bits, db, nd, radix, all_digits;
+    unsigned bits;              /* key width in bits */
     int nthreads;
     unsigned stream[2];         /* bit 0: keys of array i may be streamed,
                                    bit 1: values */
     size_t shift[2];            /* array i's offset, in keys, from a line */
-    size_t *tcount;             /* [threads][nd][radix] */
+    uint64_t *orand;            /* [threads][2] OR and AND of the images */
+    size_t *tcount;             /* [threads][msd radix] */
     unsigned char *tls;         /* [threads] omp_tls + its arrays */
     size_t tls_stride;
 } omp_ctx;
@@ -82,17 +87,28 @@ static inline omp_tls *tls_of(const omp_ctx *c, int t)
     return (omp_tls *)(void *)(c->tls + (size_t)t * c->tls_stride);
 }
 
-static inline size_t *tcount_of(const omp_ctx *c, int t, unsigned j)
+static inline size_t *tcount_of(const omp_ctx *c, int t)
 {
-    return c->tcount + ((size_t)t * c->nd + j) * c->radix;
+    return c->tcount + (size_t)t * PS_MSD_RADIX;
 }
 
-static inline unsigned digit_mask(const omp_ctx *c, unsigned j)
+/* Bits for an MSD pass over m keys whose bits [lo, hi) are left: enough
+ * that the buckets come out at about half a leaf.  Above 2^32 keys always
+ * the most, which bounds the depth (leaf counters are 32-bit). */
+static inline unsigned msd_bits(const omp_ctx *c, size_t m, unsigned lo,
+                                unsigned hi)
 {
-    unsigned b = c->bits - j * c->db;
-    if (b > c->db)
-        b = c->db;
-    return (1u << b) - 1;
+    unsigned b = 1;
+    if (m > UINT32_MAX)
+        b = PS_MSD_BITS;
+    while (b < PS_MSD_BITS && (m >> b) > c->leaf_cap / 2)
+        b++;
+    return b < hi - lo ? b : hi - lo;
+}
+
+static inline int is_leaf(const omp_ctx *c, size_t m, unsigned depth)
+{
+    return m <= c->leaf_cap || (depth >= PS_MAX_DEPTH - 1 && m <= UINT32_MAX);
 }
 
 /* A bucket is sorted by the whole team when it is too big for a leaf and
@@ -280,42 +296,48 @@ static size_t round64(size_t b)
  * bytes needed, or 0 on size_t overflow. */
 static size_t layout(omp_ctx *c, unsigned char *base, int threads)
 {
-    size_t kb = c->bits / 8, line = 64 / kb, off = 0, r = c->radix, t;
-    size_t kbytes, vbytes;
+    size_t kb = c->bits / 8, line = 64 / kb, t;
+    size_t mr = PS_MSD_RADIX, lr = (size_t)1 << PS_LEAF_BITS;
+    size_t buckets = (size_t)1 << (c->bits < PS_MSD_BITS ? c->bits : PS_MSD_BITS);
+    size_t kbytes, vbytes, shared;
     if (c->n > (SIZE_MAX - 4096) / (kb + c->vs + 1))
         return 0;
     kbytes = round64(c->n * kb);
     vbytes = round64(c->n * c->vs);
-    c->tls_stride = round64(sizeof(omp_tls)) + r * 64 + r * line * c->vs
-                    + round64(2 * r * sizeof(size_t))
-                    + round64(c->nd * (r + 1) * sizeof(size_t))
-                    + round64((c->nd + 1) * r * sizeof(uint32_t));
+    shared = round64((size_t)threads * 2 * sizeof(uint64_t))
+             + round64((size_t)threads * mr * sizeof(size_t));
+    c->tls_stride = round64(sizeof(omp_tls)) + buckets * 64
+                    + round64(buckets * line * c->vs)
+                    + round64(2 * mr * sizeof(size_t))
+                    + round64(PS_MAX_DEPTH * (mr + 1) * sizeof(size_t))
+                    + round64((PS_MAX_LEAF_DIGITS + 1) * lr * sizeof(uint32_t));
     if (base != NULL) {
+        unsigned char *p = base + kbytes + vbytes;
         c->k[1] = base;
         c->v[1] = c->vs ? base + kbytes : NULL;
-        c->tcount = (size_t *)(void *)(base + kbytes + vbytes);
-        c->tls = base + kbytes + vbytes
-                 + round64((size_t)threads * c->nd * r * sizeof(size_t));
+        c->orand = (uint64_t *)(void *)p;
+        p += round64((size_t)threads * 2 * sizeof(uint64_t));
+        c->tcount = (size_t *)(void *)p;
+        c->tls = base + kbytes + vbytes + shared;
         for (t = 0; t < (size_t)threads; t++) {
-            unsigned char *p = c->tls + t * c->tls_stride;
-            omp_tls *tl = (omp_tls *)(void *)p;
+            omp_tls *tl;
+            p = c->tls + t * c->tls_stride;
+            tl = (omp_tls *)(void *)p;
             p += round64(sizeof(omp_tls));
             tl->kline = p;
-            p += r * 64;
+            p += buckets * 64;
             tl->vline = p;
-            p += r * line * c->vs;
+            p += round64(buckets * line * c->vs);
             tl->pos = (size_t *)(void *)p;
-            tl->start = tl->pos + r;
-            p += round64(2 * r * sizeof(size_t));
+            tl->start = tl->pos + mr;
+            p += round64(2 * mr * sizeof(size_t));
             tl->bounds = (size_t *)(void *)p;
-            p += round64(c->nd * (r + 1) * sizeof(size_t));
+            p += round64(PS_MAX_DEPTH * (mr + 1) * sizeof(size_t));
             tl->lhist = (uint32_t *)(void *)p;
-            tl->loff = tl->lhist + c->nd * r;
+            tl->loff = tl->lhist + PS_MAX_LEAF_DIGITS * lr;
         }
     }
-    off = kbytes + vbytes + round64((size_t)threads * c->nd * r * sizeof(size_t))
-          + (size_t)threads * c->tls_stride;
-    return off;
+    return kbytes + vbytes + shared + (size_t)threads * c->tls_stride;
 }
 
 /* Stable insertion sort of a few keys, with no scratch at all. */
@@ -369,10 +391,6 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     c.vs = values != NULL ? vs : 0;
     c.n = n;
     c.bits = (unsigned)(8 * kb);
-    c.db = kb >= 4 ? 11 : 8;
-    c.nd = (c.bits + c.db - 1) / c.db;
-    c.radix = 1u << c.db;
-    c.all_digits = (1u << c.nd) - 1;
     c.nthreads = n < PS_PARALLEL_MIN ? 1 : team_size;
     c.leaf_cap = PS_LEAF_BYTES / (kb + c.vs);
     bytes = layout(&c, NULL, c.nthreads);

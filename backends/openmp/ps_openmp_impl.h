@@ -17,41 +17,77 @@
 /* Keys per 64-byte line of the write-combining buffers. */
 #define LINE (64 / (PS_W / 8))
 
-static inline unsigned FN(digit)(KEY_T k, ps_xf xf, unsigned sh, unsigned mask)
+
+/* The order image of k.  fl is a constant at every call site: 0 when the
+ * type is not a float, so that the image is a single xor (flip). */
+static inline __attribute__((always_inline)) KEY_T
+FN(img)(KEY_T k, ps_xf xf, const int fl)
 {
-    return (unsigned)((ENC(k, xf) >> sh) & mask);
+    return fl ? ENC(k, xf) : (KEY_T)(k ^ (KEY_T)xf.flip);
 }
 
-/* Histograms of every digit of keys[a, b) at once, one read of the keys:
- * cnt[j * radix + d] for digit j. */
-static void FN(hist_all)(const omp_ctx *c, const KEY_T *keys, size_t a,
-                         size_t b, size_t *cnt)
+/* Call F(args..., vs, fl) with vs and fl as constants, so that each hot
+ * loop is compiled once per value size and transform kind. */
+#define VS_FL(c, F, ...)                                                     \
+    do {                                                                     \
+        int fl_ = (c)->xf.fneg != 0;                                         \
+        switch ((c)->vs) {                                                   \
+        case 0: if (fl_) F(__VA_ARGS__, 0, 1); else F(__VA_ARGS__, 0, 0); break; \
+        case 4: if (fl_) F(__VA_ARGS__, 4, 1); else F(__VA_ARGS__, 4, 0); break; \
+        default: if (fl_) F(__VA_ARGS__, 8, 1); else F(__VA_ARGS__, 8, 0); break; \
+        }                                                                    \
+    } while (0)
+
+/* The first read of the keys: which bits of the image vary at all (OR and
+ * AND of every image), and, in the same pass, the histogram of the digit
+ * (sh, mask) that the first MSD pass uses when the top bit varies. */
+static inline __attribute__((always_inline)) void
+FN(survey_body)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
+                unsigned mask, size_t *cnt, uint64_t *orand, const int fl)
 {
-    unsigned sh[PS_MAX_DIGITS], mask[PS_MAX_DIGITS], j, nd = c->nd;
+    const KEY_T *keys = (const KEY_T *)c->k[0];
+    KEY_T o = 0, n = (KEY_T)~(KEY_T)0;
     size_t i;
-    memset(cnt, 0, (size_t)nd * c->radix * sizeof *cnt);
-    for (j = 0; j < nd; j++) {
-        sh[j] = j * c->db;
-        mask[j] = digit_mask(c, j);
-    }
+    memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
     for (i = a; i < b; i++) {
-        KEY_T t = ENC(keys[i], c->xf);
-        for (j = 0; j < nd; j++)
-            cnt[(size_t)j * c->radix + ((t >> sh[j]) & mask[j])]++;
+        KEY_T t = FN(img)(keys[i], c->xf, fl);
+        o |= t;
+        n &= t;
+        cnt[(t >> sh) & mask]++;
     }
+    orand[0] = o;
+    orand[1] = n;
 }
 
-/* Histogram of digit j of keys[a, b). */
-static void FN(hist_one)(const omp_ctx *c, const KEY_T *keys, size_t a,
-                         size_t b, unsigned j, size_t *cnt)
+static void FN(survey)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
+                       unsigned mask, size_t *cnt, uint64_t *orand)
 {
-    unsigned sh = j * c->db, mask = digit_mask(c, j);
-    size_t i;
-    memset(cnt, 0, (size_t)c->radix * sizeof *cnt);
-    for (i = a; i < b; i++)
-        cnt[FN(digit)(keys[i], c->xf, sh, mask)]++;
+    if (c->xf.fneg != 0)
+        FN(survey_body)(c, a, b, sh, mask, cnt, orand, 1);
+    else
+        FN(survey_body)(c, a, b, sh, mask, cnt, orand, 0);
 }
 
+/* Histogram of digit (sh, mask) of positions [a, b) of array `where`. */
+static inline __attribute__((always_inline)) void
+FN(hist_body)(const omp_ctx *c, int where, size_t a, size_t b, unsigned sh,
+              unsigned mask, size_t *cnt, const int fl)
+{
+    const KEY_T *keys = (const KEY_T *)c->k[where];
+    size_t i;
+    memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
+    for (i = a; i < b; i++)
+        cnt[(FN(img)(keys[i], c->xf, fl) >> sh) & mask]++;
+}
+
+static void FN(hist)(const omp_ctx *c, int where, size_t a, size_t b,
+                     unsigned sh, unsigned mask, size_t *cnt)
+{
+    if (c->xf.fneg != 0)
+        FN(hist_body)(c, where, a, b, sh, mask, cnt, 1);
+    else
+        FN(hist_body)(c, where, a, b, sh, mask, cnt, 0);
+}
 
 /* Write the last `take` elements of bucket d's current line, which holds
  * `fill` elements and ends at index hi, to array `to`.  A whole line that
@@ -92,7 +128,7 @@ FN(flush)(const omp_ctx *c, omp_tls *tl, int to, unsigned d, size_t hi,
  * streamed. */
 static inline __attribute__((always_inline)) void
 FN(scatter_body)(const omp_ctx *c, omp_tls *tl, int from, size_t a, size_t b,
-                 unsigned sh, unsigned mask, const size_t vs)
+                 unsigned sh, unsigned mask, const size_t vs, const int fl)
 {
     const KEY_T *src = (const KEY_T *)c->k[from];
     const unsigned char *vsrc = c->v[from];
@@ -107,7 +143,7 @@ FN(scatter_body)(const omp_ctx *c, omp_tls *tl, int from, size_t a, size_t b,
     for (i = a; i < b; i++) {
         KEY_T k = src[i];
         size_t p, slot;
-        d = FN(digit)(k, xf, sh, mask);
+        d = (unsigned)((FN(img)(k, xf, fl) >> sh) & mask);
         p = pos[d]++;
         slot = (p + kshift) & (LINE - 1);
         kl[(size_t)d * LINE + slot] = k;
@@ -131,88 +167,86 @@ FN(scatter_body)(const omp_ctx *c, omp_tls *tl, int from, size_t a, size_t b,
 }
 
 static void FN(scatter)(const omp_ctx *c, omp_tls *tl, int from, size_t a,
-                        size_t b, unsigned j)
+                        size_t b, unsigned sh, unsigned mask)
 {
-    unsigned sh = j * c->db, mask = digit_mask(c, j);
-    switch (c->vs) {
-    case 0: FN(scatter_body)(c, tl, from, a, b, sh, mask, 0); break;
-    case 4: FN(scatter_body)(c, tl, from, a, b, sh, mask, 4); break;
-    default: FN(scatter_body)(c, tl, from, a, b, sh, mask, 8); break;
-    }
+    VS_FL(c, FN(scatter_body), c, tl, from, a, b, sh, mask);
 }
 
 /* One LSD pass over a cache-resident bucket: a plain scatter, since the
  * destination is in cache and write-combining would only add work. */
 static inline __attribute__((always_inline)) void
-FN(leaf_pass_body)(const KEY_T *src, KEY_T *dst, const unsigned char *vsrc,
-                   unsigned char *vdst, size_t m, ps_xf xf, unsigned sh,
-                   unsigned mask, uint32_t *off, const size_t vs)
+FN(leaf_pass_body)(const omp_ctx *c, int from, size_t a, size_t m,
+                   unsigned sh, unsigned mask, uint32_t *off, const size_t vs,
+                   const int fl)
 {
+    const KEY_T *src = (const KEY_T *)c->k[from] + a;
+    KEY_T *dst = (KEY_T *)c->k[1 - from] + a;
+    const unsigned char *vsrc = vs ? c->v[from] + a * vs : NULL;
+    unsigned char *vdst = vs ? c->v[1 - from] + a * vs : NULL;
+    const ps_xf xf = c->xf;
     size_t i;
     for (i = 0; i < m; i++) {
         KEY_T k = src[i];
-        uint32_t o = off[FN(digit)(k, xf, sh, mask)]++;
+        uint32_t o = off[(FN(img)(k, xf, fl) >> sh) & mask]++;
         dst[o] = k;
         if (vs)
             memcpy(vdst + (size_t)o * vs, vsrc + i * vs, vs);
     }
 }
 
-/* Sort positions [a, a + m) by their digits below `top` (those in
- * `active`), LSD, ping-ponging between array `where` and the other one, and
- * leave the result in array 0 (the caller's).  m must fit in 32 bits. */
+/* Histograms of the leaf digits (np digits of w bits from bit lo, the last
+ * one ending at hi) of keys[0, m), in one read.  Bits from hi up belong to
+ * MSD digits already sorted on: masked off, so the last digit counts only
+ * its own bits. */
+static inline __attribute__((always_inline)) void
+FN(leaf_hist_body)(const omp_ctx *c, const KEY_T *keys, size_t m,
+                   unsigned lo, unsigned hi, unsigned w, unsigned np,
+                   uint32_t *h, const int fl)
+{
+    unsigned j, mask = (1u << w) - 1;
+    KEY_T below = (KEY_T)(hi >= PS_W ? ~(KEY_T)0 : (KEY_T)(((KEY_T)1 << hi) - 1));
+    size_t i;
+    memset(h, 0, (size_t)np * ((size_t)mask + 1) * sizeof *h);
+    for (i = 0; i < m; i++) {
+        KEY_T t = (KEY_T)((FN(img)(keys[i], c->xf, fl) & below) >> lo);
+        for (j = 0; j < np; j++)
+            h[((size_t)j << w) + ((t >> (j * w)) & mask)]++;
+    }
+}
+
+/* Sort positions [a, a + m) of array `where` by image bits [lo, hi) with
+ * LSD passes of at most PS_LEAF_BITS bits, ping-ponging between the two
+ * arrays, and leave the result in array 0 (the caller's).  m < 2^32. */
 static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
-                     size_t m, unsigned top, unsigned active)
+                     size_t m, unsigned lo, unsigned hi)
 {
     uint32_t *h = tl->lhist, *off = tl->loff;
-    unsigned j, radix = c->radix;
     int cur = where;
-    size_t i;
-
-    if (m <= 1 || top == 0)
-        goto done;
-    {
-        /* One read for the histograms of every digit left. */
-        unsigned sh[PS_MAX_DIGITS], mask[PS_MAX_DIGITS];
+    if (m > 1 && hi > lo) {
+        unsigned nb = hi - lo, np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
+        unsigned w = (nb + np - 1) / np, j, d;
         const KEY_T *keys = (const KEY_T *)c->k[where] + a;
-        for (j = 0; j < top; j++) {
-            sh[j] = j * c->db;
-            mask[j] = digit_mask(c, j);
-            if (active & (1u << j))
-                memset(h + (size_t)j * radix, 0, radix * sizeof *h);
-        }
-        for (i = 0; i < m; i++) {
-            KEY_T t = ENC(keys[i], c->xf);
-            for (j = 0; j < top; j++)
-                if (active & (1u << j))
-                    h[(size_t)j * radix + ((t >> sh[j]) & mask[j])]++;
-        }
-        for (j = 0; j < top; j++) {
-            uint32_t *hj = h + (size_t)j * radix, sum = 0;
-            unsigned d;
-            if (!(active & (1u << j))
-                || hj[(ENC(keys[0], c->xf) >> sh[j]) & mask[j]] == m)
+        unsigned top_d0;
+        if (c->xf.fneg != 0)
+            FN(leaf_hist_body)(c, keys, m, lo, hi, w, np, h, 1);
+        else
+            FN(leaf_hist_body)(c, keys, m, lo, hi, w, np, h, 0);
+        for (j = 0; j < np; j++) {
+            unsigned sh = lo + j * w, bits = hi - sh < w ? hi - sh : w;
+            unsigned mask = (1u << bits) - 1;
+            uint32_t *hj = h + ((size_t)j << w), sum = 0;
+            keys = (const KEY_T *)c->k[cur] + a;
+            top_d0 = (unsigned)((ENC(keys[0], c->xf) >> sh) & mask);
+            if (hj[top_d0] == m)
                 continue;   /* the same digit everywhere: order unchanged */
-            for (d = 0; d <= mask[j]; d++) {
+            for (d = 0; d <= mask; d++) {
                 off[d] = sum;
                 sum += hj[d];
             }
-            {
-                const KEY_T *src = (const KEY_T *)c->k[cur] + a;
-                KEY_T *dst = (KEY_T *)c->k[1 - cur] + a;
-                const unsigned char *vsrc = c->v[cur] ? c->v[cur] + a * c->vs : NULL;
-                unsigned char *vdst = c->v[1 - cur] ? c->v[1 - cur] + a * c->vs : NULL;
-                switch (c->vs) {
-                case 0: FN(leaf_pass_body)(src, dst, vsrc, vdst, m, c->xf, sh[j], mask[j], off, 0); break;
-                case 4: FN(leaf_pass_body)(src, dst, vsrc, vdst, m, c->xf, sh[j], mask[j], off, 4); break;
-                default: FN(leaf_pass_body)(src, dst, vsrc, vdst, m, c->xf, sh[j], mask[j], off, 8); break;
-                }
-            }
+            VS_FL(c, FN(leaf_pass_body), c, cur, a, m, sh, mask, off);
             cur = 1 - cur;
-            keys = (const KEY_T *)c->k[cur] + a;
         }
     }
-done:
     if (cur != 0 && m > 0) {
         memcpy((KEY_T *)c->k[0] + a, (const KEY_T *)c->k[1] + a, m * sizeof(KEY_T));
         if (c->vs)
@@ -221,7 +255,7 @@ done:
 }
 
 /* Turn the counts of one digit over a range starting at `base` into bucket
- * bounds: bounds[d] is where bucket d starts, bounds[radix] the end.
+ * bounds: bounds[d] is where bucket d starts, bounds[buckets] the end.
  * Returns 1 when a single bucket holds everything (nothing to do). */
 static int FN(bounds)(const size_t *cnt, unsigned buckets, size_t base,
                       size_t m, size_t *bounds)
@@ -238,149 +272,162 @@ static int FN(bounds)(const size_t *cnt, unsigned buckets, size_t base,
     return constant;
 }
 
-/* Sort positions [a, a + m) of array `where` by digits below `top`, on one
+/* Sort positions [a, a + m) of array `where` by image bits [lo, hi), on one
  * thread: MSD passes while the range is larger than a leaf, then a leaf.
- * Each digit level keeps its bucket bounds in tl->bounds[j], so recursion
- * needs no other storage. */
+ * Each recursion depth keeps its bucket bounds in tl->bounds[depth]. */
 static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
-                     size_t m, unsigned top, unsigned active)
+                     size_t m, unsigned lo, unsigned hi, unsigned depth)
 {
-    unsigned j, d, buckets;
+    unsigned b, sh, mask, d;
     size_t *bounds;
 
-    while (top > 0 && !(active & (1u << (top - 1))))
-        top--;
-    if (top == 0 || m <= c->leaf_cap) {
-        FN(leaf)(c, tl, where, a, m, top, active);
-        return;
+    for (;;) {
+        if (hi <= lo || is_leaf(c, m, depth)) {
+            FN(leaf)(c, tl, where, a, m, lo, hi);
+            return;
+        }
+        b = msd_bits(c, m, lo, hi);
+        sh = hi - b;
+        mask = (1u << b) - 1;
+        bounds = tl->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
+        FN(hist)(c, where, a, a + m, sh, mask, tl->pos);
+        if (!FN(bounds)(tl->pos, mask + 1, a, m, bounds))
+            break;
+        hi = sh;    /* constant digit: the data stays where it is */
     }
-    j = top - 1;
-    buckets = digit_mask(c, j) + 1;
-    bounds = tl->bounds + (size_t)j * (c->radix + 1);
-    FN(hist_one)(c, (const KEY_T *)c->k[where], a, a + m, j, tl->pos);
-    if (FN(bounds)(tl->pos, buckets, a, m, bounds)) {
-        FN(solo)(c, tl, where, a, m, j, active);
-        return;
-    }
-    memcpy(tl->pos, bounds, buckets * sizeof *bounds);
-    memcpy(tl->start, bounds, buckets * sizeof *bounds);
-    FN(scatter)(c, tl, where, a, a + m, j);
-    for (d = 0; d < buckets; d++)
+    memcpy(tl->pos, bounds, (mask + 1) * sizeof *bounds);
+    memcpy(tl->start, bounds, (mask + 1) * sizeof *bounds);
+    FN(scatter)(c, tl, where, a, a + m, sh, mask);
+    for (d = 0; d <= mask; d++)
         if (bounds[d + 1] > bounds[d])
-            FN(solo)(c, tl, 1 - where, bounds[d], bounds[d + 1] - bounds[d], j,
-                     active);
+            FN(solo)(c, tl, 1 - where, bounds[d], bounds[d + 1] - bounds[d],
+                     lo, sh, depth + 1);
 }
 
-/* Sort positions [a, a + m) of array `where` by digits below `top`, with
+/* Sort positions [a, a + m) of array `where` by image bits [lo, hi), with
  * every thread of the team calling it alike (it has barriers).  Each thread
  * counts and scatters its own slice of the range; a thread's part of every
  * bucket follows the parts of the threads before it, which keeps the pass
- * stable.  With counted = 1 the counts of the first pass are already in
- * c->tcount (from the up-front histogram). */
+ * stable.  pre_sh/pre_b name a digit whose counts are already in
+ * c->tcount (pre_b = 0: none). */
 static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
-                     unsigned top, unsigned active, int counted)
+                     unsigned lo, unsigned hi, unsigned depth, unsigned pre_sh,
+                     unsigned pre_b)
 {
-    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    int t = omp_get_thread_num(), nt = omp_get_num_threads(), u;
     omp_tls *tl = tls_of(c, t);
-    size_t lo = a + m * (size_t)t / (size_t)nt;
-    size_t hi = a + m * (size_t)(t + 1) / (size_t)nt;
-    size_t *bounds, *tot = tl->pos;
-    unsigned j, d, buckets;
-    int u;
+    size_t slo = a + m * (size_t)t / (size_t)nt;
+    size_t shi = a + m * (size_t)(t + 1) / (size_t)nt;
+    size_t *bounds = tl->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
+    size_t *tot = tl->pos;
+    unsigned b, sh, mask, d;
 
     for (;;) {
-        while (top > 0 && !(active & (1u << (top - 1))))
-            top--;
-        if (top == 0) {
+        if (hi <= lo) {
             if (where != 0) {
-                memcpy((KEY_T *)c->k[0] + lo, (const KEY_T *)c->k[1] + lo,
-                       (hi - lo) * sizeof(KEY_T));
+                memcpy((KEY_T *)c->k[0] + slo, (const KEY_T *)c->k[1] + slo,
+                       (shi - slo) * sizeof(KEY_T));
                 if (c->vs)
-                    memcpy(c->v[0] + lo * c->vs, c->v[1] + lo * c->vs,
-                           (hi - lo) * c->vs);
+                    memcpy(c->v[0] + slo * c->vs, c->v[1] + slo * c->vs,
+                           (shi - slo) * c->vs);
             }
-            break;
+#pragma omp barrier
+            return;
         }
-        j = top - 1;
-        buckets = digit_mask(c, j) + 1;
-        if (!counted) {
-            FN(hist_one)(c, (const KEY_T *)c->k[where], lo, hi, j,
-                         tcount_of(c, t, j));
+        b = msd_bits(c, m, lo, hi);
+        sh = hi - b;
+        mask = (1u << b) - 1;
+        if (sh != pre_sh || b != pre_b) {
+            FN(hist)(c, where, slo, shi, sh, mask, tcount_of(c, t));
 #pragma omp barrier
         }
-        counted = 0;
+        pre_b = 0;
         /* Every thread derives the same bounds from all the counts. */
-        memset(tot, 0, buckets * sizeof *tot);
+        memset(tot, 0, ((size_t)mask + 1) * sizeof *tot);
         for (u = 0; u < nt; u++) {
-            const size_t *cu = tcount_of(c, u, j);
-            for (d = 0; d < buckets; d++)
+            const size_t *cu = tcount_of(c, u);
+            for (d = 0; d <= mask; d++)
                 tot[d] += cu[d];
         }
-        bounds = tl->bounds + (size_t)j * (c->radix + 1);
-        if (FN(bounds)(tot, buckets, a, m, bounds)) {
-            top = j;        /* constant digit: the data stays where it is */
-            continue;
-        }
-        for (d = 0; d < buckets; d++) {
-            size_t p = bounds[d];
-            for (u = 0; u < t; u++)
-                p += tcount_of(c, u, j)[d];
-            tl->pos[d] = tl->start[d] = p;
-        }
-        FN(scatter)(c, tl, where, lo, hi, j);
+        if (!FN(bounds)(tot, mask + 1, a, m, bounds))
+            break;
+        hi = sh;    /* constant digit: the data stays where it is */
+        /* Nobody counts into tcount again until all have read it. */
 #pragma omp barrier
-        /* Buckets big enough to be worth the whole team are sorted by it,
-         * one after the other; the rest go to single threads, spread
-         * dynamically since their sizes differ. */
-        for (d = 0; d < buckets; d++) {
-            size_t bm = bounds[d + 1] - bounds[d];
-            if (team_worthy(c, bm, m, nt))
-                FN(team)(c, 1 - where, bounds[d], bm, j, active, 0);
-        }
-        {
-            long bd;
-#pragma omp for schedule(dynamic, 4)
-            for (bd = 0; bd < (long)buckets; bd++) {
-                size_t bm = bounds[bd + 1] - bounds[bd];
-                if (bm > 0 && !team_worthy(c, bm, m, nt))
-                    FN(solo)(c, tl, 1 - where, bounds[bd], bm, j, active);
-            }
-        }
-        break;
     }
-    /* Threads leave together, so that no thread writes the counts of the
-     * next range while another still reads them. */
+    for (d = 0; d <= mask; d++) {
+        size_t p = bounds[d];
+        for (u = 0; u < t; u++)
+            p += tcount_of(c, u)[d];
+        tl->pos[d] = tl->start[d] = p;
+    }
+    FN(scatter)(c, tl, where, slo, shi, sh, mask);
 #pragma omp barrier
+    /* Buckets big enough to be worth the whole team are sorted by it, one
+     * after the other; the rest go to single threads, spread dynamically
+     * since their sizes differ. */
+    for (d = 0; d <= mask; d++) {
+        size_t bm = bounds[d + 1] - bounds[d];
+        if (team_worthy(c, bm, m, nt))
+            FN(team)(c, 1 - where, bounds[d], bm, lo, sh, depth + 1, 0, 0);
+    }
+    {
+        long bd;
+#pragma omp for schedule(dynamic, 8)
+        for (bd = 0; bd <= (long)mask; bd++) {
+            size_t bm = bounds[bd + 1] - bounds[bd];
+            if (bm > 0 && !team_worthy(c, bm, m, nt))
+                FN(solo)(c, tl, 1 - where, bounds[bd], bm, lo, sh, depth + 1);
+        }
+    }
+    /* The omp for ends with a barrier: threads leave together, so that no
+     * thread counts the next range into tcount while another reads it. */
 }
 
-/* The whole sort: the up-front histogram of every digit (which also tells
- * which digits are the same for all keys and need no pass), then the MSD
- * team passes and leaves. */
+/* Bits [lo, hi) of the image that vary over the keys, from the OR and AND
+ * of every image.  Returns 0 when all keys are equal. */
+static int FN(varying)(const uint64_t *orand, int nt, unsigned *lo,
+                       unsigned *hi)
+{
+    uint64_t o = 0, n = ~(uint64_t)0, v;
+    int u;
+    for (u = 0; u < nt; u++) {
+        o |= orand[2 * u];
+        n &= orand[2 * u + 1];
+    }
+    v = (o ^ n) & (PS_W == 64 ? ~(uint64_t)0 : (((uint64_t)1 << PS_W) - 1));
+    if (v == 0)
+        return 0;
+    *lo = (unsigned)__builtin_ctzll(v);
+    *hi = 64u - (unsigned)__builtin_clzll(v);
+    return 1;
+}
+
+/* The whole sort: one read finds the varying bits (bits that never vary
+ * need no pass) and counts the first MSD digit, then the MSD team passes
+ * and the leaves. */
 static void FN(sort)(const omp_ctx *c)
 {
+    unsigned b0 = msd_bits(c, c->n, 0, PS_W), sh0 = PS_W - b0;
+    unsigned mask0 = (1u << b0) - 1;
     if (c->nthreads <= 1) {
-        FN(solo)(c, tls_of(c, 0), 0, 0, c->n, c->nd, c->all_digits);
+        omp_tls *tl = tls_of(c, 0);
+        unsigned lo, hi;
+        FN(survey)(c, 0, c->n, sh0, mask0, tl->pos, c->orand);
+        if (FN(varying)(c->orand, 1, &lo, &hi))
+            FN(solo)(c, tl, 0, 0, c->n, lo, hi, 0);
         return;
     }
 #pragma omp parallel num_threads(c->nthreads)
     {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads(), u;
-        size_t lo = c->n * (size_t)t / (size_t)nt;
-        size_t hi = c->n * (size_t)(t + 1) / (size_t)nt;
-        unsigned j, active = 0;
-        const KEY_T *keys = (const KEY_T *)c->k[0];
-        FN(hist_all)(c, keys, lo, hi, tcount_of(c, t, 0));
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        size_t slo = c->n * (size_t)t / (size_t)nt;
+        size_t shi = c->n * (size_t)(t + 1) / (size_t)nt;
+        unsigned lo, hi;
+        FN(survey)(c, slo, shi, sh0, mask0, tcount_of(c, t), c->orand + 2 * t);
 #pragma omp barrier
-        for (j = 0; j < c->nd; j++) {
-            /* Digit j is constant when the bucket of key 0 holds all n. */
-            unsigned d0 = FN(digit)(keys[0], c->xf, j * c->db, digit_mask(c, j));
-            size_t sum = 0;
-            for (u = 0; u < nt; u++)
-                sum += tcount_of(c, u, j)[d0];
-            if (sum != c->n)
-                active |= 1u << j;
-        }
-        FN(team)(c, 0, 0, c->n, c->nd, active, 1);
+        if (FN(varying)(c->orand, nt, &lo, &hi))
+            FN(team)(c, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0);
     }
 }
 
@@ -390,3 +437,4 @@ static void FN(sort)(const omp_ctx *c)
 #undef ENC
 #undef FN
 #undef LINE
+#undef VS_FL
