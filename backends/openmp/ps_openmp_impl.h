@@ -175,15 +175,10 @@ static void FN(scatter)(const omp_ctx *c, omp_tls *tl, int from, size_t a,
 /* One LSD pass over a cache-resident bucket: a plain scatter, since the
  * destination is in cache and write-combining would only add work. */
 static inline __attribute__((always_inline)) void
-FN(leaf_pass_body)(const omp_ctx *c, int from, size_t a, size_t m,
-                   unsigned sh, unsigned mask, uint32_t *off, const size_t vs,
-                   const int fl)
+FN(leaf_pass_body)(const KEY_T *src, KEY_T *dst, const unsigned char *vsrc,
+                   unsigned char *vdst, size_t m, ps_xf xf, unsigned sh,
+                   unsigned mask, uint32_t *off, const size_t vs, const int fl)
 {
-    const KEY_T *src = (const KEY_T *)c->k[from] + a;
-    KEY_T *dst = (KEY_T *)c->k[1 - from] + a;
-    const unsigned char *vsrc = vs ? c->v[from] + a * vs : NULL;
-    unsigned char *vdst = vs ? c->v[1 - from] + a * vs : NULL;
-    const ps_xf xf = c->xf;
     size_t i;
     for (i = 0; i < m; i++) {
         KEY_T k = src[i];
@@ -200,7 +195,7 @@ FN(leaf_pass_body)(const omp_ctx *c, int from, size_t a, size_t m,
  * its own bits. */
 static inline __attribute__((always_inline)) void
 FN(leaf_hist_body)(const omp_ctx *c, const KEY_T *keys, size_t m,
-                   unsigned lo, unsigned hi, unsigned w, unsigned np,
+                   unsigned lo, unsigned hi, unsigned w, const unsigned np,
                    uint32_t *h, const int fl)
 {
     unsigned j, mask = (1u << w) - 1;
@@ -215,42 +210,87 @@ FN(leaf_hist_body)(const omp_ctx *c, const KEY_T *keys, size_t m,
 }
 
 /* Sort positions [a, a + m) of array `where` by image bits [lo, hi) with
- * LSD passes of at most PS_LEAF_BITS bits, ping-ponging between the two
- * arrays, and leave the result in array 0 (the caller's).  m < 2^32. */
+ * LSD passes of at most PS_LEAF_BITS bits, and leave the result in array 0
+ * (the caller's).  m < 2^32.  A leaf of at most leaf_cap elements may also
+ * pass through the thread's own buffer (tl->tmp), which lets any number of
+ * passes from 2 up end in array 0 without a final copy. */
 static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                      size_t m, unsigned lo, unsigned hi)
 {
     uint32_t *h = tl->lhist, *off = tl->loff;
-    int cur = where;
+    unsigned sh[PS_MAX_LEAF_DIGITS], mask[PS_MAX_LEAF_DIGITS];
+    unsigned np = 0, p = 0, w = 0, i;
+    int path[PS_MAX_LEAF_DIGITS + 1];
+    KEY_T *karr[3];
+    unsigned char *varr[3];
+
     if (m > 1 && hi > lo) {
-        unsigned nb = hi - lo, np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
-        unsigned w = (nb + np - 1) / np, j, d;
+        unsigned nb = hi - lo, j;
         const KEY_T *keys = (const KEY_T *)c->k[where] + a;
-        unsigned top_d0;
-        if (c->xf.fneg != 0)
-            FN(leaf_hist_body)(c, keys, m, lo, hi, w, np, h, 1);
-        else
-            FN(leaf_hist_body)(c, keys, m, lo, hi, w, np, h, 0);
+        np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
+        w = (nb + np - 1) / np;
+        /* np as a constant lets the compiler unroll the digit loop. */
+        switch (np * 2 + (c->xf.fneg != 0)) {
+        case 2: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 1, h, 0); break;
+        case 3: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 1, h, 1); break;
+        case 4: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 2, h, 0); break;
+        case 5: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 2, h, 1); break;
+        case 6: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 3, h, 0); break;
+        case 7: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 3, h, 1); break;
+        default:
+            if (c->xf.fneg != 0)
+                FN(leaf_hist_body)(c, keys, m, lo, hi, w, np, h, 1);
+            else
+                FN(leaf_hist_body)(c, keys, m, lo, hi, w, np, h, 0);
+            break;
+        }
+        /* Keep the digits that vary; move their histograms to the front. */
         for (j = 0; j < np; j++) {
-            unsigned sh = lo + j * w, bits = hi - sh < w ? hi - sh : w;
-            unsigned mask = (1u << bits) - 1;
-            uint32_t *hj = h + ((size_t)j << w), sum = 0;
-            keys = (const KEY_T *)c->k[cur] + a;
-            top_d0 = (unsigned)((ENC(keys[0], c->xf) >> sh) & mask);
-            if (hj[top_d0] == m)
+            unsigned s0 = lo + j * w, bits = hi - s0 < w ? hi - s0 : w;
+            unsigned mk = (1u << bits) - 1;
+            const uint32_t *hj = h + ((size_t)j << w);
+            if (hj[(ENC(keys[0], c->xf) >> s0) & mk] == m)
                 continue;   /* the same digit everywhere: order unchanged */
-            for (d = 0; d <= mask; d++) {
-                off[d] = sum;
-                sum += hj[d];
-            }
-            VS_FL(c, FN(leaf_pass_body), c, cur, a, m, sh, mask, off);
-            cur = 1 - cur;
+            if (p != j)
+                memcpy(h + ((size_t)p << w), hj, ((size_t)mk + 1) * sizeof *h);
+            sh[p] = s0;
+            mask[p] = mk;
+            p++;
         }
     }
-    if (cur != 0 && m > 0) {
-        memcpy((KEY_T *)c->k[0] + a, (const KEY_T *)c->k[1] + a, m * sizeof(KEY_T));
+    /* Choose the arrays each pass goes through: 0 and 1 alternate, and 2
+     * (the thread's buffer) stands in wherever alternation alone would end
+     * in array 1. */
+    karr[0] = (KEY_T *)c->k[0] + a;
+    karr[1] = (KEY_T *)c->k[1] + a;
+    karr[2] = (KEY_T *)(void *)tl->tmp;
+    varr[0] = c->vs ? c->v[0] + a * c->vs : NULL;
+    varr[1] = c->vs ? c->v[1] + a * c->vs : NULL;
+    varr[2] = c->vs ? tl->tmp + round64(c->leaf_cap * sizeof(KEY_T)) : NULL;
+    path[0] = where;
+    for (i = 1; i <= p; i++)
+        path[i] = 1 - path[i - 1];
+    if (m <= c->leaf_cap && p >= 2 && path[p] != 0) {
+        for (i = 1; i < p; i++)
+            path[i] = i == p - 1 ? (path[i - 1] == 1 ? 2 : 1)
+                                 : (path[i - 1] == 1 ? 0 : 1);
+        path[p] = 0;
+    }
+    for (i = 0; i < p; i++) {
+        unsigned mk = mask[i], d;
+        const uint32_t *hi_ = h + ((size_t)i << w);
+        uint32_t sum = 0;
+        for (d = 0; d <= mk; d++) {
+            off[d] = sum;
+            sum += hi_[d];
+        }
+        VS_FL(c, FN(leaf_pass_body), karr[path[i]], karr[path[i + 1]],
+              varr[path[i]], varr[path[i + 1]], m, c->xf, sh[i], mk, off);
+    }
+    if (path[p] != 0 && m > 0) {
+        memcpy(karr[0], karr[path[p]], m * sizeof(KEY_T));
         if (c->vs)
-            memcpy(c->v[0] + a * c->vs, c->v[1] + a * c->vs, m * c->vs);
+            memcpy(varr[0], varr[path[p]], m * c->vs);
     }
 }
 
