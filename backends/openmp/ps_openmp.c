@@ -44,8 +44,9 @@
 #define PS_MAX_DEPTH 8              /* MSD levels (bounds kept per level) */
 
 /* Below this many keys the sort runs on the calling thread: waking the team
- * costs more than it saves. */
-#define PS_PARALLEL_MIN ((size_t)1 << 16)
+ * costs more than it saves.  Measured on random u32 (doc/results-openmp.md):
+ * one thread wins at 16K keys, two threads from 32K up. */
+#define PS_PARALLEL_MIN ((size_t)1 << 15)
 /* A bucket of at most this many bytes (keys and values) is finished by one
  * thread with LSD passes in cache.  Measured at 16 KiB to 256 KiB: 64 KiB
  * was fastest for u32, u64 and pairs (its two halves ping-pong in L1/L2). */
