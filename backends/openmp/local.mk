@@ -15,7 +15,7 @@ TESTS += test/openmp.sh
 endif
 # Listed whatever the configuration, so that every tarball can build it.
 dist_check_SCRIPTS += test/openmp.sh
-EXTRA_DIST += backends/openmp/ps_openmp_impl.h
+EXTRA_DIST += backends/openmp/ps_openmp_impl.h doc/results-openmp.md
 
 # The CPU benchmark (not installed): ours against Highway's vqsort, when
 # libhwy is installed, and a plain LSD sort.  doc/results-openmp.md has its

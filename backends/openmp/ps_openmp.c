@@ -1,9 +1,10 @@
 /*
  * ps_openmp.c - the OpenMP backend: a parallel radix sort on the host CPU.
  *
- * The algorithm (doc/algorithm.md has the longer story):
- *  - one read pass computes the histograms of every digit, per thread; a
- *    digit that is the same for every key is never sorted on;
+ * The algorithm (doc/results-openmp.md has the longer story):
+ *  - one read finds which bits of the keys vary at all (OR and AND of every
+ *    key's order image) and counts the first MSD digit; bits that are the
+ *    same in every key are never sorted on;
  *  - while a range is larger than the caches, a stable MSD pass splits it
  *    by its top remaining digit, every thread scattering its own slice
  *    through write-combining line buffers with streaming stores;
