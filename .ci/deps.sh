@@ -6,7 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 PKGS="build-essential autoconf automake libtool pkg-config
-      pocl-opencl-icd ocl-icd-opencl-dev opencl-headers"
+      pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libhwy-dev"
 missing=
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
