@@ -45,8 +45,7 @@ dist_check_SCRIPTS += test/run-backend.sh test/serial.sh test/modules.sh
 TESTS += test/serial.sh test/modules.sh
 
 # make check-long: the tests too slow or too big for every make check.
-# Backends add their names to PS_LONG_BACKENDS.
-PS_LONG_BACKENDS = serial
+# Backends add their names to PS_LONG_BACKENDS (declared in Makefile.am).
 check-long: $(check_PROGRAMS) $(check_LTLIBRARIES)
 	@for b in $(PS_LONG_BACKENDS); do \
 	  echo "== check-long: ps_test_scale on $$b"; \

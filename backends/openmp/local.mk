@@ -1,0 +1,29 @@
+# backends/openmp: the parallel radix sort on the host CPU, built into
+# libportsort when the compiler supports OpenMP.
+if PS_HAVE_OPENMP
+noinst_LTLIBRARIES += backends/openmp/libps_openmp.la
+backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
+	backends/openmp/ps_openmp_impl.h
+backends_openmp_libps_openmp_la_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
+lib_libportsort_la_LIBADD += backends/openmp/libps_openmp.la
+lib_libportsort_la_LDFLAGS += $(OPENMP_CFLAGS)
+
+check_PROGRAMS += test/ps_test_openmp_large
+test_ps_test_openmp_large_SOURCES = test/ps_test_openmp_large.c test/ps_test_util.c \
+	test/ps_test_faults.c
+test_ps_test_openmp_large_LDADD = lib/libportsort.la $(PTHREAD_LIBS)
+TESTS += test/openmp.sh
+PS_LONG_BACKENDS += openmp
+endif
+# Listed whatever the configuration, so that every tarball can build it.
+dist_check_SCRIPTS += test/openmp.sh
+EXTRA_DIST += backends/openmp/ps_openmp_impl.h doc/results-openmp.md
+
+# The CPU benchmark (not installed): ours against Highway's vqsort, when
+# libhwy is installed, and a plain LSD sort.  doc/results-openmp.md has its
+# figures.
+noinst_PROGRAMS += tools/ps_cpubench
+noinst_HEADERS += tools/peers/ps_peers.h
+tools_ps_cpubench_SOURCES = tools/ps_cpubench.c tools/peers/ps_peer_vqsort.cc
+tools_ps_cpubench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tools_ps_cpubench_LDADD = lib/libportsort.la $(PS_HWY_LIBS)

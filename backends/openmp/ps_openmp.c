@@ -1,0 +1,472 @@
+/*
+ * ps_openmp.c - the OpenMP backend: a parallel radix sort on the host CPU.
+ *
+ * The algorithm (doc/results-openmp.md has the longer story):
+ *  - one read finds which bits of the keys vary at all (OR and AND of every
+ *    key's order image) and counts the first MSD digit; bits that are the
+ *    same in every key are never sorted on;
+ *  - while a range is larger than the caches, a stable MSD pass splits it
+ *    by its top remaining digit, every thread scattering its own slice
+ *    through write-combining line buffers with streaming stores;
+ *  - once a bucket fits in cache, one thread finishes it with LSD passes
+ *    that run in cache, so the data crosses DRAM about twice instead of
+ *    once per digit.
+ * Keys keep their bits; digits come from the order image computed on the
+ * fly, so signed, float and descending cost nothing extra.
+ *
+ * Scratch (n keys, n values, counts and line buffers) is one block, kept
+ * between calls in a one-slot cache that a call takes exclusively; a call
+ * that finds it taken allocates its own.  Everything is allocated before
+ * the caller's arrays are written.
+ */
+#include <config.h>
+
+#include <limits.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "ps_backend.h"
+
+/* Digit widths, chosen by measurement (doc/results-openmp.md).  An MSD
+ * pass takes up to PS_MSD_BITS bits, as many as needed to cut its range into
+ * leaf-sized buckets: 4096 line buffers still fit in L2.  Leaf passes take
+ * at most PS_LEAF_BITS bits, split evenly over the bits a leaf sorts. */
+#define PS_MSD_BITS 12
+#define PS_MSD_RADIX (1u << PS_MSD_BITS)
+#define PS_LEAF_BITS 11
+#define PS_MAX_LEAF_DIGITS ((64 + PS_LEAF_BITS - 1) / PS_LEAF_BITS)
+#define PS_MAX_DEPTH 8              /* MSD levels (bounds kept per level) */
+
+/* Below this many keys the sort runs on the calling thread: waking the team
+ * costs more than it saves.  Measured on random u32 (doc/results-openmp.md):
+ * one thread wins at 16K keys, two threads from 32K up. */
+#define PS_PARALLEL_MIN ((size_t)1 << 15)
+/* A bucket of at most this many bytes (keys and values) is finished by one
+ * thread with LSD passes in cache.  Measured at 16 KiB to 256 KiB: 64 KiB
+ * was fastest for u32, u64 and pairs (its two halves ping-pong in L1/L2). */
+#define PS_LEAF_BYTES ((size_t)64 * 1024)
+/* Arrays above this many bytes are scattered with streaming stores; below,
+ * the next pass finds them in the shared cache. */
+#define PS_STREAM_BYTES ((size_t)16 * 1024 * 1024)
+/* The cache keeps at most one block of scratch, of at most this size. */
+#define PS_CACHE_MAX (((size_t)1 << 30) * (sizeof(size_t) >= 8 ? 4 : 1))
+
+typedef struct omp_tls {
+    size_t *pos;        /* [msd radix] write cursor per bucket */
+    size_t *start;      /* [msd radix] where this thread's part of a bucket starts */
+    size_t *bounds;     /* [PS_MAX_DEPTH][msd radix + 1] bucket bounds per level */
+    uint32_t *lhist;    /* [PS_MAX_LEAF_DIGITS][leaf radix] leaf histograms */
+    uint32_t *loff;     /* [leaf radix] leaf offsets */
+    unsigned char *tmp; /* a leaf's worth of keys, then of values */
+    unsigned char *kline;   /* [msd buckets][64 bytes] key line buffers */
+    unsigned char *vline;   /* [msd buckets][line keys * vs] value line buffers */
+} omp_tls;
+
+typedef struct omp_ctx {
+    void *k[2];                 /* [0] the caller's keys, [1] scratch */
+    unsigned char *v[2];        /* the same for values (NULL: keys only) */
+    size_t vs, n;
+    size_t leaf_cap;            /* elements a leaf may hold */
+    ps_xf xf;
+    unsigned bits;              /* key width in bits */
+    int nthreads;
+    unsigned stream[2];         /* bit 0: keys of array i may be streamed,
+                                   bit 1: values */
+    size_t shift[2];            /* array i's offset, in keys, from a line */
+    uint64_t *orand;            /* [threads][2] OR and AND of the images */
+    size_t *tcount;             /* [threads][msd radix] */
+    unsigned char *tls;         /* [threads] omp_tls + its arrays */
+    size_t tls_stride;
+} omp_ctx;
+
+static inline omp_tls *tls_of(const omp_ctx *c, int t)
+{
+    return (omp_tls *)(void *)(c->tls + (size_t)t * c->tls_stride);
+}
+
+static inline size_t *tcount_of(const omp_ctx *c, int t)
+{
+    return c->tcount + (size_t)t * PS_MSD_RADIX;
+}
+
+/* Bits for an MSD pass over m keys whose bits [lo, hi) are left: enough
+ * that the buckets come out at about half a leaf.  Above 2^32 keys always
+ * the most, which bounds the depth (leaf counters are 32-bit). */
+static inline unsigned msd_bits(const omp_ctx *c, size_t m, unsigned lo,
+                                unsigned hi)
+{
+    unsigned b = 1;
+    if (m > UINT32_MAX)
+        b = PS_MSD_BITS;
+    while (b < PS_MSD_BITS && (m >> b) > c->leaf_cap / 2)
+        b++;
+    return b < hi - lo ? b : hi - lo;
+}
+
+static inline int is_leaf(const omp_ctx *c, size_t m, unsigned depth)
+{
+    return m <= c->leaf_cap || (depth >= PS_MAX_DEPTH - 1 && m <= UINT32_MAX);
+}
+
+/* A bucket is sorted by the whole team when it is too big for a leaf and
+ * large next to its range: then splitting the buckets among single threads
+ * would leave threads idle. */
+static inline int team_worthy(const omp_ctx *c, size_t bm, size_t m, int nt)
+{
+    return bm > c->leaf_cap && bm >= PS_PARALLEL_MIN
+           && bm * 4 * (size_t)nt > m;
+}
+
+#if defined(__SSE2__)
+/* dst and src 16-byte aligned, bytes a multiple of 16. */
+static inline void ps_stream_bytes(void *dst, const void *src, size_t bytes)
+{
+    size_t i;
+    for (i = 0; i < bytes; i += 16)
+        _mm_stream_si128((__m128i *)(void *)((char *)dst + i),
+                         _mm_load_si128((const __m128i *)(const void *)
+                                        ((const char *)src + i)));
+}
+
+/* Streaming stores are weakly ordered: fence them before the barrier that
+ * lets other threads read what they wrote. */
+static inline void ps_stream_fence(void)
+{
+    _mm_sfence();
+}
+#else
+static inline void ps_stream_bytes(void *dst, const void *src, size_t bytes)
+{
+    memcpy(dst, src, bytes);
+}
+
+static inline void ps_stream_fence(void)
+{
+}
+#endif
+
+static size_t round64(size_t b)
+{
+    return (b + 63) & ~(size_t)63;
+}
+
+#define PS_W 8
+#include "ps_openmp_impl.h"
+#undef PS_W
+#define PS_W 16
+#include "ps_openmp_impl.h"
+#undef PS_W
+#define PS_W 32
+#include "ps_openmp_impl.h"
+#undef PS_W
+#define PS_W 64
+#include "ps_openmp_impl.h"
+#undef PS_W
+
+/* ---- scratch cache ---------------------------------------------------- */
+
+static const ps_host *host;
+static int team_size;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *cache_block;       /* NULL or the cached block */
+static size_t cache_bytes;
+static int cache_busy;          /* a sort holds cache_block */
+static int cache_drop;          /* trim asked while busy: free on return */
+
+/* Take at least `bytes` of scratch: the cached block when it is free and
+ * big enough, else a fresh one.  *from_cache tells scratch_put what to do. */
+static void *scratch_take(size_t bytes, int *from_cache)
+{
+    void *p = NULL, *stale = NULL;
+    pthread_mutex_lock(&cache_lock);
+    if (!cache_busy && bytes <= PS_CACHE_MAX) {
+        if (cache_block != NULL && cache_bytes < bytes) {
+            stale = cache_block;    /* too small: replace it */
+            cache_block = NULL;
+            cache_bytes = 0;
+        }
+        cache_busy = 1;
+        cache_drop = 0;
+        *from_cache = 1;
+        p = cache_block;
+    } else {
+        *from_cache = 0;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    host->release(stale);
+    if (p != NULL)
+        return p;
+    p = host->alloc(bytes);
+    if (*from_cache) {
+        pthread_mutex_lock(&cache_lock);
+        if (p != NULL) {
+            cache_block = p;
+            cache_bytes = bytes;
+        } else {
+            cache_busy = 0;
+        }
+        pthread_mutex_unlock(&cache_lock);
+    }
+    return p;
+}
+
+static void scratch_put(void *p, int from_cache)
+{
+    void *drop = NULL;
+    if (!from_cache) {
+        host->release(p);
+        return;
+    }
+    pthread_mutex_lock(&cache_lock);
+    cache_busy = 0;
+    if (cache_drop) {
+        drop = cache_block;
+        cache_block = NULL;
+        cache_bytes = 0;
+        cache_drop = 0;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    host->release(drop);
+}
+
+static void openmp_trim(void *state)
+{
+    void *drop = NULL;
+    (void)state;
+    pthread_mutex_lock(&cache_lock);
+    if (cache_busy) {
+        cache_drop = 1;
+    } else {
+        drop = cache_block;
+        cache_block = NULL;
+        cache_bytes = 0;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    if (host != NULL)
+        host->release(drop);
+}
+
+/* ---- the ops ---------------------------------------------------------- */
+
+/* PORTSORT_THREADS overrides OpenMP's own choice (OMP_NUM_THREADS or the
+ * number of cores).  Read once, at init. */
+static int threads_wanted(void)
+{
+    const char *e = getenv("PORTSORT_THREADS");
+    if (e != NULL && e[0] != '\0') {
+        char *end;
+        long v = strtol(e, &end, 10);
+        if (*end == '\0' && v >= 1 && v <= 1024)
+            return (int)v;
+        if (host != NULL)
+            host->log("openmp: ignoring PORTSORT_THREADS=%s (want 1..1024)", e);
+    }
+    return omp_get_max_threads();
+}
+
+static void openmp_probe(ps_probe *out)
+{
+    int t = threads_wanted();
+    out->usable = 1;
+    out->gpu = 0;
+    snprintf(out->detail, sizeof out->detail, "host CPU, %d thread%s", t,
+             t == 1 ? "" : "s");
+}
+
+/* GNU libgomp does not survive fork(): a parallel region in the child
+ * waits for pool threads that only the parent has, and hangs.  A child
+ * forked after init therefore sorts on its calling thread alone, on the
+ * path that never enters a parallel region. */
+static int in_forked_child;
+
+static void on_fork_child(void)
+{
+    in_forked_child = 1;
+}
+
+static int openmp_init(const ps_host *h, void **state)
+{
+    host = h;
+    pthread_atfork(NULL, NULL, on_fork_child);
+    team_size = threads_wanted();
+    host->log("openmp: %d threads", team_size);
+    *state = NULL;
+    return PS_OK;
+}
+
+static void openmp_release(void *state)
+{
+    openmp_trim(state);
+}
+
+/* Lay the scratch block out (or, with base NULL, just size it): scratch
+ * keys, scratch values, per-thread counts, per-thread areas.  Returns the
+ * bytes needed, or 0 on size_t overflow. */
+static size_t layout(omp_ctx *c, unsigned char *base, int threads)
+{
+    size_t kb = c->bits / 8, line = 64 / kb, t;
+    size_t mr = PS_MSD_RADIX, lr = (size_t)1 << PS_LEAF_BITS;
+    size_t buckets = (size_t)1 << (c->bits < PS_MSD_BITS ? c->bits : PS_MSD_BITS);
+    size_t kbytes, vbytes, shared;
+    if (c->n > (SIZE_MAX - 4096) / (kb + c->vs + 1))
+        return 0;
+    kbytes = round64(c->n * kb);
+    vbytes = round64(c->n * c->vs);
+    shared = round64((size_t)threads * 2 * sizeof(uint64_t))
+             + round64((size_t)threads * mr * sizeof(size_t));
+    c->tls_stride = round64(sizeof(omp_tls)) + buckets * 64
+                    + round64(buckets * line * c->vs)
+                    + round64(2 * mr * sizeof(size_t))
+                    + round64(PS_MAX_DEPTH * (mr + 1) * sizeof(size_t))
+                    + round64((PS_MAX_LEAF_DIGITS + 1) * lr * sizeof(uint32_t))
+                    + round64(c->leaf_cap * kb) + round64(c->leaf_cap * c->vs);
+    if (base != NULL) {
+        unsigned char *p = base + kbytes + vbytes;
+        c->k[1] = base;
+        c->v[1] = c->vs ? base + kbytes : NULL;
+        c->orand = (uint64_t *)(void *)p;
+        p += round64((size_t)threads * 2 * sizeof(uint64_t));
+        c->tcount = (size_t *)(void *)p;
+        c->tls = base + kbytes + vbytes + shared;
+        for (t = 0; t < (size_t)threads; t++) {
+            omp_tls *tl;
+            p = c->tls + t * c->tls_stride;
+            tl = (omp_tls *)(void *)p;
+            p += round64(sizeof(omp_tls));
+            tl->kline = p;
+            p += buckets * 64;
+            tl->vline = p;
+            p += round64(buckets * line * c->vs);
+            tl->pos = (size_t *)(void *)p;
+            tl->start = tl->pos + mr;
+            p += round64(2 * mr * sizeof(size_t));
+            tl->bounds = (size_t *)(void *)p;
+            p += round64(PS_MAX_DEPTH * (mr + 1) * sizeof(size_t));
+            tl->lhist = (uint32_t *)(void *)p;
+            tl->loff = tl->lhist + PS_MAX_LEAF_DIGITS * lr;
+            p += round64((PS_MAX_LEAF_DIGITS + 1) * lr * sizeof(uint32_t));
+            tl->tmp = p;
+        }
+    }
+    return kbytes + vbytes + shared + (size_t)threads * c->tls_stride;
+}
+
+/* Stable insertion sort of a few keys, with no scratch at all. */
+#define PS_SMALL_N 24
+#define PS_INSERTION(W)                                                      \
+static void insertion_##W(uint##W##_t *k, unsigned char *v, size_t vs,       \
+                          size_t n, ps_xf xf)                                \
+{                                                                            \
+    size_t i, j;                                                             \
+    unsigned char tmp[8];                                                    \
+    for (i = 1; i < n; i++) {                                                \
+        uint##W##_t x = k[i], ex = ps_enc##W(x, xf);                         \
+        if (vs)                                                              \
+            memcpy(tmp, v + i * vs, vs);                                     \
+        for (j = i; j > 0 && ps_enc##W(k[j - 1], xf) > ex; j--)              \
+            k[j] = k[j - 1];                                                 \
+        if (vs && j < i)                                                     \
+            memmove(v + (j + 1) * vs, v + j * vs, (i - j) * vs);             \
+        k[j] = x;                                                            \
+        if (vs)                                                              \
+            memcpy(v + j * vs, tmp, vs);                                     \
+    }                                                                        \
+}
+PS_INSERTION(8)
+PS_INSERTION(16)
+PS_INSERTION(32)
+PS_INSERTION(64)
+#undef PS_INSERTION
+
+static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
+                       ps_type type, unsigned flags)
+{
+    omp_ctx c;
+    size_t bytes, kb = ps_type_bytes(type);
+    unsigned char *block;
+    int from_cache, i;
+
+    memset(&c, 0, sizeof c);
+    c.xf = ps_xf_make(type, flags);
+    if (n <= PS_SMALL_N) {
+        switch (kb) {
+        case 1: insertion_8(keys, values, vs, n, c.xf); break;
+        case 2: insertion_16(keys, values, vs, n, c.xf); break;
+        case 4: insertion_32(keys, values, vs, n, c.xf); break;
+        default: insertion_64(keys, values, vs, n, c.xf); break;
+        }
+        return PS_OK;
+    }
+    c.k[0] = keys;
+    c.v[0] = values;
+    c.vs = values != NULL ? vs : 0;
+    c.n = n;
+    c.bits = (unsigned)(8 * kb);
+    c.nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
+    c.leaf_cap = PS_LEAF_BYTES / (kb + c.vs);
+    bytes = layout(&c, NULL, c.nthreads);
+    if (bytes == 0) {
+        host->fail("openmp: %zu elements overflow the scratch size", n);
+        return PS_ERR_TOO_LARGE;
+    }
+    block = scratch_take(bytes, &from_cache);
+    if (block == NULL) {
+        host->fail("openmp: cannot allocate %zu bytes of scratch", bytes);
+        return PS_ERR_NO_MEMORY;
+    }
+    layout(&c, block, c.nthreads);
+    for (i = 0; i < 2; i++) {
+        uintptr_t ka = (uintptr_t)c.k[i], va = (uintptr_t)c.v[i];
+        int big = n * (kb + c.vs) > PS_STREAM_BYTES;
+        c.shift[i] = (ka & 63) / kb;
+        c.stream[i] = 0;
+        if (big && ka % kb == 0)
+            c.stream[i] |= 1;
+        if (big && c.vs && va % 16 == 0 && (c.shift[i] * c.vs) % 16 == 0)
+            c.stream[i] |= 2;
+    }
+    switch (kb) {
+    case 1: sort8(&c); break;
+    case 2: sort16(&c); break;
+    case 4: sort32(&c); break;
+    default: sort64(&c); break;
+    }
+    scratch_put(block, from_cache);
+    return PS_OK;
+}
+
+static int openmp_sort_keys(void *state, void *keys, size_t n, ps_type type,
+                            unsigned flags)
+{
+    (void)state;
+    return openmp_sort(keys, NULL, 0, n, type, flags);
+}
+
+static int openmp_sort_pairs(void *state, void *keys, void *values,
+                             size_t value_size, size_t n, ps_type type,
+                             unsigned flags)
+{
+    (void)state;
+    return openmp_sort(keys, values, value_size, n, type, flags);
+}
+
+const ps_backend_ops ps_openmp_ops = {
+    PS_BACKEND_ABI,
+    "openmp",
+    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    openmp_probe,
+    openmp_init,
+    openmp_sort_keys,
+    openmp_sort_pairs,
+    openmp_release,
+    openmp_trim,
+    NULL,           /* no device API: host memory is its device */
+};

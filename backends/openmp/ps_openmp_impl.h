@@ -1,0 +1,480 @@
+/*
+ * ps_openmp_impl.h - the OpenMP radix sort for one key width.  Included by
+ * ps_openmp.c once per width with PS_W defined to 8, 16, 32 or 64, after
+ * the width-independent context (omp_ctx, omp_tls) and helpers.
+ *
+ * Shape: MSD passes over arrays too large for the caches, LSD passes inside
+ * each bucket once it fits in cache.  Every pass is a stable counting
+ * scatter, so the whole sort is stable.  Keys move as their original bits;
+ * digits are computed from the order image on the fly (see ps_backend.h),
+ * so nothing is transformed back.
+ */
+#define PS_CAT_(a, b) a##b
+#define PS_CAT(a, b) PS_CAT_(a, b)
+#define KEY_T PS_CAT(PS_CAT(uint, PS_W), _t)
+#define ENC PS_CAT(ps_enc, PS_W)
+#define FN(name) PS_CAT(name, PS_W)
+/* Keys per 64-byte line of the write-combining buffers. */
+#define LINE (64 / (PS_W / 8))
+
+
+/* The order image of k.  fl is a constant at every call site: 0 when the
+ * type is not a float, so that the image is a single xor (flip). */
+static inline __attribute__((always_inline)) KEY_T
+FN(img)(KEY_T k, ps_xf xf, const int fl)
+{
+    return fl ? ENC(k, xf) : (KEY_T)(k ^ (KEY_T)xf.flip);
+}
+
+/* Call F(args..., vs, fl) with vs and fl as constants, so that each hot
+ * loop is compiled once per value size and transform kind. */
+#define VS_FL(c, F, ...)                                                     \
+    do {                                                                     \
+        int fl_ = (c)->xf.fneg != 0;                                         \
+        switch ((c)->vs) {                                                   \
+        case 0: if (fl_) F(__VA_ARGS__, 0, 1); else F(__VA_ARGS__, 0, 0); break; \
+        case 4: if (fl_) F(__VA_ARGS__, 4, 1); else F(__VA_ARGS__, 4, 0); break; \
+        default: if (fl_) F(__VA_ARGS__, 8, 1); else F(__VA_ARGS__, 8, 0); break; \
+        }                                                                    \
+    } while (0)
+
+/* The first read of the keys: which bits of the image vary at all (OR and
+ * AND of every image), and, in the same pass, the histogram of the digit
+ * (sh, mask) that the first MSD pass uses when the top bit varies. */
+static inline __attribute__((always_inline)) void
+FN(survey_body)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
+                unsigned mask, size_t *cnt, uint64_t *orand, const int fl)
+{
+    const KEY_T *keys = (const KEY_T *)c->k[0];
+    KEY_T o = 0, n = (KEY_T)~(KEY_T)0;
+    size_t i;
+    memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
+    for (i = a; i < b; i++) {
+        KEY_T t = FN(img)(keys[i], c->xf, fl);
+        o |= t;
+        n &= t;
+        cnt[(t >> sh) & mask]++;
+    }
+    orand[0] = o;
+    orand[1] = n;
+}
+
+static void FN(survey)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
+                       unsigned mask, size_t *cnt, uint64_t *orand)
+{
+    if (c->xf.fneg != 0)
+        FN(survey_body)(c, a, b, sh, mask, cnt, orand, 1);
+    else
+        FN(survey_body)(c, a, b, sh, mask, cnt, orand, 0);
+}
+
+/* Histogram of digit (sh, mask) of positions [a, b) of array `where`. */
+static inline __attribute__((always_inline)) void
+FN(hist_body)(const omp_ctx *c, int where, size_t a, size_t b, unsigned sh,
+              unsigned mask, size_t *cnt, const int fl)
+{
+    const KEY_T *keys = (const KEY_T *)c->k[where];
+    size_t i;
+    memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
+    for (i = a; i < b; i++)
+        cnt[(FN(img)(keys[i], c->xf, fl) >> sh) & mask]++;
+}
+
+static void FN(hist)(const omp_ctx *c, int where, size_t a, size_t b,
+                     unsigned sh, unsigned mask, size_t *cnt)
+{
+    if (c->xf.fneg != 0)
+        FN(hist_body)(c, where, a, b, sh, mask, cnt, 1);
+    else
+        FN(hist_body)(c, where, a, b, sh, mask, cnt, 0);
+}
+
+/* Write the last `take` elements of bucket d's current line, which holds
+ * `fill` elements and ends at index hi, to array `to`.  A whole line that
+ * is ours goes out with streaming stores, which skip the
+ * read-for-ownership and leave the caches to the buffers; a partial line
+ * (shared with another thread's or bucket's range) is copied with ordinary
+ * stores.  Counting back from hi keeps every index in range: the line's
+ * first index may lie before the array. */
+static inline __attribute__((always_inline)) void
+FN(flush)(const omp_ctx *c, omp_tls *tl, int to, unsigned d, size_t hi,
+          size_t take, size_t fill, const size_t vs)
+{
+    KEY_T *kl = (KEY_T *)(void *)tl->kline + (size_t)d * LINE;
+    KEY_T *dst = (KEY_T *)c->k[to];
+    size_t lo = hi - take, off = fill - take;
+    if (take == LINE && (c->stream[to] & 1))
+        ps_stream_bytes(dst + lo, kl, 64);
+    else
+        memcpy(dst + lo, kl + off, take * sizeof(KEY_T));
+    if (vs) {
+        unsigned char *vl = tl->vline + (size_t)d * LINE * vs;
+        unsigned char *vdst = c->v[to] + lo * vs;
+        if (take == LINE && (c->stream[to] & 2))
+            ps_stream_bytes(vdst, vl, LINE * vs);
+        else
+            memcpy(vdst, vl + off * vs, take * vs);
+    }
+}
+
+/* Stable scatter of positions [a, b) of array `from` by digit (sh, mask)
+ * into the other array, bucket d starting at tl->pos[d] (advanced as keys
+ * are written; tl->start[d] keeps where this caller's part of bucket d
+ * begins).  Keys go through one line buffer per bucket (software
+ * write-combining): the 2^bits write streams of a plain scatter alias in the
+ * caches and the TLB, worst at power-of-two sizes, while a buffer line fills
+ * in L1 and leaves as one 64-byte write.  Lines are aligned to the
+ * destination's real 64-byte lines (c->shift), so that whole lines can be
+ * streamed. */
+static inline __attribute__((always_inline)) void
+FN(scatter_body)(const omp_ctx *c, omp_tls *tl, int from, size_t a, size_t b,
+                 unsigned sh, unsigned mask, const size_t vs, const int fl)
+{
+    const KEY_T *src = (const KEY_T *)c->k[from];
+    const unsigned char *vsrc = c->v[from];
+    KEY_T *kl = (KEY_T *)(void *)tl->kline;
+    unsigned char *vl = tl->vline;
+    size_t *pos = tl->pos, *start = tl->start;
+    const size_t kshift = c->shift[1 - from];
+    const ps_xf xf = c->xf;
+    unsigned d;
+    size_t i;
+
+    for (i = a; i < b; i++) {
+        KEY_T k = src[i];
+        size_t p, slot;
+        d = (unsigned)((FN(img)(k, xf, fl) >> sh) & mask);
+        p = pos[d]++;
+        slot = (p + kshift) & (LINE - 1);
+        kl[(size_t)d * LINE + slot] = k;
+        if (vs)
+            memcpy(vl + ((size_t)d * LINE + slot) * vs, vsrc + i * vs, vs);
+        if (slot == LINE - 1) {
+            size_t ours = p + 1 - start[d];
+            FN(flush)(c, tl, 1 - from, d, p + 1, ours < LINE ? ours : LINE,
+                      LINE, vs);
+        }
+    }
+    /* What is left in every bucket's last, partial line. */
+    for (d = 0; d <= mask; d++) {
+        size_t end = pos[d], fill = (end + kshift) & (LINE - 1);
+        size_t ours = end - start[d];
+        if (fill > 0 && ours > 0)
+            FN(flush)(c, tl, 1 - from, d, end, ours < fill ? ours : fill,
+                      fill, vs);
+    }
+    ps_stream_fence();
+}
+
+static void FN(scatter)(const omp_ctx *c, omp_tls *tl, int from, size_t a,
+                        size_t b, unsigned sh, unsigned mask)
+{
+    VS_FL(c, FN(scatter_body), c, tl, from, a, b, sh, mask);
+}
+
+/* One LSD pass over a cache-resident bucket: a plain scatter, since the
+ * destination is in cache and write-combining would only add work. */
+static inline __attribute__((always_inline)) void
+FN(leaf_pass_body)(const KEY_T *src, KEY_T *dst, const unsigned char *vsrc,
+                   unsigned char *vdst, size_t m, ps_xf xf, unsigned sh,
+                   unsigned mask, uint32_t *off, const size_t vs, const int fl)
+{
+    size_t i;
+    for (i = 0; i < m; i++) {
+        KEY_T k = src[i];
+        uint32_t o = off[(FN(img)(k, xf, fl) >> sh) & mask]++;
+        dst[o] = k;
+        if (vs)
+            memcpy(vdst + (size_t)o * vs, vsrc + i * vs, vs);
+    }
+}
+
+/* Histograms of the leaf digits (np digits of w bits from bit lo, the last
+ * one ending at hi) of keys[0, m), in one read.  Bits from hi up belong to
+ * MSD digits already sorted on: masked off, so the last digit counts only
+ * its own bits. */
+static inline __attribute__((always_inline)) void
+FN(leaf_hist_body)(const omp_ctx *c, const KEY_T *keys, size_t m,
+                   unsigned lo, unsigned hi, unsigned w, const unsigned np,
+                   uint32_t *h, const int fl)
+{
+    unsigned j, mask = (1u << w) - 1;
+    KEY_T below = (KEY_T)(hi >= PS_W ? ~(KEY_T)0 : (KEY_T)(((KEY_T)1 << hi) - 1));
+    size_t i;
+    memset(h, 0, (size_t)np * ((size_t)mask + 1) * sizeof *h);
+    for (i = 0; i < m; i++) {
+        KEY_T t = (KEY_T)((FN(img)(keys[i], c->xf, fl) & below) >> lo);
+        for (j = 0; j < np; j++)
+            h[((size_t)j << w) + ((t >> (j * w)) & mask)]++;
+    }
+}
+
+/* Sort positions [a, a + m) of array `where` by image bits [lo, hi) with
+ * LSD passes of at most PS_LEAF_BITS bits, and leave the result in array 0
+ * (the caller's).  m < 2^32.  A leaf of at most leaf_cap elements may also
+ * pass through the thread's own buffer (tl->tmp), which lets any number of
+ * passes from 2 up end in array 0 without a final copy. */
+static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
+                     size_t m, unsigned lo, unsigned hi)
+{
+    uint32_t *h = tl->lhist, *off = tl->loff;
+    unsigned sh[PS_MAX_LEAF_DIGITS], mask[PS_MAX_LEAF_DIGITS];
+    unsigned np = 0, p = 0, w = 0, i;
+    int path[PS_MAX_LEAF_DIGITS + 1];
+    KEY_T *karr[3];
+    unsigned char *varr[3];
+
+    if (m > 1 && hi > lo) {
+        unsigned nb = hi - lo, j;
+        const KEY_T *keys = (const KEY_T *)c->k[where] + a;
+        np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
+        w = (nb + np - 1) / np;
+        /* np as a constant lets the compiler unroll the digit loop. */
+        switch (np * 2 + (c->xf.fneg != 0)) {
+        case 2: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 1, h, 0); break;
+        case 3: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 1, h, 1); break;
+        case 4: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 2, h, 0); break;
+        case 5: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 2, h, 1); break;
+        case 6: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 3, h, 0); break;
+        case 7: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 3, h, 1); break;
+        default:
+            if (c->xf.fneg != 0)
+                FN(leaf_hist_body)(c, keys, m, lo, hi, w, np, h, 1);
+            else
+                FN(leaf_hist_body)(c, keys, m, lo, hi, w, np, h, 0);
+            break;
+        }
+        /* Keep the digits that vary; move their histograms to the front. */
+        for (j = 0; j < np; j++) {
+            unsigned s0 = lo + j * w, bits = hi - s0 < w ? hi - s0 : w;
+            unsigned mk = (1u << bits) - 1;
+            const uint32_t *hj = h + ((size_t)j << w);
+            if (hj[(ENC(keys[0], c->xf) >> s0) & mk] == m)
+                continue;   /* the same digit everywhere: order unchanged */
+            if (p != j)
+                memcpy(h + ((size_t)p << w), hj, ((size_t)mk + 1) * sizeof *h);
+            sh[p] = s0;
+            mask[p] = mk;
+            p++;
+        }
+    }
+    /* Choose the arrays each pass goes through: 0 and 1 alternate, and 2
+     * (the thread's buffer) stands in wherever alternation alone would end
+     * in array 1. */
+    karr[0] = (KEY_T *)c->k[0] + a;
+    karr[1] = (KEY_T *)c->k[1] + a;
+    karr[2] = (KEY_T *)(void *)tl->tmp;
+    varr[0] = c->vs ? c->v[0] + a * c->vs : NULL;
+    varr[1] = c->vs ? c->v[1] + a * c->vs : NULL;
+    varr[2] = c->vs ? tl->tmp + round64(c->leaf_cap * sizeof(KEY_T)) : NULL;
+    path[0] = where;
+    for (i = 1; i <= p; i++)
+        path[i] = 1 - path[i - 1];
+    if (m <= c->leaf_cap && p >= 2 && path[p] != 0) {
+        for (i = 1; i < p; i++)
+            path[i] = i == p - 1 ? (path[i - 1] == 1 ? 2 : 1)
+                                 : (path[i - 1] == 1 ? 0 : 1);
+        path[p] = 0;
+    }
+    for (i = 0; i < p; i++) {
+        unsigned mk = mask[i], d;
+        const uint32_t *hi_ = h + ((size_t)i << w);
+        uint32_t sum = 0;
+        for (d = 0; d <= mk; d++) {
+            off[d] = sum;
+            sum += hi_[d];
+        }
+        VS_FL(c, FN(leaf_pass_body), karr[path[i]], karr[path[i + 1]],
+              varr[path[i]], varr[path[i + 1]], m, c->xf, sh[i], mk, off);
+    }
+    if (path[p] != 0 && m > 0) {
+        memcpy(karr[0], karr[path[p]], m * sizeof(KEY_T));
+        if (c->vs)
+            memcpy(varr[0], varr[path[p]], m * c->vs);
+    }
+}
+
+/* Turn the counts of one digit over a range starting at `base` into bucket
+ * bounds: bounds[d] is where bucket d starts, bounds[buckets] the end.
+ * Returns 1 when a single bucket holds everything (nothing to do). */
+static int FN(bounds)(const size_t *cnt, unsigned buckets, size_t base,
+                      size_t m, size_t *bounds)
+{
+    unsigned d;
+    size_t sum = base;
+    int constant = 0;
+    for (d = 0; d < buckets; d++) {
+        bounds[d] = sum;
+        sum += cnt[d];
+        constant |= cnt[d] == m;
+    }
+    bounds[buckets] = sum;
+    return constant;
+}
+
+/* Sort positions [a, a + m) of array `where` by image bits [lo, hi), on one
+ * thread: MSD passes while the range is larger than a leaf, then a leaf.
+ * Each recursion depth keeps its bucket bounds in tl->bounds[depth]. */
+static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
+                     size_t m, unsigned lo, unsigned hi, unsigned depth)
+{
+    unsigned b, sh, mask, d;
+    size_t *bounds;
+
+    for (;;) {
+        if (hi <= lo || is_leaf(c, m, depth)) {
+            FN(leaf)(c, tl, where, a, m, lo, hi);
+            return;
+        }
+        b = msd_bits(c, m, lo, hi);
+        sh = hi - b;
+        mask = (1u << b) - 1;
+        bounds = tl->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
+        FN(hist)(c, where, a, a + m, sh, mask, tl->pos);
+        if (!FN(bounds)(tl->pos, mask + 1, a, m, bounds))
+            break;
+        hi = sh;    /* constant digit: the data stays where it is */
+    }
+    memcpy(tl->pos, bounds, (mask + 1) * sizeof *bounds);
+    memcpy(tl->start, bounds, (mask + 1) * sizeof *bounds);
+    FN(scatter)(c, tl, where, a, a + m, sh, mask);
+    for (d = 0; d <= mask; d++)
+        if (bounds[d + 1] > bounds[d])
+            FN(solo)(c, tl, 1 - where, bounds[d], bounds[d + 1] - bounds[d],
+                     lo, sh, depth + 1);
+}
+
+/* Sort positions [a, a + m) of array `where` by image bits [lo, hi), with
+ * every thread of the team calling it alike (it has barriers).  Each thread
+ * counts and scatters its own slice of the range; a thread's part of every
+ * bucket follows the parts of the threads before it, which keeps the pass
+ * stable.  pre_sh/pre_b name a digit whose counts are already in
+ * c->tcount (pre_b = 0: none). */
+static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
+                     unsigned lo, unsigned hi, unsigned depth, unsigned pre_sh,
+                     unsigned pre_b)
+{
+    int t = omp_get_thread_num(), nt = omp_get_num_threads(), u;
+    omp_tls *tl = tls_of(c, t);
+    size_t slo = a + m * (size_t)t / (size_t)nt;
+    size_t shi = a + m * (size_t)(t + 1) / (size_t)nt;
+    size_t *bounds = tl->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
+    size_t *tot = tl->pos;
+    unsigned b, sh, mask, d;
+
+    for (;;) {
+        if (hi <= lo) {
+            if (where != 0) {
+                memcpy((KEY_T *)c->k[0] + slo, (const KEY_T *)c->k[1] + slo,
+                       (shi - slo) * sizeof(KEY_T));
+                if (c->vs)
+                    memcpy(c->v[0] + slo * c->vs, c->v[1] + slo * c->vs,
+                           (shi - slo) * c->vs);
+            }
+#pragma omp barrier
+            return;
+        }
+        b = msd_bits(c, m, lo, hi);
+        sh = hi - b;
+        mask = (1u << b) - 1;
+        if (sh != pre_sh || b != pre_b) {
+            FN(hist)(c, where, slo, shi, sh, mask, tcount_of(c, t));
+#pragma omp barrier
+        }
+        pre_b = 0;
+        /* Every thread derives the same bounds from all the counts. */
+        memset(tot, 0, ((size_t)mask + 1) * sizeof *tot);
+        for (u = 0; u < nt; u++) {
+            const size_t *cu = tcount_of(c, u);
+            for (d = 0; d <= mask; d++)
+                tot[d] += cu[d];
+        }
+        if (!FN(bounds)(tot, mask + 1, a, m, bounds))
+            break;
+        hi = sh;    /* constant digit: the data stays where it is */
+        /* Nobody counts into tcount again until all have read it. */
+#pragma omp barrier
+    }
+    for (d = 0; d <= mask; d++) {
+        size_t p = bounds[d];
+        for (u = 0; u < t; u++)
+            p += tcount_of(c, u)[d];
+        tl->pos[d] = tl->start[d] = p;
+    }
+    FN(scatter)(c, tl, where, slo, shi, sh, mask);
+#pragma omp barrier
+    /* Buckets big enough to be worth the whole team are sorted by it, one
+     * after the other; the rest go to single threads, spread dynamically
+     * since their sizes differ. */
+    for (d = 0; d <= mask; d++) {
+        size_t bm = bounds[d + 1] - bounds[d];
+        if (team_worthy(c, bm, m, nt))
+            FN(team)(c, 1 - where, bounds[d], bm, lo, sh, depth + 1, 0, 0);
+    }
+    {
+        long bd;
+#pragma omp for schedule(dynamic, 8)
+        for (bd = 0; bd <= (long)mask; bd++) {
+            size_t bm = bounds[bd + 1] - bounds[bd];
+            if (bm > 0 && !team_worthy(c, bm, m, nt))
+                FN(solo)(c, tl, 1 - where, bounds[bd], bm, lo, sh, depth + 1);
+        }
+    }
+    /* The omp for ends with a barrier: threads leave together, so that no
+     * thread counts the next range into tcount while another reads it. */
+}
+
+/* Bits [lo, hi) of the image that vary over the keys, from the OR and AND
+ * of every image.  Returns 0 when all keys are equal. */
+static int FN(varying)(const uint64_t *orand, int nt, unsigned *lo,
+                       unsigned *hi)
+{
+    uint64_t o = 0, n = ~(uint64_t)0, v;
+    int u;
+    for (u = 0; u < nt; u++) {
+        o |= orand[2 * u];
+        n &= orand[2 * u + 1];
+    }
+    v = (o ^ n) & (PS_W == 64 ? ~(uint64_t)0 : (((uint64_t)1 << PS_W) - 1));
+    if (v == 0)
+        return 0;
+    *lo = (unsigned)__builtin_ctzll(v);
+    *hi = 64u - (unsigned)__builtin_clzll(v);
+    return 1;
+}
+
+/* The whole sort: one read finds the varying bits (bits that never vary
+ * need no pass) and counts the first MSD digit, then the MSD team passes
+ * and the leaves. */
+static void FN(sort)(const omp_ctx *c)
+{
+    unsigned b0 = msd_bits(c, c->n, 0, PS_W), sh0 = PS_W - b0;
+    unsigned mask0 = (1u << b0) - 1;
+    if (c->nthreads <= 1) {
+        omp_tls *tl = tls_of(c, 0);
+        unsigned lo, hi;
+        FN(survey)(c, 0, c->n, sh0, mask0, tl->pos, c->orand);
+        if (FN(varying)(c->orand, 1, &lo, &hi))
+            FN(solo)(c, tl, 0, 0, c->n, lo, hi, 0);
+        return;
+    }
+#pragma omp parallel num_threads(c->nthreads)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        size_t slo = c->n * (size_t)t / (size_t)nt;
+        size_t shi = c->n * (size_t)(t + 1) / (size_t)nt;
+        unsigned lo, hi;
+        FN(survey)(c, slo, shi, sh0, mask0, tcount_of(c, t), c->orand + 2 * t);
+#pragma omp barrier
+        if (FN(varying)(c->orand, nt, &lo, &hi))
+            FN(team)(c, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0);
+    }
+}
+
+#undef PS_CAT_
+#undef PS_CAT
+#undef KEY_T
+#undef ENC
+#undef FN
+#undef LINE
+#undef VS_FL
