@@ -49,7 +49,8 @@ TESTS += test/serial.sh test/modules.sh
 check-long: $(check_PROGRAMS) $(check_LTLIBRARIES)
 	@for b in $(PS_LONG_BACKENDS); do \
 	  echo "== check-long: ps_test_scale on $$b"; \
-	  $(AM_TESTS_ENVIRONMENT) PORTSORT_BACKEND=$$b ./test/ps_test_scale; \
+	  $(AM_TESTS_ENVIRONMENT) PORTSORT_BACKEND=$$b \
+	    PORTSORT_MODULE_PATH=$(abs_top_builddir)/backends/$$b/.libs ./test/ps_test_scale; \
 	  rc=$$?; if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then exit 1; fi; \
 	done
 .PHONY: check-long

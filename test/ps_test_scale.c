@@ -3,6 +3,10 @@
  * the backend PORTSORT_BACKEND names, checked by sortedness and by the
  * count of every key value.  Needs about 2.2x the array in free memory
  * (keys plus the backend's scratch); exits 77 when the machine lacks it.
+ * Then 2^29 + 3 u32 keys (just over 2^31 bytes), checked by sortedness and
+ * an order-independent checksum: the size where 32-bit byte offsets break.
+ * A backend that cannot address an array may refuse with PS_ERR_TOO_LARGE
+ * or PS_ERR_DEVICE_MEMORY, never sort wrongly.
  * Part of `make check-long`, not of `make check`.
  */
 #include <stdio.h>
@@ -24,6 +28,45 @@ static size_t available_bytes(void)
             break;
     fclose(f);
     return kb * 1024;
+}
+
+static int big_u32(void)
+{
+    const size_t n = ((size_t)1 << 29) + 3;
+    uint32_t *k = malloc(n * sizeof *k);
+    uint64_t s = 9, sum = 0, sum2 = 0, x = 0, x2 = 0;
+    size_t i;
+    int st;
+    if (k == NULL) {
+        printf("ps_test_scale: cannot allocate %zu u32 keys, skipped\n", n);
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        k[i] = (uint32_t)t_rand(&s);
+        sum += k[i];
+        x ^= (uint64_t)k[i] * 0x9E3779B97F4A7C15ull;
+    }
+    st = ps_sort_keys(k, n, PS_U32, 0);
+    if (st == PS_ERR_TOO_LARGE || st == PS_ERR_DEVICE_MEMORY) {
+        printf("ps_test_scale: %zu u32 refused cleanly: %s: %s\n", n,
+               ps_strerror(st), ps_error_detail());
+        free(k);
+        return 0;
+    }
+    if (st != PS_OK)
+        t_fail("u32 n = %zu: %s: %s", n, ps_strerror(st), ps_error_detail());
+    for (i = 0; i < n; i++) {
+        if (i > 0 && k[i - 1] > k[i])
+            t_fail("u32 n = %zu: not sorted at %zu", n, i);
+        sum2 += k[i];
+        x2 ^= (uint64_t)k[i] * 0x9E3779B97F4A7C15ull;
+    }
+    if (sum != sum2 || x != x2)
+        t_fail("u32 n = %zu: keys lost or duplicated", n);
+    printf("ps_test_scale: %zu u32 keys (%zu bytes) sorted on %s\n", n, n * 4,
+           ps_backend_name());
+    free(k);
+    return 0;
 }
 
 int main(void)
@@ -78,5 +121,5 @@ int main(void)
                desc ? "descending" : "ascending", ps_backend_name());
     }
     free(k);
-    return 0;
+    return big_u32();
 }

@@ -14,5 +14,7 @@ tools_portsort_SOURCES = \
 	tools/ps_cli_bench.c \
 	tools/ps_cli_data.c \
 	tools/ps_cli_peers.c \
-	tools/ps_cli_report.c
-tools_portsort_LDADD = lib/libportsort.la
+	tools/ps_cli_report.c \
+	tools/peers/ps_peer_vqsort.cc
+tools_portsort_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tools_portsort_LDADD = lib/libportsort.la $(PS_HWY_LIBS)

@@ -1,15 +1,16 @@
 /*
  * ps_cli_peers.c - the sorts `portsort bench` compares the library with.
  *
- * The C library's qsort is always there.  Other peers (Highway's vqsort,
- * Boost.Compute, CUB) are one entry each in ps_cli_peers[], compiled in when
- * configure finds them.
+ * The C library's qsort is always there; Highway's vqsort is there when
+ * configure found libhwy.  Further peers (Boost.Compute, CUB) would be one
+ * entry each in ps_cli_peers[].
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ps_cli_bench.h"
+#include "peers/ps_peers.h"
 
 /* qsort has no context argument, so there is one comparison per type. */
 #define PS_CMP_INT(name, T)                                                   \
@@ -142,7 +143,30 @@ static const ps_cli_peer peer_qsort = {
     .sort_pairs = qsort_pairs,
 };
 
+/* Highway's vqsort (one thread), when configure found libhwy.  It orders
+ * floats as numbers, not by totalOrder (NaNs and -0.0 would not verify),
+ * and has no 1-byte keys: integers of 2, 4 and 8 bytes only. */
+static int vqsort_supports(ps_type type)
+{
+    return ps_peer_vqsort_available() && ps_type_size(type) >= 2
+           && type != PS_F32 && type != PS_F64;
+}
+
+static int vqsort_keys(void *keys, size_t n, ps_type type)
+{
+    return ps_peer_vqsort(keys, n, (int)type);
+}
+
+static const ps_cli_peer peer_vqsort = {
+    .name = "vqsort",
+    .what = "Highway's vqsort, one thread (integer keys; needs libhwy-dev)",
+    .supports = vqsort_supports,
+    .sort_keys = vqsort_keys,
+    .sort_pairs = NULL,
+};
+
 const ps_cli_peer *const ps_cli_peers[] = {
     &peer_qsort,
+    &peer_vqsort,
     NULL,
 };

@@ -40,6 +40,9 @@ backends/opencl/ps_opencl_source.h: $(PS_KERNEL_SRC) backends/opencl/ps_opencl_e
 # Tests: scripts exit 77 when the module is not built or has no device.
 dist_check_SCRIPTS += test/opencl.sh
 TESTS += test/opencl.sh
+if PS_HAVE_OPENCL
+PS_LONG_BACKENDS += opencl
+endif
 
 # The benchmark against Boost.Compute (optional peer, not installed).
 EXTRA_DIST += tools/ps_clbench.cc
@@ -58,5 +61,11 @@ test_ps_test_opencl_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
 test_ps_test_opencl_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
 endif
 dist_check_SCRIPTS += test/opencl-env.sh test/opencl-api.sh test/opencl-cache.sh \
-	test/opencl-select.sh
-TESTS += test/opencl-api.sh test/opencl-cache.sh test/opencl-select.sh
+	test/opencl-select.sh test/opencl-devfault.sh
+TESTS += test/opencl-api.sh test/opencl-cache.sh test/opencl-select.sh \
+	test/opencl-devfault.sh
+# Device allocation failures (PORTSORT_TEST_FAIL_DEVICE_ALLOC); the program
+# uses only the public API and skips without a usable OpenCL backend.
+check_PROGRAMS += test/ps_test_devfault
+test_ps_test_devfault_SOURCES = test/ps_test_devfault.c test/ps_test_util.c
+test_ps_test_devfault_LDADD = lib/libportsort.la

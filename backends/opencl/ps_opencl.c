@@ -152,7 +152,7 @@ static cl_int ensure(cl_state *s, cl_mem *buf, size_t *cap, size_t need)
     if (*buf != NULL)
         clReleaseMemObject(*buf);
     *cap = 0;
-    *buf = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE, need, NULL, &err);
+    *buf = ps_cl_create_buffer(s->ctx, need, &err);
     if (*buf == NULL || err != CL_SUCCESS) {
         *buf = NULL;
         return err != CL_SUCCESS ? err : CL_MEM_OBJECT_ALLOCATION_FAILURE;

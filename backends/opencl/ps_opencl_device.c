@@ -116,3 +116,19 @@ int ps_cl_pick_device(cl_platform_id *plat, cl_device_id *dev, char *why,
     *dev = any_d;
     return 0;
 }
+
+/* A test hook, not a tuning knob: device allocation failures cannot be
+ * provoked on demand on pocl (it allocates host memory), yet the promise
+ * that the caller's arrays survive them must be tested. */
+static long device_allocs;
+
+cl_mem ps_cl_create_buffer(cl_context ctx, size_t bytes, cl_int *err)
+{
+    const char *k = getenv("PORTSORT_TEST_FAIL_DEVICE_ALLOC");
+    long c = __atomic_add_fetch(&device_allocs, 1, __ATOMIC_SEQ_CST);
+    if (k != NULL && atol(k) == c) {
+        *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return NULL;
+    }
+    return clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, err);
+}

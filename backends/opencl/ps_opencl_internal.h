@@ -68,6 +68,12 @@ int ps_cl_sort(const ps_host *host, const ps_cl_job *job);
 
 /* OpenCL status -> libportsort status, with host->fail(what, err). */
 int ps_cl_status(const ps_host *host, cl_int err, const char *what);
+
+/* clCreateBuffer for every device allocation of the backend, so that tests
+ * can make the k-th one fail: PORTSORT_TEST_FAIL_DEVICE_ALLOC=k counts the
+ * allocations of the process and fails the k-th with
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE (ps_opencl_device.c). */
+cl_mem ps_cl_create_buffer(cl_context ctx, size_t bytes, cl_int *err);
 const char *ps_cl_errname(cl_int err);
 
 #endif /* PS_OPENCL_INTERNAL_H */

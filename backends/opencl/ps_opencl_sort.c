@@ -124,7 +124,7 @@ static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
                        (unsigned long long)max_alloc);
             return PS_ERR_TOO_LARGE;
         }
-        scratch = clCreateBuffer(ctx, CL_MEM_READ_WRITE, l.bytes, NULL, &err);
+        scratch = ps_cl_create_buffer(ctx, l.bytes, &err);
         if (scratch == NULL || err != CL_SUCCESS)
             return ps_cl_status(host, err, "clCreateBuffer (scratch)");
         *owned = scratch;
