@@ -36,6 +36,12 @@ void ps_release(void *p);
 const ps_backend_ops *ps_module_load(const char *name, int *present,
                                      char *why, size_t why_len);
 
+/* ps_module.c: symbol `symbol` of module `name` (loaded and kept loaded),
+ * or NULL with a reason in `why`.  For entry points beyond the ops table,
+ * such as the OpenCL module's cl_mem API. */
+void *ps_module_symbol(const char *name, const char *symbol, char *why,
+                       size_t why_len);
+
 /* ps_dispatch.c: the chosen backend, chosen on the first call.  Returns
  * PS_OK and sets *ops and *state, or PS_ERR_BACKEND_UNAVAILABLE with the
  * detail message set. */

@@ -61,30 +61,72 @@ static const ps_backend_ops *open_module(const char *path, const char *name,
     return ops;
 }
 
-const ps_backend_ops *ps_module_load(const char *name, int *present,
-                                     char *why, size_t why_len)
+/* The first ps_<name>.so on the module path, in file; 0 when found. */
+static int find_module(const char *name, char *file, size_t file_len,
+                       const char **searched)
 {
     const char *env = getenv("PORTSORT_MODULE_PATH");
     const char *path = (env != NULL && env[0] != '\0') ? env : PS_MODULE_DIR;
     const char *p = path;
-    char file[4096];
 
-    *present = 0;
+    *searched = path;
     while (*p != '\0') {
         const char *end = strchr(p, ':');
         size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-        if (len > 0 && len < sizeof file - 64) {
-            snprintf(file, sizeof file, "%.*s/ps_%s.so", (int)len, p, name);
-            if (access(file, F_OK) == 0) {
-                *present = 1;
-                ps_log("%s: trying module %s", name, file);
-                return open_module(file, name, why, why_len);
-            }
+        if (len > 0 && len < file_len - 64) {
+            snprintf(file, file_len, "%.*s/ps_%s.so", (int)len, p, name);
+            if (access(file, F_OK) == 0)
+                return 0;
         }
         if (end == NULL)
             break;
         p = end + 1;
     }
+    return -1;
+}
+
+const ps_backend_ops *ps_module_load(const char *name, int *present,
+                                     char *why, size_t why_len)
+{
+    char file[4096];
+    const char *path;
+
+    *present = 0;
+    if (find_module(name, file, sizeof file, &path) == 0) {
+        *present = 1;
+        ps_log("%s: trying module %s", name, file);
+        return open_module(file, name, why, why_len);
+    }
     snprintf(why, why_len, "module ps_%s.so not found in %s", name, path);
     return NULL;
+}
+
+void *ps_module_symbol(const char *name, const char *symbol, char *why,
+                       size_t why_len)
+{
+    char file[4096];
+    const char *path, *err;
+    void *handle, *sym;
+
+    if (find_module(name, file, sizeof file, &path) != 0) {
+        snprintf(why, why_len, "module ps_%s.so not found in %s", name, path);
+        return NULL;
+    }
+    /* A second dlopen of a loaded module only takes a reference. */
+    dlerror();
+    handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        err = dlerror();
+        snprintf(why, why_len, "cannot load %s: %s", file,
+                 err != NULL ? err : "unknown error");
+        return NULL;
+    }
+    sym = dlsym(handle, symbol);
+    if (sym == NULL) {
+        snprintf(why, why_len, "%s has no symbol %s", file, symbol);
+        dlclose(handle);
+        return NULL;
+    }
+    /* Kept loaded: the caller holds pointers into it. */
+    return sym;
 }

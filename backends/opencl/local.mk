@@ -1,0 +1,41 @@
+# backends/opencl: the OpenCL backend, a libtool module (ps_opencl.so) that
+# links only the ICD loader, and the kernel source it embeds.
+
+# The kernel source, in the dialect shared with the CUDA and HIP backends,
+# is embedded as one C string: the dialect header first (it defines the
+# guard that skips the kernel's own #include of it), then the kernels.
+PS_KERNEL_SRC = backends/kernels/ps_kernel_dialect.h \
+	backends/kernels/ps_kernel_radix.cl
+EXTRA_DIST += $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed
+# Headers distributed in every configuration (portsort_opencl.h is always
+# installed; see lib/local.mk).
+noinst_HEADERS += backends/opencl/ps_opencl_internal.h lib/ps_opencl_entry.h
+
+if PS_HAVE_OPENCL
+pkglib_LTLIBRARIES += backends/opencl/ps_opencl.la
+backends_opencl_ps_opencl_la_SOURCES = \
+	backends/opencl/ps_opencl.c \
+	backends/opencl/ps_opencl_device.c \
+	backends/opencl/ps_opencl_program.c \
+	backends/opencl/ps_opencl_sort.c
+nodist_backends_opencl_ps_opencl_la_SOURCES = backends/opencl/ps_opencl_source.h
+backends_opencl_ps_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS) \
+	-I$(top_builddir)/backends/opencl
+backends_opencl_ps_opencl_la_LDFLAGS = -module -avoid-version -shared \
+	$(PS_OPENCL_LDFLAGS)
+backends_opencl_ps_opencl_la_LIBADD = $(PS_OPENCL_LIBS) $(PTHREAD_LIBS)
+BUILT_SOURCES += backends/opencl/ps_opencl_source.h
+CLEANFILES += backends/opencl/ps_opencl_source.h
+endif
+
+backends/opencl/ps_opencl_source.h: $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed
+	$(AM_V_GEN)$(MKDIR_P) backends/opencl && { \
+	  echo '/* Generated from $(PS_KERNEL_SRC) by make: do not edit. */'; \
+	  echo 'static const char ps_opencl_source[] ='; \
+	  cat $(srcdir)/backends/kernels/ps_kernel_dialect.h $(srcdir)/backends/kernels/ps_kernel_radix.cl | $(SED) -f $(srcdir)/backends/opencl/ps_opencl_embed.sed; \
+	  echo ';'; \
+	} > $@.tmp && mv $@.tmp $@
+
+# Tests: scripts exit 77 when the module is not built or has no device.
+dist_check_SCRIPTS += test/opencl.sh
+TESTS += test/opencl.sh

@@ -1,0 +1,331 @@
+/*
+ * ps_opencl.c - the OpenCL backend module: probe, init, and the host-array
+ * API (copy in, sort on the device, copy out).
+ *
+ * Host-array sorts use one context and one in-order queue on the chosen
+ * device, and device buffers cached between calls (given back by trim).
+ * Sorts from several host threads are serialised by `lock`: they would
+ * share the one device anyway, and the cached buffers and the kernels'
+ * arguments must not be shared mid-sort.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_opencl_internal.h"
+#include "ps_opencl_entry.h"
+
+typedef struct cl_state {
+    const ps_host *host;
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_command_queue q;
+    cl_ulong max_alloc;
+    pthread_mutex_t lock;
+    /* Buffers kept between calls, grown on demand. */
+    cl_mem kbuf, vbuf, sbuf;
+    size_t kcap, vcap, scap;
+} cl_state;
+
+const char *ps_cl_errname(cl_int err)
+{
+    switch (err) {
+#define E(x) case x: return #x;
+    E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
+    E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY) E(CL_BUILD_PROGRAM_FAILURE)
+    E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE) E(CL_INVALID_BINARY)
+    E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM) E(CL_INVALID_KERNEL_NAME)
+    E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_GROUP_SIZE)
+    E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_CONTEXT)
+    E(CL_INVALID_BUFFER_SIZE) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+    E(CL_INVALID_KERNEL) E(CL_INVALID_OPERATION) E(CL_INVALID_PROGRAM_EXECUTABLE)
+    E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
+    E(CL_MISALIGNED_SUB_BUFFER_OFFSET) E(CL_LINK_PROGRAM_FAILURE)
+#undef E
+    default: return "OpenCL error";
+    }
+}
+
+int ps_cl_status(const ps_host *host, cl_int err, const char *what)
+{
+    host->fail("opencl: %s failed: %s (%d)", what, ps_cl_errname(err), (int)err);
+    switch (err) {
+    case CL_OUT_OF_RESOURCES:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+        return PS_ERR_DEVICE_MEMORY;
+    case CL_OUT_OF_HOST_MEMORY:
+        return PS_ERR_NO_MEMORY;
+    default:
+        return PS_ERR_DEVICE;
+    }
+}
+
+static void cl_probe(ps_probe *out)
+{
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_device_type type = 0;
+    char name[200];
+
+    out->usable = 0;
+    out->gpu = 0;
+    if (ps_cl_pick_device(&plat, &dev, out->detail, sizeof out->detail) != 0)
+        return;
+    clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    ps_cl_device_name(dev, name, sizeof name);
+    out->usable = 1;
+    out->gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+    snprintf(out->detail, sizeof out->detail, "%s (%s)", name,
+             out->gpu ? "GPU" : (type & CL_DEVICE_TYPE_CPU) ? "CPU" : "accelerator");
+}
+
+static void drop_buffers(cl_state *s)
+{
+    if (s->kbuf) clReleaseMemObject(s->kbuf);
+    if (s->vbuf) clReleaseMemObject(s->vbuf);
+    if (s->sbuf) clReleaseMemObject(s->sbuf);
+    s->kbuf = s->vbuf = s->sbuf = NULL;
+    s->kcap = s->vcap = s->scap = 0;
+}
+
+static void cl_release(void *state)
+{
+    cl_state *s = state;
+    if (s == NULL)
+        return;
+    drop_buffers(s);
+    ps_cl_program_release_all();
+    if (s->q) clReleaseCommandQueue(s->q);
+    if (s->ctx) clReleaseContext(s->ctx);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+static int cl_init(const ps_host *host, void **state)
+{
+    cl_state *s = calloc(1, sizeof *s);
+    char why[256];
+    cl_int err;
+
+    if (s == NULL) {
+        host->fail("opencl: out of host memory");
+        return PS_ERR_NO_MEMORY;
+    }
+    s->host = host;
+    pthread_mutex_init(&s->lock, NULL);
+    if (ps_cl_pick_device(&s->plat, &s->dev, why, sizeof why) != 0) {
+        host->fail("opencl: %s", why);
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        return PS_ERR_BACKEND_UNAVAILABLE;
+    }
+    {
+        cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
+                                          (cl_context_properties)s->plat, 0 };
+        s->ctx = clCreateContext(props, 1, &s->dev, NULL, NULL, &err);
+    }
+    if (s->ctx != NULL && err == CL_SUCCESS)
+        s->q = clCreateCommandQueue(s->ctx, s->dev, 0, &err);
+    if (err == CL_SUCCESS)
+        err = clGetDeviceInfo(s->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                              sizeof s->max_alloc, &s->max_alloc, NULL);
+    if (err != CL_SUCCESS) {
+        int st = ps_cl_status(host, err, "context setup");
+        cl_release(s);
+        return st;
+    }
+    *state = s;
+    return PS_OK;
+}
+
+/* Make *buf at least `need` bytes (contents not kept). */
+static cl_int ensure(cl_state *s, cl_mem *buf, size_t *cap, size_t need)
+{
+    cl_int err = CL_SUCCESS;
+    if (need == 0 || *cap >= need)
+        return CL_SUCCESS;
+    if (*buf != NULL)
+        clReleaseMemObject(*buf);
+    *cap = 0;
+    *buf = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE, need, NULL, &err);
+    if (*buf == NULL || err != CL_SUCCESS) {
+        *buf = NULL;
+        return err != CL_SUCCESS ? err : CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    }
+    *cap = need;
+    return CL_SUCCESS;
+}
+
+static int cl_sort_pairs(void *state, void *keys, void *values,
+                         size_t value_size, size_t n, ps_type type,
+                         unsigned flags)
+{
+    cl_state *s = state;
+    const ps_host *host = s->host;
+    unsigned kb = ps_type_bytes(type), vb = values ? (unsigned)value_size : 0;
+    ps_cl_tune tune;
+    ps_cl_job job;
+    size_t sbytes;
+    cl_int err;
+    int st;
+
+    if (n > UINT32_MAX || n * kb > s->max_alloc || n * vb > s->max_alloc) {
+        host->fail("opencl: %zu keys are beyond what the device can hold in one "
+                   "buffer (%llu bytes) or the kernels count (2^32 - 1)", n,
+                   (unsigned long long)s->max_alloc);
+        return PS_ERR_TOO_LARGE;
+    }
+    tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
+    sbytes = ps_cl_scratch_bytes(&tune, n, kb, vb);
+
+    pthread_mutex_lock(&s->lock);
+    err = ensure(s, &s->kbuf, &s->kcap, n * kb);
+    if (err == CL_SUCCESS)
+        err = ensure(s, &s->vbuf, &s->vcap, (size_t)n * vb);
+    if (err == CL_SUCCESS)
+        err = ensure(s, &s->sbuf, &s->scap, sbytes);
+    if (err == CL_SUCCESS)
+        err = clEnqueueWriteBuffer(s->q, s->kbuf, CL_FALSE, 0, n * kb, keys, 0,
+                                   NULL, NULL);
+    if (err == CL_SUCCESS && vb)
+        err = clEnqueueWriteBuffer(s->q, s->vbuf, CL_FALSE, 0, n * vb, values, 0,
+                                   NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = ps_cl_status(host, err, "device buffers");
+        clFinish(s->q);
+        pthread_mutex_unlock(&s->lock);
+        return st;
+    }
+    memset(&job, 0, sizeof job);
+    job.q = s->q;
+    job.keys = s->kbuf;
+    job.vals = vb ? s->vbuf : NULL;
+    job.n = n;
+    job.type = type;
+    job.flags = flags;
+    job.val_bytes = vb;
+    job.scratch = s->sbuf;
+    job.scratch_bytes = s->scap;
+    st = ps_cl_sort(host, &job);
+    /* Results are read only after every kernel was enqueued without error,
+     * so a failed sort never writes the caller's arrays. */
+    if (st == PS_OK) {
+        err = clFinish(s->q);
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(s->q, s->kbuf, CL_FALSE, 0, n * kb, keys, 0,
+                                      NULL, NULL);
+        if (err == CL_SUCCESS && vb)
+            err = clEnqueueReadBuffer(s->q, s->vbuf, CL_FALSE, 0, n * vb, values,
+                                      0, NULL, NULL);
+        if (err == CL_SUCCESS)
+            err = clFinish(s->q);
+        if (err != CL_SUCCESS)
+            st = ps_cl_status(host, err, "reading the result");
+    } else {
+        clFinish(s->q);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+static int cl_sort_keys(void *state, void *keys, size_t n, ps_type type,
+                        unsigned flags)
+{
+    return cl_sort_pairs(state, keys, NULL, 0, n, type, flags);
+}
+
+static void cl_trim(void *state)
+{
+    cl_state *s = state;
+    pthread_mutex_lock(&s->lock);
+    drop_buffers(s);
+    pthread_mutex_unlock(&s->lock);
+}
+
+__attribute__((visibility("default")))
+const ps_backend_ops PS_BACKEND_ENTRY = {
+    PS_BACKEND_ABI,
+    "opencl",
+    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    cl_probe,
+    cl_init,
+    cl_sort_keys,
+    cl_sort_pairs,
+    cl_release,
+    cl_trim,
+};
+
+/* ---- the cl_mem API, reached through the core's wrappers ---- */
+
+static int check_value_size(const ps_host *host, size_t value_size)
+{
+    if (value_size != 0 && value_size != 4 && value_size != 8) {
+        host->fail("opencl: value_size %zu: device buffers take 4- or 8-byte "
+                   "values (or 0 for keys only)", value_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    return PS_OK;
+}
+
+static int dev_scratch_size(const ps_host *host, void *queue, size_t n,
+                            ps_type type, size_t value_size, size_t *bytes)
+{
+    cl_device_id dev = NULL;
+    ps_cl_tune tune;
+    int st = check_value_size(host, value_size);
+    if (st != PS_OK)
+        return st;
+    if (clGetCommandQueueInfo((cl_command_queue)queue, CL_QUEUE_DEVICE, sizeof dev,
+                              &dev, NULL) != CL_SUCCESS) {
+        host->fail("opencl: not a usable command queue");
+        return PS_ERR_INVALID_ARG;
+    }
+    tune = ps_cl_tune_for(dev, 8 * ps_type_bytes(type), (unsigned)value_size);
+    *bytes = ps_cl_scratch_bytes(&tune, n, ps_type_bytes(type), (unsigned)value_size);
+    return PS_OK;
+}
+
+static int dev_sort(const ps_host *host, void *queue, void *keys,
+                    size_t key_offset, void *values, size_t value_offset,
+                    size_t value_size, size_t n, ps_type type, unsigned flags,
+                    void *scratch, size_t scratch_bytes)
+{
+    ps_cl_job job;
+    int st = check_value_size(host, values ? value_size : 0);
+    if (st != PS_OK)
+        return st;
+    if (n < 2)
+        return PS_OK;
+    memset(&job, 0, sizeof job);
+    job.q = (cl_command_queue)queue;
+    job.keys = (cl_mem)keys;
+    job.koff = key_offset;
+    job.vals = values ? (cl_mem)values : NULL;
+    job.voff = value_offset;
+    job.val_bytes = values ? (unsigned)value_size : 0;
+    job.n = n;
+    job.type = type;
+    job.flags = flags;
+    job.scratch = (cl_mem)scratch;
+    job.scratch_bytes = scratch ? scratch_bytes : 0;
+    return ps_cl_sort(host, &job);
+}
+
+__attribute__((visibility("default")))
+const ps_opencl_entry_ops PS_OPENCL_ENTRY = {
+    PS_OPENCL_ENTRY_ABI,
+    dev_scratch_size,
+    dev_sort,
+};
+
+/* Programs also serve the cl_mem API, whose callers never init the
+ * backend: free them when the module goes away. */
+__attribute__((destructor)) static void cl_unload(void)
+{
+    ps_cl_program_release_all();
+}

@@ -1,0 +1,118 @@
+/*
+ * ps_opencl_device.c - which OpenCL device the backend uses.
+ *
+ * PORTSORT_OPENCL_DEVICE = "P:D" (platform and device indices, as clinfo -l
+ * lists them) or a substring of the device name picks one; otherwise the
+ * first GPU of any platform, else the first device of any kind (pocl's CPU
+ * device, on machines without a GPU).
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_opencl_internal.h"
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES 64
+
+void ps_cl_device_name(cl_device_id dev, char *buf, size_t len)
+{
+    if (clGetDeviceInfo(dev, CL_DEVICE_NAME, len, buf, NULL) != CL_SUCCESS)
+        snprintf(buf, len, "unknown device");
+    buf[len - 1] = '\0';
+}
+
+/* "P:D" with both decimal; anything else is a name substring. */
+static int parse_indices(const char *s, unsigned *p, unsigned *d)
+{
+    char *end;
+    unsigned long a, b;
+    if (s[0] < '0' || s[0] > '9')
+        return 0;
+    a = strtoul(s, &end, 10);
+    if (*end != ':' || end[1] < '0' || end[1] > '9')
+        return 0;
+    b = strtoul(end + 1, &end, 10);
+    if (*end != '\0')
+        return 0;
+    *p = (unsigned)a;
+    *d = (unsigned)b;
+    return 1;
+}
+
+int ps_cl_pick_device(cl_platform_id *plat, cl_device_id *dev, char *why,
+                      size_t why_len)
+{
+    cl_platform_id plats[MAX_PLATFORMS];
+    cl_uint np = 0, i;
+    const char *want = getenv("PORTSORT_OPENCL_DEVICE");
+    unsigned wp = 0, wd = 0;
+    int by_index = 0, found_any = 0;
+    cl_platform_id any_p = NULL;
+    cl_device_id any_d = NULL;
+
+    if (want != NULL && want[0] == '\0')
+        want = NULL;
+    if (want != NULL)
+        by_index = parse_indices(want, &wp, &wd);
+    /* The ICD loader returns CL_PLATFORM_NOT_FOUND_KHR (-1001) when no
+     * vendor is installed: that is "no platform", not an error to show. */
+    if (clGetPlatformIDs(MAX_PLATFORMS, plats, &np) != CL_SUCCESS || np == 0) {
+        snprintf(why, why_len, "no OpenCL platform");
+        return -1;
+    }
+    for (i = 0; i < np; i++) {
+        cl_device_id devs[MAX_DEVICES];
+        cl_uint nd = 0, j;
+        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd)
+            != CL_SUCCESS)
+            continue;
+        for (j = 0; j < nd; j++) {
+            cl_device_type type = 0;
+            cl_bool avail = CL_FALSE;
+            char name[256];
+            clGetDeviceInfo(devs[j], CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
+            if (!avail)
+                continue;
+            found_any = 1;
+            if (want != NULL) {
+                int match;
+                if (by_index) {
+                    match = i == wp && j == wd;
+                } else {
+                    ps_cl_device_name(devs[j], name, sizeof name);
+                    match = strstr(name, want) != NULL;
+                }
+                if (match) {
+                    *plat = plats[i];
+                    *dev = devs[j];
+                    return 0;
+                }
+                continue;
+            }
+            clGetDeviceInfo(devs[j], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+            if (type & CL_DEVICE_TYPE_GPU) {
+                *plat = plats[i];
+                *dev = devs[j];
+                return 0;
+            }
+            if (any_d == NULL) {
+                any_p = plats[i];
+                any_d = devs[j];
+            }
+        }
+    }
+    if (want != NULL) {
+        snprintf(why, why_len, "no device matches PORTSORT_OPENCL_DEVICE=%s", want);
+        return -1;
+    }
+    if (!found_any || any_d == NULL) {
+        snprintf(why, why_len, "no OpenCL device");
+        return -1;
+    }
+    *plat = any_p;
+    *dev = any_d;
+    return 0;
+}

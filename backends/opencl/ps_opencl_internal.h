@@ -1,0 +1,73 @@
+/*
+ * ps_opencl_internal.h - shared by the OpenCL backend's files only.
+ */
+#ifndef PS_OPENCL_INTERNAL_H
+#define PS_OPENCL_INTERNAL_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <pthread.h>
+
+#include "ps_backend.h"
+
+/* How the kernels are cut for one device (see doc/opencl-tuning.md). */
+typedef struct ps_cl_tune {
+    unsigned wg;          /* work-group size */
+    unsigned items;       /* keys per work-item per tile */
+    unsigned bits;        /* digit bits */
+    unsigned max_blocks;  /* most work-groups in a pass */
+} ps_cl_tune;
+
+/* One built program: a (context, device, key width, value width, tuning)
+ * combination, with its kernels.  Kernels carry their arguments, so the
+ * set-arguments-and-enqueue sequence of a sort runs under `lock`. */
+typedef struct ps_cl_prog {
+    struct ps_cl_prog *next;
+    cl_context ctx;
+    cl_device_id dev;
+    unsigned key_bits, val_bytes;
+    ps_cl_tune tune;
+    cl_program program;
+    cl_kernel hist, upsweep, scan, downsweep, local;
+    pthread_mutex_t lock;
+} ps_cl_prog;
+
+/* ps_opencl_device.c: find the device PORTSORT_OPENCL_DEVICE names (or the
+ * automatic choice).  Returns 0 and fills *dev and *plat, or -1 with why. */
+int ps_cl_pick_device(cl_platform_id *plat, cl_device_id *dev, char *why,
+                      size_t why_len);
+void ps_cl_device_name(cl_device_id dev, char *buf, size_t len);
+
+/* ps_opencl_program.c: the program for these parameters, from the module's
+ * table, the on-disk cache, or a fresh build.  NULL with host->fail called. */
+ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
+                              cl_device_id dev, unsigned key_bits,
+                              unsigned val_bytes, int *status);
+void ps_cl_program_release_all(void);
+ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits,
+                          unsigned val_bytes);
+
+/* ps_opencl_sort.c: sort on a queue; buffers with element offsets. */
+typedef struct ps_cl_job {
+    cl_command_queue q;
+    cl_mem keys;          /* sorted in place */
+    size_t koff;          /* in keys */
+    cl_mem vals;          /* NULL for keys only */
+    size_t voff;          /* in values */
+    size_t n;
+    ps_type type;
+    unsigned flags;
+    unsigned val_bytes;   /* 0, 4 or 8 */
+    cl_mem scratch;       /* NULL: allocated and released here */
+    size_t scratch_bytes;
+} ps_cl_job;
+
+size_t ps_cl_scratch_bytes(const ps_cl_tune *tune, size_t n, unsigned key_bytes,
+                           unsigned val_bytes);
+int ps_cl_sort(const ps_host *host, const ps_cl_job *job);
+
+/* OpenCL status -> libportsort status, with host->fail(what, err). */
+int ps_cl_status(const ps_host *host, cl_int err, const char *what);
+const char *ps_cl_errname(cl_int err);
+
+#endif /* PS_OPENCL_INTERNAL_H */

@@ -1,0 +1,435 @@
+/*
+ * ps_opencl_program.c - kernel programs: tuning per device, run-time builds
+ * of the embedded source with -D parameters, and the on-disk cache of
+ * program binaries.
+ *
+ * A build costs about a second on pocl (much more on some GPU drivers), and
+ * each (key width, value width, tuning) combination is its own program, so
+ * binaries are kept under $XDG_CACHE_HOME/portsort (default
+ * ~/.cache/portsort), one file per key: a hash of the platform, device,
+ * driver version, kernel source and build options.  A file is
+ * "PSCLBIN1", payload length, payload hash, payload: a truncated or damaged
+ * file fails our own check; one the driver rejects (CL_INVALID_BINARY, a
+ * failed build) is rebuilt from source and overwritten.  Files are written
+ * to a temporary name and renamed, so readers never see half a file.  When
+ * the directory cannot be created or written, programs are simply built
+ * every time.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ps_opencl_internal.h"
+#include "ps_opencl_source.h"   /* generated: ps_opencl_source[] */
+
+static ps_cl_prog *progs;
+static pthread_mutex_t progs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t fnv64(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *c = p;
+    size_t i;
+    for (i = 0; i < len; i++) {
+        h ^= c[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+#define FNV_INIT 0xcbf29ce484222325ull
+
+static unsigned env_uint(const char *spec, const char *key, unsigned dflt)
+{
+    const char *p = spec != NULL ? strstr(spec, key) : NULL;
+    size_t kl = strlen(key);
+    if (p == NULL || p[kl] != '=')
+        return dflt;
+    return (unsigned)strtoul(p + kl + 1, NULL, 10);
+}
+
+/* Local memory the largest kernel (ps_downsweep / ps_sort_local) needs. */
+static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
+{
+    size_t radix = (size_t)1 << t->bits, tile = (size_t)t->wg * t->items;
+    return 2 * tile * (kb + vb) + radix * t->wg * 4 + t->wg * 4
+           + (2 * radix + 1) * 4;
+}
+
+/*
+ * CPU devices (pocl): one work-item per work-group.  pocl runs each
+ * work-group as a loop on one core, so a "work-group" of one item is a
+ * plain serial counting sort of its tiles: no barrier overhead, 8-bit
+ * digits (4 passes for u32), large tiles, and a few blocks per core for
+ * balance.  GPUs: 128 work-items (a multiple of every vendor's warp or
+ * wavefront), 4-bit digits so the per-item counter matrix (16 x 128 x 4
+ * bytes) plus two tiles fit in 32 KiB of local memory, 8 keys per item,
+ * and enough blocks to fill every compute unit several times.
+ * PORTSORT_OPENCL_TUNE="wg=..,items=..,bits=..,blocks=.." overrides (tests
+ * use it to run the GPU-shaped path on pocl).
+ */
+ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_bytes)
+{
+    cl_device_type type = 0;
+    cl_uint cus = 1;
+    cl_ulong lmem = 32768;
+    size_t maxwg = 1;
+    ps_cl_tune t;
+    const char *spec = getenv("PORTSORT_OPENCL_TUNE");
+    unsigned kb = key_bits / 8;
+
+    clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof maxwg, &maxwg, NULL);
+    if (cus == 0)
+        cus = 1;
+    if (type & CL_DEVICE_TYPE_GPU) {
+        t.wg = 128;
+        t.items = key_bits == 64 ? 4 : 8;
+        t.bits = 4;
+        t.max_blocks = cus * 16;
+    } else {
+        t.wg = 1;
+        t.items = 2048;
+        t.bits = 8;
+        t.max_blocks = cus * 4;
+    }
+    t.wg = env_uint(spec, "wg", t.wg);
+    t.items = env_uint(spec, "items", t.items);
+    t.bits = env_uint(spec, "bits", t.bits);
+    t.max_blocks = env_uint(spec, "blocks", t.max_blocks);
+    /* Keep to what the kernels support: a power-of-two work-group within
+     * the device's limit, 1..8 digit bits, then shrink the tile and the
+     * radix until local memory suffices. */
+    while (t.wg > 1 && (t.wg > maxwg || (t.wg & (t.wg - 1)) != 0))
+        t.wg >>= 1;
+    if (t.wg == 0)
+        t.wg = 1;
+    if (t.bits < 1 || t.bits > 8)
+        t.bits = 8;
+    if (t.bits > key_bits)
+        t.bits = key_bits;
+    if (t.items == 0)
+        t.items = 1;
+    if (t.max_blocks == 0)
+        t.max_blocks = 1;
+    while (local_bytes(&t, kb, val_bytes) > lmem && t.items > 1)
+        t.items >>= 1;
+    while (local_bytes(&t, kb, val_bytes) > lmem && t.bits > 1)
+        t.bits--;
+    while (local_bytes(&t, kb, val_bytes) > lmem && t.wg > 1)
+        t.wg >>= 1;
+    return t;
+}
+
+static const char *cache_dir(char *buf, size_t len)
+{
+    const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (x != NULL && x[0] == '/')
+        snprintf(buf, len, "%s/portsort", x);
+    else if (home != NULL && home[0] != '\0')
+        snprintf(buf, len, "%s/.cache/portsort", home);
+    else
+        return NULL;
+    return buf;
+}
+
+/* mkdir -p for the cache directory; failure just means no cache. */
+static int make_dirs(char *path)
+{
+    char *p;
+    for (p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+            *p = '/';
+            return -1;
+        }
+        *p = '/';
+    }
+    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void info_str(cl_device_id dev, cl_device_info what, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    clGetDeviceInfo(dev, what, len, buf, NULL);
+    buf[len - 1] = '\0';
+}
+
+static uint64_t cache_key(cl_device_id dev, const char *options)
+{
+    char s[512];
+    cl_platform_id plat = NULL;
+    uint64_t h = FNV_INIT;
+    static const cl_device_info infos[] = { CL_DEVICE_NAME, CL_DEVICE_VENDOR,
+        CL_DEVICE_VERSION, CL_DRIVER_VERSION };
+    size_t i;
+    for (i = 0; i < sizeof infos / sizeof infos[0]; i++) {
+        info_str(dev, infos[i], s, sizeof s);
+        h = fnv64(h, s, strlen(s) + 1);
+    }
+    if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) == CL_SUCCESS) {
+        s[0] = '\0';
+        clGetPlatformInfo(plat, CL_PLATFORM_VERSION, sizeof s, s, NULL);
+        s[sizeof s - 1] = '\0';
+        h = fnv64(h, s, strlen(s) + 1);
+    }
+    h = fnv64(h, ps_opencl_source, sizeof ps_opencl_source);
+    return fnv64(h, options, strlen(options) + 1);
+}
+
+static const char magic[8] = { 'P', 'S', 'C', 'L', 'B', 'I', 'N', '1' };
+
+/* The payload of a cache file, or NULL when absent or damaged. */
+static unsigned char *cache_read(const ps_host *host, const char *file, size_t *len)
+{
+    FILE *f = fopen(file, "rb");
+    unsigned char hdr[24], *buf;
+    uint64_t n, h;
+    if (f == NULL)
+        return NULL;
+    if (fread(hdr, 1, sizeof hdr, f) != sizeof hdr || memcmp(hdr, magic, 8) != 0) {
+        fclose(f);
+        host->log("opencl: cache file %s is damaged; rebuilding", file);
+        return NULL;
+    }
+    memcpy(&n, hdr + 8, 8);
+    memcpy(&h, hdr + 16, 8);
+    buf = n > 0 && n < ((uint64_t)1 << 30) ? malloc((size_t)n) : NULL;
+    if (buf == NULL || fread(buf, 1, (size_t)n, f) != n || fgetc(f) != EOF
+        || fnv64(FNV_INIT, buf, (size_t)n) != h) {
+        free(buf);
+        fclose(f);
+        host->log("opencl: cache file %s is damaged; rebuilding", file);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static void cache_write(const ps_host *host, const char *dir, const char *file,
+                        const unsigned char *bin, size_t len)
+{
+    char tmp[4400], dcopy[4096];
+    unsigned char hdr[24];
+    uint64_t n = len, h = fnv64(FNV_INIT, bin, len);
+    FILE *f;
+    int ok;
+    snprintf(dcopy, sizeof dcopy, "%s", dir);
+    if (make_dirs(dcopy) != 0) {
+        host->log("opencl: cannot create cache directory %s: %s; not caching",
+                  dir, strerror(errno));
+        return;
+    }
+    /* pid and a per-process counter: concurrent writers never share a
+     * temporary file; the last rename wins with a complete file. */
+    {
+        static unsigned long seq;
+        unsigned long s = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lu", file, (long)getpid(), s);
+    }
+    f = fopen(tmp, "wb");
+    if (f == NULL) {
+        host->log("opencl: cannot write %s: %s; not caching", tmp, strerror(errno));
+        return;
+    }
+    memcpy(hdr, magic, 8);
+    memcpy(hdr + 8, &n, 8);
+    memcpy(hdr + 16, &h, 8);
+    ok = fwrite(hdr, 1, sizeof hdr, f) == sizeof hdr
+         && fwrite(bin, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, file) != 0) {
+        host->log("opencl: cannot write %s; not caching", file);
+        unlink(tmp);
+        return;
+    }
+    host->log("opencl: cached program binary %s", file);
+}
+
+static void log_build(const ps_host *host, cl_program prog, cl_device_id dev)
+{
+    size_t len = 0;
+    char *log;
+    if (!host->verbose)
+        return;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len)
+        != CL_SUCCESS || len == 0)
+        return;
+    log = malloc(len + 1);
+    if (log == NULL)
+        return;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL)
+        == CL_SUCCESS) {
+        log[len] = '\0';
+        host->log("opencl: build log:\n%s", log);
+    }
+    free(log);
+}
+
+/* A built program: from the cache when possible, else from source (and
+ * then cached).  Returns NULL with *status set on failure. */
+static cl_program build(const ps_host *host, cl_context ctx, cl_device_id dev,
+                        const char *options, int *status)
+{
+    char dirbuf[4096], file[4200];
+    const char *dir = cache_dir(dirbuf, sizeof dirbuf);
+    const char *src = ps_opencl_source;
+    unsigned char *bin = NULL;
+    size_t len = 0;
+    cl_program prog;
+    cl_int err, binst;
+
+    if (getenv("PORTSORT_OPENCL_NO_CACHE") != NULL)
+        dir = NULL;
+    if (dir != NULL) {
+        snprintf(file, sizeof file, "%s/%016llx.bin", dir,
+                 (unsigned long long)cache_key(dev, options));
+        bin = cache_read(host, file, &len);
+    }
+    if (bin != NULL) {
+        const unsigned char *b = bin;
+        prog = clCreateProgramWithBinary(ctx, 1, &dev, &len, &b, &binst, &err);
+        if (prog != NULL && err == CL_SUCCESS && binst == CL_SUCCESS
+            && clBuildProgram(prog, 1, &dev, options, NULL, NULL) == CL_SUCCESS) {
+            free(bin);
+            host->log("opencl: program from cache %s", file);
+            return prog;
+        }
+        host->log("opencl: cached binary %s rejected by the driver (%s); rebuilding",
+                  file, ps_cl_errname(err != CL_SUCCESS ? err : binst));
+        if (prog != NULL)
+            clReleaseProgram(prog);
+        free(bin);
+    }
+    prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    if (prog == NULL || err != CL_SUCCESS) {
+        *status = ps_cl_status(host, err, "clCreateProgramWithSource");
+        return NULL;
+    }
+    host->log("opencl: building kernels with %s", options);
+    err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        log_build(host, prog, dev);
+        clReleaseProgram(prog);
+        if (err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY)
+            *status = ps_cl_status(host, err, "clBuildProgram");
+        else {
+            host->fail("opencl: kernel build failed (%s); PORTSORT_VERBOSE=1 "
+                       "prints the build log", ps_cl_errname(err));
+            *status = PS_ERR_DEVICE;
+        }
+        return NULL;
+    }
+    if (dir != NULL) {
+        size_t blen = 0;
+        if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof blen, &blen, NULL)
+                == CL_SUCCESS && blen > 0 && (bin = malloc(blen)) != NULL) {
+            unsigned char *bp = bin;
+            if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bp, &bp, NULL)
+                    == CL_SUCCESS)
+                cache_write(host, dirbuf, file, bin, blen);
+            free(bin);
+        }
+    }
+    return prog;
+}
+
+static void prog_free(ps_cl_prog *p)
+{
+    cl_kernel *ks[] = { &p->hist, &p->upsweep, &p->scan, &p->downsweep, &p->local };
+    size_t i;
+    for (i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        if (*ks[i] != NULL)
+            clReleaseKernel(*ks[i]);
+    if (p->program != NULL)
+        clReleaseProgram(p->program);
+    if (p->ctx != NULL)
+        clReleaseContext(p->ctx);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
+                              cl_device_id dev, unsigned key_bits,
+                              unsigned val_bytes, int *status)
+{
+    ps_cl_tune tune = ps_cl_tune_for(dev, key_bits, val_bytes);
+    ps_cl_prog *p;
+    char options[256];
+    cl_int err = CL_SUCCESS;
+
+    /* The table lock is held across a build: two threads asking for the
+     * same program must not build it twice, and builds are rare. */
+    pthread_mutex_lock(&progs_lock);
+    for (p = progs; p != NULL; p = p->next)
+        if (p->ctx == ctx && p->dev == dev && p->key_bits == key_bits
+            && p->val_bytes == val_bytes && p->tune.wg == tune.wg
+            && p->tune.items == tune.items && p->tune.bits == tune.bits) {
+            pthread_mutex_unlock(&progs_lock);
+            return p;
+        }
+    p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        pthread_mutex_unlock(&progs_lock);
+        host->fail("opencl: out of host memory");
+        *status = PS_ERR_NO_MEMORY;
+        return NULL;
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    p->ctx = ctx;
+    clRetainContext(ctx);
+    p->dev = dev;
+    p->key_bits = key_bits;
+    p->val_bytes = val_bytes;
+    p->tune = tune;
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -DPS_KEY_BITS=%u -DPS_VAL_BYTES=%u -DPS_DIGIT_BITS=%u "
+             "-DPS_WG=%u -DPS_ITEMS=%u", key_bits, val_bytes, tune.bits, tune.wg,
+             tune.items);
+    p->program = build(host, ctx, dev, options, status);
+    if (p->program == NULL) {
+        pthread_mutex_unlock(&progs_lock);
+        prog_free(p);
+        return NULL;
+    }
+#define KERNEL(field, name)                                         \
+    if (err == CL_SUCCESS)                                          \
+        p->field = clCreateKernel(p->program, name, &err);
+    KERNEL(hist, "ps_hist")
+    KERNEL(upsweep, "ps_upsweep")
+    KERNEL(scan, "ps_scan")
+    KERNEL(downsweep, "ps_downsweep")
+    KERNEL(local, "ps_sort_local")
+#undef KERNEL
+    if (err != CL_SUCCESS) {
+        pthread_mutex_unlock(&progs_lock);
+        *status = ps_cl_status(host, err, "clCreateKernel");
+        prog_free(p);
+        return NULL;
+    }
+    p->next = progs;
+    progs = p;
+    pthread_mutex_unlock(&progs_lock);
+    return p;
+}
+
+void ps_cl_program_release_all(void)
+{
+    ps_cl_prog *p, *next;
+    pthread_mutex_lock(&progs_lock);
+    for (p = progs; p != NULL; p = next) {
+        next = p->next;
+        prog_free(p);
+    }
+    progs = NULL;
+    pthread_mutex_unlock(&progs_lock);
+}

@@ -1,0 +1,255 @@
+/*
+ * ps_opencl_sort.c - the sequence of kernels for one sort on a command
+ * queue, shared by the host-array API and the cl_mem API.
+ *
+ * n <= one tile: ps_sort_local, one work-group, no scratch.
+ * Otherwise: ps_hist, a blocking read of the digit totals (PASSES * RADIX
+ * words: the host must know which passes to skip, since a skipped pass
+ * changes which buffer holds the result), then per remaining pass
+ * ps_upsweep, ps_scan, ps_downsweep between the keys and the scratch copy,
+ * and a copy back when the result ended in scratch.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "ps_opencl_internal.h"
+
+#define ALIGN 256u
+
+static size_t round_up(size_t x)
+{
+    return (x + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+/* Blocks (work-groups) per pass and tiles per block for n keys. */
+static void blocks(const ps_cl_tune *t, size_t n, size_t *nb, size_t *tpb)
+{
+    size_t tile = (size_t)t->wg * t->items;
+    size_t ntiles = (n + tile - 1) / tile;
+    size_t b = ntiles < t->max_blocks ? ntiles : t->max_blocks;
+    *tpb = (ntiles + b - 1) / b;
+    *nb = (ntiles + *tpb - 1) / *tpb;
+}
+
+/* Scratch layout: alternate keys, alternate values, per-block counts, digit
+ * totals; each region 256-byte aligned so element offsets stay exact. */
+typedef struct layout {
+    size_t keys, vals, counts, totals, bytes;
+} layout;
+
+static layout make_layout(const ps_cl_tune *t, size_t n, unsigned kb, unsigned vb)
+{
+    layout l;
+    size_t nb, tpb, radix = (size_t)1 << t->bits;
+    size_t passes = (8u * kb + t->bits - 1) / t->bits;
+    blocks(t, n, &nb, &tpb);
+    l.keys = 0;
+    l.vals = round_up(n * kb);
+    l.counts = l.vals + round_up(n * vb);
+    l.totals = l.counts + round_up(radix * nb * 4);
+    l.bytes = l.totals + passes * radix * 4;
+    return l;
+}
+
+size_t ps_cl_scratch_bytes(const ps_cl_tune *tune, size_t n, unsigned key_bytes,
+                           unsigned val_bytes)
+{
+    if (n <= (size_t)tune->wg * tune->items)
+        return 0;
+    return make_layout(tune, n, key_bytes, val_bytes).bytes;
+}
+
+/* Arguments are set in order; the first failure sticks in *err. */
+typedef struct args {
+    cl_kernel k;
+    cl_uint i;
+    cl_int err;
+} args;
+
+static void arg(args *a, size_t size, const void *v)
+{
+    if (a->err == CL_SUCCESS)
+        a->err = clSetKernelArg(a->k, a->i, size, v);
+    a->i++;
+}
+#define ARG(a, v) arg(&(a), sizeof(v), &(v))
+
+static cl_int launch(cl_command_queue q, int ooo, cl_kernel k, size_t groups,
+                     size_t wg)
+{
+    size_t global = groups * wg;
+    cl_int err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &wg, 0, NULL, NULL);
+    /* On an out-of-order queue every step waits for the one before. */
+    if (err == CL_SUCCESS && ooo)
+        err = clEnqueueBarrierWithWaitList(q, 0, NULL, NULL);
+    return err;
+}
+
+static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
+               cl_context ctx, int ooo, cl_mem *owned)
+{
+    const ps_cl_tune *t = &p->tune;
+    unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
+    ps_xf xf = ps_xf_make(job->type, job->flags);
+    cl_ulong flip = xf.flip, fneg = xf.fneg;
+    size_t tile = (size_t)t->wg * t->items, nb, tpb;
+    cl_uint n = (cl_uint)job->n, radix = 1u << t->bits;
+    cl_uint passes = (8u * kb + t->bits - 1) / t->bits;
+    cl_uint totals[8 * 256], active[64], nactive = 0, q, pp, d;
+    cl_mem scratch = job->scratch;
+    layout l;
+    cl_int err;
+    args a;
+
+    if (job->n <= tile) {
+        cl_ulong koff = job->koff, voff = job->voff;
+        a.k = p->local; a.i = 0; a.err = CL_SUCCESS;
+        ARG(a, job->keys); ARG(a, koff);
+        if (vb) { ARG(a, job->vals); ARG(a, voff); }
+        ARG(a, n); ARG(a, flip); ARG(a, fneg);
+        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->local, 1, t->wg);
+        return err == CL_SUCCESS ? PS_OK : ps_cl_status(host, err, "ps_sort_local");
+    }
+
+    blocks(t, job->n, &nb, &tpb);
+    l = make_layout(t, job->n, kb, vb);
+    if (scratch == NULL) {
+        scratch = clCreateBuffer(ctx, CL_MEM_READ_WRITE, l.bytes, NULL, &err);
+        if (scratch == NULL || err != CL_SUCCESS)
+            return ps_cl_status(host, err, "clCreateBuffer (scratch)");
+        *owned = scratch;
+    } else if (job->scratch_bytes < l.bytes) {
+        host->fail("opencl: scratch of %zu bytes is smaller than the %zu needed",
+                   job->scratch_bytes, l.bytes);
+        return PS_ERR_INVALID_ARG;
+    }
+
+    {
+        cl_uint zero = 0, tpb32 = (cl_uint)tpb;
+        cl_ulong koff = job->koff, toff = l.totals / 4;
+        err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l.totals,
+                                  (size_t)passes * radix * 4, 0, NULL, NULL);
+        if (err == CL_SUCCESS && ooo)
+            err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return ps_cl_status(host, err, "clEnqueueFillBuffer");
+        a.k = p->hist; a.i = 0; a.err = CL_SUCCESS;
+        ARG(a, job->keys); ARG(a, koff); ARG(a, n); ARG(a, tpb32);
+        ARG(a, scratch); ARG(a, toff); ARG(a, flip); ARG(a, fneg);
+        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->hist, nb, t->wg);
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(job->q, scratch, CL_TRUE, l.totals,
+                                      (size_t)passes * radix * 4, totals, 0, NULL,
+                                      NULL);
+        if (err != CL_SUCCESS)
+            return ps_cl_status(host, err, "ps_hist");
+    }
+    /* A pass whose digit is the same for every key would move nothing. */
+    for (pp = 0; pp < passes; pp++) {
+        int constant = 0;
+        for (d = 0; d < radix; d++)
+            if (totals[pp * radix + d] == n)
+                constant = 1;
+        if (!constant)
+            active[nactive++] = pp;
+    }
+    host->log("opencl: n=%u, %u of %u passes, %zu blocks of %zu tiles of %zu",
+              n, nactive, passes, nb, tpb, tile);
+
+    for (q = 0; q < nactive; q++) {
+        /* Even steps read the caller's buffer, odd ones the scratch copy. */
+        int from_user = (q % 2) == 0;
+        cl_mem kin = from_user ? job->keys : scratch;
+        cl_mem kout = from_user ? scratch : job->keys;
+        cl_ulong kin_off = from_user ? job->koff : l.keys / kb;
+        cl_ulong kout_off = from_user ? l.keys / kb : job->koff;
+        cl_mem vin = from_user ? job->vals : scratch;
+        cl_mem vout = from_user ? scratch : job->vals;
+        cl_ulong vin_off = vb ? (from_user ? job->voff : l.vals / vb) : 0;
+        cl_ulong vout_off = vb ? (from_user ? l.vals / vb : job->voff) : 0;
+        cl_ulong coff = l.counts / 4;
+        cl_uint shift = active[q] * t->bits, tpb32 = (cl_uint)tpb;
+        cl_uint enc_in = q == 0, dec_out = q == nactive - 1;
+        cl_uint len = radix * (cl_uint)nb;
+
+        a.k = p->upsweep; a.i = 0; a.err = CL_SUCCESS;
+        ARG(a, kin); ARG(a, kin_off); ARG(a, n); ARG(a, tpb32); ARG(a, shift);
+        ARG(a, scratch); ARG(a, coff); ARG(a, flip); ARG(a, fneg); ARG(a, enc_in);
+        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->upsweep, nb, t->wg);
+        if (err != CL_SUCCESS)
+            return ps_cl_status(host, err, "ps_upsweep");
+
+        a.k = p->scan; a.i = 0; a.err = CL_SUCCESS;
+        ARG(a, scratch); ARG(a, coff); ARG(a, len);
+        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->scan, 1, t->wg);
+        if (err != CL_SUCCESS)
+            return ps_cl_status(host, err, "ps_scan");
+
+        a.k = p->downsweep; a.i = 0; a.err = CL_SUCCESS;
+        ARG(a, kin); ARG(a, kin_off); ARG(a, kout); ARG(a, kout_off);
+        if (vb) {
+            ARG(a, vin); ARG(a, vin_off); ARG(a, vout); ARG(a, vout_off);
+        }
+        ARG(a, n); ARG(a, tpb32); ARG(a, shift); ARG(a, scratch); ARG(a, coff);
+        ARG(a, flip); ARG(a, fneg); ARG(a, enc_in); ARG(a, dec_out);
+        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->downsweep, nb, t->wg);
+        if (err != CL_SUCCESS)
+            return ps_cl_status(host, err, "ps_downsweep");
+    }
+    if (nactive % 2 == 1) {
+        err = clEnqueueCopyBuffer(job->q, scratch, job->keys, l.keys,
+                                  job->koff * kb, job->n * kb, 0, NULL, NULL);
+        if (err == CL_SUCCESS && vb)
+            err = clEnqueueCopyBuffer(job->q, scratch, job->vals, l.vals,
+                                      job->voff * vb, job->n * vb, 0, NULL, NULL);
+        if (err == CL_SUCCESS && ooo)
+            err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return ps_cl_status(host, err, "clEnqueueCopyBuffer");
+    }
+    return PS_OK;
+}
+
+int ps_cl_sort(const ps_host *host, const ps_cl_job *job)
+{
+    cl_context ctx = NULL;
+    cl_device_id dev = NULL;
+    cl_command_queue_properties props = 0;
+    cl_mem owned = NULL;
+    ps_cl_prog *p;
+    cl_int err;
+    int st = PS_OK;
+
+    if (job->n > UINT32_MAX) {
+        host->fail("opencl: n = %zu is beyond the 2^32 - 1 keys the kernels count",
+                   job->n);
+        return PS_ERR_TOO_LARGE;
+    }
+    err = clGetCommandQueueInfo(job->q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(job->q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(job->q, CL_QUEUE_PROPERTIES, sizeof props,
+                                    &props, NULL);
+    if (err != CL_SUCCESS) {
+        host->fail("opencl: not a usable command queue (%s)", ps_cl_errname(err));
+        return PS_ERR_INVALID_ARG;
+    }
+    p = ps_cl_program_get(host, ctx, dev, 8u * ps_type_bytes(job->type),
+                          job->val_bytes, &st);
+    if (p == NULL)
+        return st;
+    /* The kernels hold their arguments: one sort at a time per program. */
+    pthread_mutex_lock(&p->lock);
+    st = run(host, job, p, ctx,
+             (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0, &owned);
+    pthread_mutex_unlock(&p->lock);
+    /* Released now, freed by the runtime once the queued kernels finish. */
+    if (owned != NULL)
+        clReleaseMemObject(owned);
+    if (st == PS_OK)
+        clFlush(job->q);
+    return st;
+}

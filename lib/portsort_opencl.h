@@ -1,0 +1,79 @@
+/*
+ * portsort_opencl.h - sort OpenCL buffers in place on the caller's command
+ * queue, with no copies through the host.
+ *
+ * These functions are exported by libportsort itself, which does not link
+ * OpenCL: on first use it loads the OpenCL backend module (ps_opencl.so,
+ * from PORTSORT_MODULE_PATH or the installed module directory) and calls
+ * into it.  A program that uses them links -lportsort and, for its own
+ * OpenCL calls, -lOpenCL.  They work whatever PORTSORT_BACKEND chose for
+ * the host-array functions: the device is the queue's.
+ *
+ * Semantics:
+ *  - keys is a cl_mem holding n keys of `type` starting at element
+ *    key_offset; values (or NULL) holds n values of value_size bytes (4 or
+ *    8) starting at element value_offset.  Both are sorted in place,
+ *    stably, ascending or with PS_DESCENDING, like ps_sort_pairs().
+ *  - The sort is enqueued on queue (in-order or out-of-order; out-of-order
+ *    queues get barriers between the steps) after whatever the queue holds
+ *    already.  For n above one tile the call waits once, mid-way, for a
+ *    small read of the digit histogram (it decides which passes to skip),
+ *    so it returns after all earlier work on the queue has finished and the
+ *    rest of the sort is enqueued and flushed, not finished.  Commands
+ *    enqueued afterwards on an in-order queue see sorted data; use
+ *    clFinish(queue) or an event-based wait before reading on the host.
+ *  - Scratch: ps_opencl_scratch_size() says how many bytes a sort of n
+ *    elements needs on the queue's device (0 when none: small arrays sort
+ *    inside one work-group).  Pass a buffer at least that large, or NULL to
+ *    let the call allocate one (released when the queued work is done).
+ *  - Kernels are built on first use per context, device and key/value
+ *    width (about a second on pocl; cached on disk, see README.md).
+ *  - Several host threads may call these at once; sorts that use the same
+ *    built program are enqueued one at a time.
+ *
+ * Returns PS_OK or a status of <portsort.h>, with ps_error_detail() saying
+ * why: PS_ERR_INVALID_ARG (bad type, flags, value_size, queue, or scratch
+ * too small), PS_ERR_BACKEND_UNAVAILABLE (the OpenCL module was not built
+ * or cannot be loaded), PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE (kernel build
+ * or run failure; PORTSORT_VERBOSE=1 prints the build log),
+ * PS_ERR_TOO_LARGE (n >= 2^32).  On an error reported before anything was
+ * enqueued, the buffers are unchanged.
+ */
+#ifndef PORTSORT_OPENCL_H
+#define PORTSORT_OPENCL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#  define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "portsort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes of scratch for sorting n elements of `type` with values of
+ * value_size bytes (0: keys only) on queue's device, in *bytes. */
+PS_API int ps_opencl_scratch_size(cl_command_queue queue, size_t n,
+                                  ps_type type, size_t value_size,
+                                  size_t *bytes);
+
+/* Sort n keys of keys[key_offset ..] in place on queue. */
+PS_API int ps_opencl_sort_keys(cl_command_queue queue, cl_mem keys,
+                               size_t key_offset, size_t n, ps_type type,
+                               unsigned flags, cl_mem scratch,
+                               size_t scratch_bytes);
+
+/* Sort n keys and move their values (value_size 4 or 8) with them. */
+PS_API int ps_opencl_sort_pairs(cl_command_queue queue, cl_mem keys,
+                                size_t key_offset, cl_mem values,
+                                size_t value_offset, size_t value_size,
+                                size_t n, ps_type type, unsigned flags,
+                                cl_mem scratch, size_t scratch_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PORTSORT_OPENCL_H */

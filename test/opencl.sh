@@ -1,0 +1,20 @@
+#!/bin/sh
+# The backend-parametrised tests on the OpenCL backend (pocl in CI), with a
+# private program cache.  Sizes are capped (PS_TEST_MAX_N) so the run stays
+# within minutes on two cores: up to 2^16 + 1 covers the single-work-group
+# path and the multi-block reduce-then-scan path.  A second run forces the
+# GPU-shaped tuning (work-groups of 64, 4-bit digits) so the barrier and
+# local-scan code that a GPU runs is tested on pocl too.
+# The module of this build tree (Makefile.am's path has the test stubs).
+PORTSORT_MODULE_PATH="${PORTSORT_MODULE_PATH:+$PORTSORT_MODULE_PATH:}$(cd "${top_builddir:-.}" && pwd)/backends/opencl/.libs"
+export PORTSORT_MODULE_PATH
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ps-opencl.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+XDG_CACHE_HOME=$dir
+export XDG_CACHE_HOME
+PS_TEST_MAX_N=${PS_TEST_MAX_N:-65537}
+export PS_TEST_MAX_N
+"$(dirname "$0")/run-backend.sh" opencl || exit $?
+echo "--- GPU-shaped tuning"
+PORTSORT_OPENCL_TUNE="wg=64,items=4,bits=4,blocks=5" PS_TEST_MAX_N=16385 \
+    "$(dirname "$0")/run-backend.sh" opencl
