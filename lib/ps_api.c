@@ -86,7 +86,7 @@ int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags)
     st = check_keys("ps_sort_keys", keys, n, type, flags);
     if (st != PS_OK)
         return st;
-    st = ps_backend_get(&ops, &state);
+    st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
     return ops->sort_keys(state, keys, n, type, flags);
@@ -152,7 +152,7 @@ int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
                       n, value_size);
         return PS_ERR_INVALID_ARG;
     }
-    st = ps_backend_get(&ops, &state);
+    st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
     if (value_size <= 64 && (value_size & (value_size - 1)) == 0
@@ -184,7 +184,7 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
         ps_detail_set("ps_argsort: n = %zu indices overflow size_t", n);
         return PS_ERR_INVALID_ARG;
     }
-    st = ps_backend_get(&ops, &state);
+    st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n == 0)
         return st;
     if (n == 1) {

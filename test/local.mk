@@ -66,3 +66,12 @@ test_fuzz_ps_fuzz_sort_LDFLAGS = -fsanitize=fuzzer
 test_fuzz_ps_fuzz_sort_LDADD = lib/libportsort.la
 endif
 EXTRA_DIST += test/lsan.supp
+
+# The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,
+# always run; it skips when neither module is built), and the differential
+# test on them where a GPU is (cuda.sh, hip.sh skip elsewhere).
+check_PROGRAMS += test/ps_test_gpu_refused
+test_ps_test_gpu_refused_SOURCES = test/ps_test_gpu_refused.c test/ps_test_util.c
+test_ps_test_gpu_refused_LDADD = lib/libportsort.la
+dist_check_SCRIPTS += test/gpu-refused.sh test/cuda.sh test/hip.sh
+TESTS += test/gpu-refused.sh test/cuda.sh test/hip.sh

@@ -258,6 +258,7 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     cl_sort_pairs,
     cl_release,
     cl_trim,
+    NULL,   /* device_api: its cl_mem API goes through ps_module_symbol */
 };
 
 /* ---- the cl_mem API, reached through the core's wrappers ---- */

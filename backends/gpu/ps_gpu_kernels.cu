@@ -1,0 +1,51 @@
+/*
+ * ps_gpu_kernels.cu - one instantiation of the shared kernel source
+ * (backends/kernels/ps_kernel_radix.cl) for CUDA or HIP.
+ *
+ * The build compiles this file once per key width x value width, with
+ * -DPS_KEY_BITS=8|16|32|64 and -DPS_VAL_BYTES=0|4|8, by nvcc for the CUDA
+ * module and by hipcc for the HIP module.  Each copy wraps the kernels in
+ * its own namespace, which is why the dialect's kernels get C++ linkage
+ * here (PS_KERNEL_LINKAGE): with extern "C" the twelve copies of ps_hist
+ * would be one symbol.  The host code finds each copy's kernels through the
+ * table at the end, named ps_gpu_kernels_k<bits>_v<bytes>.
+ */
+#if defined(__HIPCC__)
+#  include <hip/hip_runtime.h>
+#endif
+
+#include "ps_gpu_tune.h"
+
+#define PS_KERNEL_LINKAGE
+#include "ps_kernel_dialect.h"
+
+#define PS_WG PS_GPU_WG
+#define PS_DIGIT_BITS PS_GPU_DIGIT_BITS
+#define PS_ITEMS PS_GPU_ITEMS(PS_KEY_BITS / 8, PS_VAL_BYTES)
+
+#define PS_CAT5(a, b, c, d, e) a##b##c##d##e
+#define PS_NAME(a, b, c, d, e) PS_CAT5(a, b, c, d, e)
+#define PS_NS PS_NAME(ps_k, PS_KEY_BITS, _v, PS_VAL_BYTES, )
+#define PS_TABLE PS_NAME(ps_gpu_kernels_k, PS_KEY_BITS, _v, PS_VAL_BYTES, )
+
+namespace PS_NS {
+#include "ps_kernel_radix.cl"
+}
+
+/* Mirrors ps_gpu_kernels in ps_gpu_internal.h (a C header). */
+struct ps_gpu_kernels_cxx {
+    unsigned key_bytes, val_bytes, items;
+    const void *hist, *upsweep, *scan, *downsweep, *local;
+};
+
+extern "C" {
+extern const ps_gpu_kernels_cxx PS_TABLE;
+const ps_gpu_kernels_cxx PS_TABLE = {
+    PS_KEY_BITS / 8, PS_VAL_BYTES, PS_ITEMS,
+    (const void *)&PS_NS::ps_hist,
+    (const void *)&PS_NS::ps_upsweep,
+    (const void *)&PS_NS::ps_scan,
+    (const void *)&PS_NS::ps_downsweep,
+    (const void *)&PS_NS::ps_sort_local,
+};
+}
