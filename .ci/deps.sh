@@ -6,7 +6,7 @@ export DEBIAN_FRONTEND=noninteractive
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 PKGS="build-essential autoconf automake libtool pkg-config
-      pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+      pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libboost-dev
       clang libclang-rt-14-dev valgrind"
 missing=
 for p in $PKGS; do

@@ -6,7 +6,8 @@
 # guard that skips the kernel's own #include of it), then the kernels.
 PS_KERNEL_SRC = backends/kernels/ps_kernel_dialect.h \
 	backends/kernels/ps_kernel_radix.cl
-EXTRA_DIST += $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed
+EXTRA_DIST += $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed \
+	doc/results-opencl.md doc/opencl-tuning.md
 # Headers distributed in every configuration (portsort_opencl.h is always
 # installed; see lib/local.mk).
 noinst_HEADERS += backends/opencl/ps_opencl_internal.h lib/ps_opencl_entry.h
@@ -39,3 +40,23 @@ backends/opencl/ps_opencl_source.h: $(PS_KERNEL_SRC) backends/opencl/ps_opencl_e
 # Tests: scripts exit 77 when the module is not built or has no device.
 dist_check_SCRIPTS += test/opencl.sh
 TESTS += test/opencl.sh
+
+# The benchmark against Boost.Compute (optional peer, not installed).
+EXTRA_DIST += tools/ps_clbench.cc
+if PS_HAVE_BOOST_COMPUTE
+noinst_PROGRAMS += tools/ps_clbench
+tools_ps_clbench_SOURCES = tools/ps_clbench.cc
+tools_ps_clbench_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
+tools_ps_clbench_CXXFLAGS = $(PS_WARN_CFLAGS) -Wno-deprecated-declarations
+tools_ps_clbench_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
+endif
+
+if PS_HAVE_OPENCL
+check_PROGRAMS += test/ps_test_opencl
+test_ps_test_opencl_SOURCES = test/ps_test_opencl.c test/ps_test_util.c
+test_ps_test_opencl_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
+test_ps_test_opencl_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
+endif
+dist_check_SCRIPTS += test/opencl-env.sh test/opencl-api.sh test/opencl-cache.sh \
+	test/opencl-select.sh
+TESTS += test/opencl-api.sh test/opencl-cache.sh test/opencl-select.sh

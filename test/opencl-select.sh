@@ -1,0 +1,30 @@
+#!/bin/sh
+# Device selection by index and by name substring, a name that matches
+# nothing, and a machine without any OpenCL platform (the ICD loader pointed
+# at an empty vendor directory): there PORTSORT_BACKEND=opencl is refused
+# with a reason while serial and auto keep working.
+. "$(dirname "$0")/opencl-env.sh"
+PORTSORT_BACKEND=opencl
+export PORTSORT_BACKEND
+t=$top/test/ps_test_opencl
+
+PORTSORT_OPENCL_DEVICE=0:0 "$t" quick > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "index 0:0"; }
+name=$(sed -n 's/^device: //p' "$tmp/out" | cut -c1-6)
+[ -n "$name" ] || fail "no device name printed"
+PORTSORT_OPENCL_DEVICE=$name "$t" quick > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "substring '$name'"; }
+
+PORTSORT_OPENCL_DEVICE=no-such-device-xyz "$t" quick > "$tmp/out" 2>&1
+[ $? -eq 3 ] || { cat "$tmp/out"; fail "an unmatched name was not refused"; }
+grep -q "no device matches PORTSORT_OPENCL_DEVICE=no-such-device-xyz" "$tmp/out" || { cat "$tmp/out"; fail "reason"; }
+PORTSORT_OPENCL_DEVICE=9:9 "$t" quick > "$tmp/out" 2>&1
+[ $? -eq 3 ] || fail "index 9:9 was not refused"
+
+mkdir "$tmp/novendors"
+OCL_ICD_VENDORS=$tmp/novendors
+export OCL_ICD_VENDORS
+"$t" quick > "$tmp/out" 2>&1
+[ $? -eq 3 ] || { cat "$tmp/out"; fail "no platform: opencl not refused"; }
+grep -q "no OpenCL platform" "$tmp/out" || { cat "$tmp/out"; fail "no platform: reason"; }
+PORTSORT_BACKEND=serial "$t" quick > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "no platform: serial"; }
+PORTSORT_BACKEND=auto "$t" quick > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "no platform: auto"; }
+echo "device selection and the no-platform machine passed"

@@ -1,0 +1,204 @@
+/*
+ * ps_test_opencl - tests of the OpenCL backend beyond the differential test.
+ *
+ *   ps_test_opencl api     the cl_mem API of <portsort_opencl.h>: keys,
+ *                          pairs with 4- and 8-byte values, offsets into
+ *                          larger buffers, descending, caller scratch and
+ *                          scratch allocated by the call, a scratch that is
+ *                          too small, bad arguments; checked against the
+ *                          oracle of ps_test_util.c
+ *   ps_test_opencl quick   one host-array sort through PORTSORT_BACKEND; prints
+ *                          "device: <detail>" and exits 0, or prints the
+ *                          refusal and exits 3 (used by the cache and
+ *                          device-selection scripts)
+ *
+ * Exits 77 when there is no OpenCL device at all.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "portsort_opencl.h"
+#include "ps_test_util.h"
+
+static cl_context ctx;
+static cl_command_queue q;
+static long checks;
+
+static void setup(void)
+{
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_uint np = 0;
+    cl_int err;
+    if (clGetPlatformIDs(1, &plat, &np) != CL_SUCCESS || np == 0
+        || clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) {
+        printf("ps_test_opencl: no OpenCL device: skipped\n");
+        exit(PS_TEST_SKIP);
+    }
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        t_fail("clCreateContext: %d", err);
+    q = clCreateCommandQueue(ctx, dev, 0, &err);
+    if (err != CL_SUCCESS)
+        t_fail("clCreateCommandQueue: %d", err);
+}
+
+static cl_mem buffer(size_t bytes, const void *init)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS)
+        t_fail("clCreateBuffer %zu: %d", bytes, err);
+    if (init != NULL && clEnqueueWriteBuffer(q, m, CL_TRUE, 0, bytes, init, 0, NULL,
+                                             NULL) != CL_SUCCESS)
+        t_fail("clEnqueueWriteBuffer");
+    return m;
+}
+
+static void readback(cl_mem m, size_t bytes, void *out)
+{
+    if (clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL) != CL_SUCCESS)
+        t_fail("clEnqueueReadBuffer");
+}
+
+/* Sort n keys of `type` that sit at element offset `off` of a buffer with
+ * guard elements around them; values (vs 0, 4 or 8) likewise at voff. */
+static void one(ps_type type, unsigned flags, size_t n, size_t off, size_t vs,
+                size_t voff, int caller_scratch, uint64_t seed)
+{
+    size_t kb = ps_type_size(type), total = off + n + 7, vtotal = voff + n + 5, i;
+    unsigned char *k = malloc(total * kb), *kout = malloc(total * kb);
+    unsigned char *v = malloc(vtotal * 8 + 1), *vout = malloc(vtotal * 8 + 1);
+    size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    cl_mem dk, dv = NULL, scratch = NULL;
+    size_t sbytes = 0;
+    int st;
+
+    for (i = 0; i < total * kb; i++)
+        k[i] = (unsigned char)t_rand(&seed);
+    /* Few distinct keys every other case, so stability is visible. */
+    if (seed & 1)
+        for (i = 0; i < total * kb; i++)
+            k[i] &= 0x81;
+    for (i = 0; i < vtotal * vs; i++)
+        v[i] = (unsigned char)t_rand(&seed);
+    t_oracle_perm(k + off * kb, n, type, flags, perm);
+    dk = buffer(total * kb, k);
+    if (vs)
+        dv = buffer(vtotal * vs, v);
+    if (caller_scratch) {
+        st = ps_opencl_scratch_size(q, n, type, vs, &sbytes);
+        if (st != PS_OK)
+            t_fail("scratch_size: %s", ps_error_detail());
+        if (sbytes > 0)
+            scratch = buffer(sbytes, NULL);
+    }
+    st = vs ? ps_opencl_sort_pairs(q, dk, off, dv, voff, vs, n, type, flags,
+                                   scratch, sbytes)
+            : ps_opencl_sort_keys(q, dk, off, n, type, flags, scratch, sbytes);
+    if (st != PS_OK)
+        t_fail("%s %s n=%zu off=%zu vs=%zu: %s: %s", t_type_name(type),
+               flags ? "desc" : "asc", n, off, vs, ps_strerror(st), ps_error_detail());
+    clFinish(q);
+    readback(dk, total * kb, kout);
+    if (memcmp(kout, k, off * kb) != 0 || memcmp(kout + (off + n) * kb,
+                                                 k + (off + n) * kb, 7 * kb) != 0)
+        t_fail("%s n=%zu: keys outside [off, off+n) changed", t_type_name(type), n);
+    for (i = 0; i < n; i++)
+        if (memcmp(kout + (off + i) * kb, k + (off + perm[i]) * kb, kb) != 0)
+            t_fail("%s %s n=%zu off=%zu: wrong key at %zu", t_type_name(type),
+                   flags ? "desc" : "asc", n, off, i);
+    if (vs) {
+        readback(dv, vtotal * vs, vout);
+        if (memcmp(vout, v, voff * vs) != 0)
+            t_fail("values before the offset changed");
+        for (i = 0; i < n; i++)
+            if (memcmp(vout + (voff + i) * vs, v + (voff + perm[i]) * vs, vs) != 0)
+                t_fail("%s n=%zu vs=%zu: wrong value at %zu (not stable?)",
+                       t_type_name(type), n, vs, i);
+    }
+    clReleaseMemObject(dk);
+    if (dv) clReleaseMemObject(dv);
+    if (scratch) clReleaseMemObject(scratch);
+    free(k); free(kout); free(v); free(vout); free(perm);
+    checks++;
+}
+
+static int api_tests(void)
+{
+    static const size_t sizes[] = { 0, 1, 2, 100, 2048, 2049, 5000, 70001 };
+    uint64_t seed = 99;
+    size_t s, sbytes = 0;
+    int t, f;
+    cl_mem dk, small;
+
+    setup();
+    for (t = PS_U8; t <= PS_F64; t++)
+        for (f = 0; f < 2; f++)
+            for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                size_t n = sizes[s];
+                one((ps_type)t, f ? PS_DESCENDING : 0, n, s * 3, 0, 0, s & 1, seed++);
+                if (t == PS_U32 || t == PS_F64 || t == PS_I16) {
+                    one((ps_type)t, f ? PS_DESCENDING : 0, n, s, 4, s * 2 + 1, !(s & 1), seed++);
+                    one((ps_type)t, f ? PS_DESCENDING : 0, n, 5, 8, 0, s & 1, seed++);
+                }
+            }
+    /* One larger case, on both scratch paths. */
+    one(PS_U32, 0, (size_t)1 << 20, 3, 4, 0, 1, seed++);
+    one(PS_I64, PS_DESCENDING, 300001, 0, 0, 0, 0, seed++);
+
+    /* A scratch that is too small is refused before anything runs. */
+    dk = buffer(100000 * 4, NULL);
+    if (ps_opencl_scratch_size(q, 100000, PS_U32, 0, &sbytes) != PS_OK || sbytes == 0)
+        t_fail("scratch_size for 100000 keys: %zu", sbytes);
+    small = buffer(64, NULL);
+    if (ps_opencl_sort_keys(q, dk, 0, 100000, PS_U32, 0, small, 64) != PS_ERR_INVALID_ARG)
+        t_fail("a too-small scratch was accepted");
+    if (ps_opencl_sort_pairs(q, dk, 0, dk, 0, 12, 10, PS_U32, 0, NULL, 0)
+        != PS_ERR_INVALID_ARG)
+        t_fail("value_size 12 was accepted");
+    if (ps_opencl_sort_keys(q, dk, 0, 10, (ps_type)0, 0, NULL, 0) != PS_ERR_INVALID_ARG)
+        t_fail("type 0 was accepted");
+    if (ps_opencl_sort_keys(NULL, dk, 0, 10, PS_U32, 0, NULL, 0) != PS_ERR_INVALID_ARG)
+        t_fail("a NULL queue was accepted");
+    clReleaseMemObject(dk);
+    clReleaseMemObject(small);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    printf("ps_test_opencl: %ld cl_mem sorts passed\n", checks);
+    return 0;
+}
+
+static int quick(void)
+{
+    ps_backend_info info[8];
+    size_t n = 5000, i, nb;
+    uint32_t *k = malloc(n * 4);
+    uint64_t seed = 7;
+    int st;
+    for (i = 0; i < n; i++)
+        k[i] = (uint32_t)t_rand(&seed);
+    st = ps_sort_keys(k, n, PS_U32, 0);
+    if (st != PS_OK) {
+        printf("refused: %s: %s\n", ps_strerror(st), ps_error_detail());
+        free(k);
+        return 3;
+    }
+    for (i = 1; i < n; i++)
+        if (k[i - 1] > k[i])
+            t_fail("quick: not sorted at %zu", i);
+    nb = ps_backends(info, 8);
+    for (i = 0; i < nb && i < 8; i++)
+        if (strcmp(info[i].name, ps_backend_name()) == 0)
+            printf("backend: %s\ndevice: %s\n", info[i].name, info[i].detail);
+    free(k);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "quick") == 0)
+        return quick();
+    return api_tests();
+}
