@@ -21,7 +21,7 @@ AC_ARG_WITH([cuda],
   [], [with_cuda=no])
 AC_ARG_WITH([cuda-arch],
   [AS_HELP_STRING([--with-cuda-arch=LIST],
-    [CUDA targets, e.g. "sm_80 sm_90 compute_90" (default: sm_70 .. sm_90
+    [CUDA targets, e.g. "sm_80,sm_90,compute_90" (default: sm_70 .. sm_90
      and compute_90 PTX, as far as nvcc supports them)])],
   [], [with_cuda_arch=default])
 
@@ -72,6 +72,8 @@ AS_IF([test "x$with_cuda" != xno],
         AS_IF([test -z "$ps_known" || echo "$ps_known" | grep -qx "$c"],
               [with_cuda_arch="$with_cuda_arch $a"])
       done])
+   # Commas or spaces separate the targets.
+   with_cuda_arch=`echo "$with_cuda_arch" | tr ',' ' '`
    ps_gencode=
    for a in $with_cuda_arch; do
      AS_CASE([$a],

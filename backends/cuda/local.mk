@@ -42,7 +42,7 @@ EXTRA_DIST += test/ps_test_cuda_device.c
 # tools/ps_cudabench: our device-pointer sort against cub::DeviceRadixSort
 # (CUB ships with the toolkit).  nvcc compiles it; libtool links it against
 # libportsort and the static CUDA runtime.
-EXTRA_DIST += tools/ps_cudabench.cu
+EXTRA_DIST += tools/ps_cudabench.cu tools/gpu-run.sh
 if PS_HAVE_CUDA
 noinst_PROGRAMS += tools/ps_cudabench
 tools_ps_cudabench_SOURCES =

@@ -19,7 +19,7 @@ AC_ARG_WITH([hip],
   [], [with_hip=no])
 AC_ARG_WITH([hip-arch],
   [AS_HELP_STRING([--with-hip-arch=LIST],
-    [AMD GPU targets, e.g. "gfx90a gfx942" (default: gfx90a and the other
+    [AMD GPU targets, e.g. "gfx90a,gfx942" (default: gfx90a and the other
      data-centre and recent targets this hipcc supports)])],
   [], [with_hip_arch=default])
 
@@ -70,6 +70,7 @@ _PSEOF
           [AC_MSG_RESULT([yes]); with_hip_arch="$with_hip_arch $a"],
           [AC_MSG_RESULT([no])])
       done])
+   with_hip_arch=`echo "$with_hip_arch" | tr ',' ' '`
    ps_offload=
    for a in $with_hip_arch; do
      AS_CASE([$a], [gfx*], [], [AC_MSG_ERROR([--with-hip-arch: '$a' is not a gfx target])])
