@@ -1,2 +1,3 @@
 # doc/: algorithm notes and measured results.
 EXTRA_DIST += doc/algorithm.md doc/results-reference.md
+EXTRA_DIST += doc/cuda.md

@@ -155,7 +155,7 @@ int main(void)
 {
     static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 511, 512, 513, 1023,
         1024, 1025, 2047, 2048, 2049, 5000, 65537, 300001, (1u << 20) + 3,
-        (1u << 22) + 1 };
+        (1u << 21) + 1 };
     const char *cap = getenv("PS_TEST_MAX_N");
     size_t max_n = cap != NULL ? strtoull(cap, NULL, 10) : (size_t)-1, si;
     cudaStream_t s;
