@@ -32,6 +32,36 @@ namespace PS_NS {
 #include "ps_kernel_radix.cl"
 }
 
+/* The host (ps_gpu_sort.c) packs each launch's arguments by hand, as the
+ * signatures below say; nothing checks them at run time.  Pinning them
+ * here makes a change of the shared kernels' signatures a build error for
+ * CUDA and HIP instead of a silent misread on the device. */
+#ifdef PS_VAL
+#  define PS_VAL_PARAMS(c) , c PS_VAL *, ps_u64
+#else
+#  define PS_VAL_PARAMS(c)
+#endif
+template <typename A, typename B> struct ps_same { static const bool value = false; };
+template <typename A> struct ps_same<A, A> { static const bool value = true; };
+static_assert(ps_same<decltype(&PS_NS::ps_hist),
+              void (*)(const PS_KEY *, ps_u64, ps_u32, ps_u32, ps_u32 *, ps_u64,
+                       ps_u64, ps_u64)>::value, "ps_hist signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_upsweep),
+              void (*)(const PS_KEY *, ps_u64, ps_u32, ps_u32, ps_u32, ps_u32 *,
+                       ps_u64, ps_u64, ps_u64, ps_u32)>::value,
+              "ps_upsweep signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_scan),
+              void (*)(ps_u32 *, ps_u64, ps_u32)>::value, "ps_scan signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_downsweep),
+              void (*)(const PS_KEY *, ps_u64, PS_KEY *, ps_u64
+                       PS_VAL_PARAMS() PS_VAL_PARAMS(),
+                       ps_u32, ps_u32, ps_u32, const ps_u32 *, ps_u64, ps_u64,
+                       ps_u64, ps_u32, ps_u32)>::value,
+              "ps_downsweep signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_sort_local),
+              void (*)(PS_KEY *, ps_u64 PS_VAL_PARAMS(), ps_u32, ps_u64,
+                       ps_u64)>::value, "ps_sort_local signature changed");
+
 /* Mirrors ps_gpu_kernels in ps_gpu_internal.h (a C header). */
 struct ps_gpu_kernels_cxx {
     unsigned key_bytes, val_bytes, items;
