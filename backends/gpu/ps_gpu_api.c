@@ -111,11 +111,11 @@ static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
 static int scratch_get(size_t bytes, ps_rt_stream s, void **p)
 {
     ps_rt_err e;
-#if defined(PS_GPU_CUDA)
-    e = cudaMallocAsync(p, bytes, s);
-#else
+#if defined(PS_GPU_HIP)
     (void)s;
     e = hipMalloc(p, bytes);
+#else
+    e = RT(MallocAsync)(p, bytes, s);
 #endif
     if (e != RT(Success)) {
         RT(GetLastError)();
@@ -128,11 +128,11 @@ static int scratch_get(size_t bytes, ps_rt_stream s, void **p)
 
 static void scratch_put(void *p, ps_rt_stream s)
 {
-#if defined(PS_GPU_CUDA)
-    cudaFreeAsync(p, s);
-#else
+#if defined(PS_GPU_HIP)
     hipStreamSynchronize(s);
     hipFree(p);
+#else
+    RT(FreeAsync)(p, s);
 #endif
 }
 

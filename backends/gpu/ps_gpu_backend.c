@@ -22,7 +22,7 @@
 
 #include "ps_gpu_internal.h"
 
-#if defined(PS_GPU_CUDA)
+#if defined(PS_GPU_CUDA) || defined(PS_GPU_FAKE)
 #  define PS_GPU_DEVICE_ENV "PORTSORT_CUDA_DEVICE"
 #else
 #  define PS_GPU_DEVICE_ENV "PORTSORT_HIP_DEVICE"
@@ -95,7 +95,7 @@ static void gpu_probe(ps_probe *out)
     }
     out->usable = 1;
     out->min_n = PS_GPU_AUTO_MIN_N;
-#if defined(PS_GPU_CUDA)
+#if defined(PS_GPU_CUDA) || defined(PS_GPU_FAKE)
     snprintf(out->detail, sizeof out->detail,
              "%.120s (CUDA device %d, sm_%d%d, %d SMs, %zu MiB)", prop.name, dev,
              prop.major, prop.minor, prop.multiProcessorCount,

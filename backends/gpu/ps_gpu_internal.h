@@ -50,8 +50,26 @@ typedef hipDeviceProp_t ps_rt_prop;
                              || (e) == hipErrorInvalidDeviceFunction)
 #  define ps_rt_host_alloc(p, n) hipHostMalloc((p), (n), 0)
 #  define ps_rt_host_free(p) hipHostFree(p)
+#elif defined(PS_GPU_FAKE)
+/* test/ps_gpu_fake.h: the CUDA host code on a CPU stand-in runtime, for
+ * make check on machines without a GPU.  It poses as "cuda". */
+#  include "ps_gpu_fake.h"
+#  define RT(x) psfake##x
+#  define PS_GPU_NAME "cuda"
+#  define PS_GPU_UPPER "CUDA"
+typedef psfakeError_t ps_rt_err;
+typedef psfakeStream_t ps_rt_stream;
+typedef psfakeEvent_t ps_rt_event;
+typedef psfakeFuncAttributes ps_rt_func_attr;
+typedef psfakeDeviceProp ps_rt_prop;
+#  define PS_RT_NO_DRIVER(e) ((e) == psfakeErrorInsufficientDriver)
+#  define PS_RT_NO_DEVICE(e) ((e) == psfakeErrorNoDevice)
+#  define PS_RT_OOM(e) ((e) == psfakeErrorMemoryAllocation)
+#  define PS_RT_NO_IMAGE(e) 0
+#  define ps_rt_host_alloc(p, n) psfakeMallocHost((p), (n))
+#  define ps_rt_host_free(p) psfakeFreeHost(p)
 #else
-#  error "compile backends/gpu with -DPS_GPU_CUDA or -DPS_GPU_HIP"
+#  error "compile backends/gpu with -DPS_GPU_CUDA, -DPS_GPU_HIP or -DPS_GPU_FAKE"
 #endif
 
 /* One instantiation of backends/kernels/ps_kernel_radix.cl (key width x

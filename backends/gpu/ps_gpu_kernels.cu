@@ -16,8 +16,44 @@
 
 #include "ps_gpu_tune.h"
 
-#define PS_KERNEL_LINKAGE
-#include "ps_kernel_dialect.h"
+#if defined(PS_GPU_FAKE)
+/* make check's CPU stand-in (test/ps_gpu_fake.h): the kernels as plain C++,
+ * one thread per work-item.  Local arrays are static, shared by the
+ * work-items of the one work-group that runs at a time. */
+#  include "ps_gpu_fake.h"
+#  define PS_KERNEL_DIALECT_H
+typedef unsigned char ps_u8;
+typedef unsigned short ps_u16;
+typedef unsigned int ps_u32;
+typedef unsigned long long ps_u64;
+#  define PS_KERNEL_WG(wg) void
+#  define PS_FN static inline
+#  define PS_GLOBAL
+#  define PS_LOCAL
+#  define PS_LOCAL_ARRAY(type, name, n) static type name[n]
+#  define PS_BARRIER() ps_fake_barrier()
+#  define PS_LID() ps_fake_lid()
+#  define PS_GROUP() ps_fake_group()
+#  define PS_NGROUPS() ps_fake_ngroups()
+#  define PS_ATOMIC_ADD_LOCAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#  define PS_ATOMIC_ADD_GLOBAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#  include <tuple>
+#  include <utility>
+/* The launcher unpacks args exactly as cudaLaunchKernel would: args[i]
+ * points to a value of the kernel's i-th parameter type. */
+template <typename... A, std::size_t... I>
+static void ps_fake_call(void (*fn)(A...), void **args, std::index_sequence<I...>)
+{
+    fn(*static_cast<A *>(args[I])...);
+}
+#  define PS_FAKE_RUN(f) [](void **a) { ps_fake_call(&f, a, \
+        std::make_index_sequence<std::tuple_size<decltype(ps_fake_args(&f))>::value>()); }
+template <typename... A>
+static std::tuple<A...> ps_fake_args(void (*)(A...));
+#else
+#  define PS_KERNEL_LINKAGE
+#  include "ps_kernel_dialect.h"
+#endif
 
 #define PS_WG PS_GPU_WG
 #define PS_DIGIT_BITS PS_GPU_DIGIT_BITS
@@ -68,14 +104,22 @@ struct ps_gpu_kernels_cxx {
     const void *hist, *upsweep, *scan, *downsweep, *local;
 };
 
+#if defined(PS_GPU_FAKE)
+static const ps_fake_kernel ps_fake_hist = { PS_FAKE_RUN(PS_NS::ps_hist) };
+static const ps_fake_kernel ps_fake_upsweep = { PS_FAKE_RUN(PS_NS::ps_upsweep) };
+static const ps_fake_kernel ps_fake_scan = { PS_FAKE_RUN(PS_NS::ps_scan) };
+static const ps_fake_kernel ps_fake_downsweep = { PS_FAKE_RUN(PS_NS::ps_downsweep) };
+static const ps_fake_kernel ps_fake_sort_local = { PS_FAKE_RUN(PS_NS::ps_sort_local) };
+#  define PS_ENTRY(k) (const void *)&ps_fake_##k
+#else
+#  define PS_ENTRY(k) (const void *)&PS_NS::ps_##k
+#endif
+
 extern "C" {
 extern const ps_gpu_kernels_cxx PS_TABLE;
 const ps_gpu_kernels_cxx PS_TABLE = {
     PS_KEY_BITS / 8, PS_VAL_BYTES, PS_ITEMS,
-    (const void *)&PS_NS::ps_hist,
-    (const void *)&PS_NS::ps_upsweep,
-    (const void *)&PS_NS::ps_scan,
-    (const void *)&PS_NS::ps_downsweep,
-    (const void *)&PS_NS::ps_sort_local,
+    PS_ENTRY(hist), PS_ENTRY(upsweep), PS_ENTRY(scan), PS_ENTRY(downsweep),
+    PS_ENTRY(sort_local),
 };
 }
