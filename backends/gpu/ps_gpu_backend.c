@@ -36,8 +36,12 @@
  * PORTSORT_GPU_MIN_N overrides it; tools/gpu-run.sh measures it. */
 #define PS_GPU_AUTO_MIN_N ((size_t)1 << 17)
 
-/* Bytes per pinned staging buffer (two of them). */
-#define STAGE ((size_t)4 << 20)
+/* Bytes per pinned staging buffer (two of them); the CPU stand-in's test
+ * sets it small so that its arrays take the many-chunk path. */
+#ifndef PS_GPU_STAGE_BYTES
+#  define PS_GPU_STAGE_BYTES ((size_t)4 << 20)
+#endif
+#define STAGE ((size_t)PS_GPU_STAGE_BYTES)
 
 typedef struct gstate {
     const ps_host *host;
