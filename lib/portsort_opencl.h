@@ -27,16 +27,20 @@
  *    inside one work-group).  Pass a buffer at least that large, or NULL to
  *    let the call allocate one (released when the queued work is done).
  *  - Kernels are built on first use per context, device and key/value
- *    width (about a second on pocl; cached on disk, see README.md).
+ *    width (about a second on pocl; cached on disk, see README.md).  The
+ *    built programs, and with them a reference to each context they were
+ *    built for, are kept until the process exits or libportsort is
+ *    unloaded, so a context you release stays alive until then.
  *  - Several host threads may call these at once; sorts that use the same
  *    built program are enqueued one at a time.
  *
  * Returns PS_OK or a status of <portsort.h>, with ps_error_detail() saying
- * why: PS_ERR_INVALID_ARG (bad type, flags, value_size, queue, or scratch
- * too small), PS_ERR_BACKEND_UNAVAILABLE (the OpenCL module was not built
- * or cannot be loaded), PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE (kernel build
- * or run failure; PORTSORT_VERBOSE=1 prints the build log),
- * PS_ERR_TOO_LARGE (n >= 2^32).  On an error reported before anything was
+ * why: PS_ERR_INVALID_ARG (bad type, flags, value_size or queue, offset +
+ * n past the end of a buffer, or scratch too small),
+ * PS_ERR_BACKEND_UNAVAILABLE (the OpenCL module was not built or cannot be
+ * loaded), PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE (kernel build or run
+ * failure; PORTSORT_VERBOSE=1 prints the build log), PS_ERR_TOO_LARGE
+ * (n >= 2^32, or scratch beyond the device's largest buffer).  On an error reported before anything was
  * enqueued, the buffers are unchanged.
  */
 #ifndef PORTSORT_OPENCL_H

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The program cache: a cold run builds and writes a binary, a warm run
-# loads it, a damaged binary is rebuilt and overwritten, and an unwritable
-# cache directory still sorts (building every time).
+# loads it, a damaged binary is rebuilt and overwritten, an unwritable
+# cache directory still sorts (building every time), and a build failure
+# is reported as a device error with the build log.
 . "$(dirname "$0")/opencl-env.sh"
 PORTSORT_BACKEND=opencl
 PORTSORT_VERBOSE=1
@@ -39,4 +40,11 @@ grep -q "program from cache" "$tmp/out" || fail "rewritten entry not used"
 mkdir "$tmp/pocl"
 POCL_CACHE_DIR=$tmp/pocl XDG_CACHE_HOME=$tmp/file/sub run unwritable
 grep -q "not caching" "$tmp/out" || fail "unwritable: no message"
+# A kernel that does not build: PS_ERR_DEVICE ("device error"), the build
+# log under PORTSORT_VERBOSE=1, nothing cached.
+PORTSORT_OPENCL_OPTIONS=-DPS_ITEMS= "$top/test/ps_test_opencl" quick > "$tmp/out" 2>&1
+[ $? -eq 3 ] || { cat "$tmp/out"; fail "broken build: sort did not fail"; }
+grep -q "kernel build failed" "$tmp/out" || { cat "$tmp/out"; fail "broken build: no detail"; }
+grep -q "build log" "$tmp/out" || { cat "$tmp/out"; fail "broken build: no build log"; }
+grep -q "cached program binary" "$tmp/out" && fail "broken build: cached"
 echo "program cache: cold, warm, damaged, truncated, unwritable passed"

@@ -155,6 +155,11 @@ static int api_tests(void)
     small = buffer(64, NULL);
     if (ps_opencl_sort_keys(q, dk, 0, 100000, PS_U32, 0, small, 64) != PS_ERR_INVALID_ARG)
         t_fail("a too-small scratch was accepted");
+    if (ps_opencl_sort_keys(q, dk, 1, 100000, PS_U32, 0, NULL, 0) != PS_ERR_INVALID_ARG)
+        t_fail("a range past the end of the buffer was accepted");
+    if (ps_opencl_sort_pairs(q, dk, 0, small, 0, 4, 100, PS_U32, 0, NULL, 0)
+        != PS_ERR_INVALID_ARG)
+        t_fail("a values buffer too small was accepted");
     if (ps_opencl_sort_pairs(q, dk, 0, dk, 0, 12, 10, PS_U32, 0, NULL, 0)
         != PS_ERR_INVALID_ARG)
         t_fail("value_size 12 was accepted");

@@ -132,6 +132,12 @@ PS_FN ps_u32 ps_wg_scan(PS_LOCAL ps_u32 *part, ps_u32 t)
  * Returns 0 without moving anything when every key has the same digit (the
  * permutation would be the identity); the answer is the same in every
  * work-item, so callers may branch on it around barriers.
+ *
+ * tstart[RADIX] is written inside the strided loop rather than by a lone
+ * `if (t == 0)` store: on pocl 3.1 that store was not seen after the next
+ * barrier whenever RADIX < PS_WG (the GPU-shaped tuning; the differential
+ * test caught it, and no race in this code was found).  The loop form has
+ * no special case and passes.
  */
 PS_FN int ps_rank_tile(PS_LOCAL PS_KEY *lk, PS_LOCAL PS_KEY *lk2
                        VAL_LOCAL_ARGS(lv, lv2),
@@ -140,6 +146,7 @@ PS_FN int ps_rank_tile(PS_LOCAL PS_KEY *lk, PS_LOCAL PS_KEY *lk2
                        ps_u32 t)
 {
     ps_u32 d, j, i, sum, run, first;
+    int moved;
 
     for (d = 0; d < RADIX; d++)
         cnt[d * PS_WG + t] = 0;
@@ -166,10 +173,11 @@ PS_FN int ps_rank_tile(PS_LOCAL PS_KEY *lk, PS_LOCAL PS_KEY *lk2
     for (d = t; d <= RADIX; d += PS_WG)
         tstart[d] = d < RADIX ? cnt[d * PS_WG] : valid;
     PS_BARRIER();
+    /* Every item reaches the same barriers on both outcomes: no compiler
+     * has to prove that the early-out is uniform. */
     first = ps_digit(lk[0], shift);
-    if (tstart[first + 1] - tstart[first] == valid)
-        return 0;
-    for (j = 0; j < PS_ITEMS; j++) {
+    moved = tstart[first + 1] - tstart[first] != valid;
+    for (j = 0; moved && j < PS_ITEMS; j++) {
         i = t * PS_ITEMS + j;
         if (i < valid) {
             PS_KEY k = lk[i];
@@ -179,7 +187,7 @@ PS_FN int ps_rank_tile(PS_LOCAL PS_KEY *lk, PS_LOCAL PS_KEY *lk2
         }
     }
     PS_BARRIER();
-    return 1;
+    return moved;
 }
 
 /* Every digit's histogram over all n keys, added to totals[p*RADIX + d]

@@ -364,7 +364,8 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
 {
     ps_cl_tune tune = ps_cl_tune_for(dev, key_bits, val_bytes);
     ps_cl_prog *p;
-    char options[256];
+    char options[512];
+    const char *extra;
     cl_int err = CL_SUCCESS;
 
     /* The table lock is held across a build: two threads asking for the
@@ -391,10 +392,13 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     p->key_bits = key_bits;
     p->val_bytes = val_bytes;
     p->tune = tune;
+    /* PORTSORT_OPENCL_OPTIONS appends build options (experiments, and the
+     * test of a failing build); it is part of the cache key like the rest. */
+    extra = getenv("PORTSORT_OPENCL_OPTIONS");
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DPS_KEY_BITS=%u -DPS_VAL_BYTES=%u -DPS_DIGIT_BITS=%u "
-             "-DPS_WG=%u -DPS_ITEMS=%u", key_bits, val_bytes, tune.bits, tune.wg,
-             tune.items);
+             "-DPS_WG=%u -DPS_ITEMS=%u %s", key_bits, val_bytes, tune.bits, tune.wg,
+             tune.items, extra != NULL ? extra : "");
     p->program = build(host, ctx, dev, options, status);
     if (p->program == NULL) {
         pthread_mutex_unlock(&progs_lock);

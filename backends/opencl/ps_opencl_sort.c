@@ -116,6 +116,14 @@ static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
     blocks(t, job->n, &nb, &tpb);
     l = make_layout(t, job->n, kb, vb);
     if (scratch == NULL) {
+        cl_ulong max_alloc = 0;
+        if (clGetDeviceInfo(p->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
+                            &max_alloc, NULL) == CL_SUCCESS && l.bytes > max_alloc) {
+            host->fail("opencl: %zu bytes of scratch are beyond the device's "
+                       "largest buffer (%llu bytes)", l.bytes,
+                       (unsigned long long)max_alloc);
+            return PS_ERR_TOO_LARGE;
+        }
         scratch = clCreateBuffer(ctx, CL_MEM_READ_WRITE, l.bytes, NULL, &err);
         if (scratch == NULL || err != CL_SUCCESS)
             return ps_cl_status(host, err, "clCreateBuffer (scratch)");
@@ -236,6 +244,23 @@ int ps_cl_sort(const ps_host *host, const ps_cl_job *job)
     if (err != CL_SUCCESS) {
         host->fail("opencl: not a usable command queue (%s)", ps_cl_errname(err));
         return PS_ERR_INVALID_ARG;
+    }
+    /* A range past the end of a buffer would make the kernels read and
+     * write out of bounds: refuse it before anything is enqueued. */
+    {
+        size_t kbytes = 0, vbytes = 0, kb = ps_type_bytes(job->type);
+        err = clGetMemObjectInfo(job->keys, CL_MEM_SIZE, sizeof kbytes, &kbytes, NULL);
+        if (err == CL_SUCCESS && job->vals != NULL)
+            err = clGetMemObjectInfo(job->vals, CL_MEM_SIZE, sizeof vbytes, &vbytes,
+                                     NULL);
+        if (err != CL_SUCCESS || kbytes / kb < job->koff
+            || kbytes / kb - job->koff < job->n
+            || (job->vals != NULL && (vbytes / job->val_bytes < job->voff
+                                      || vbytes / job->val_bytes - job->voff < job->n))) {
+            host->fail("opencl: offset + n is beyond the end of the keys or values "
+                       "buffer (or it is not a buffer)");
+            return PS_ERR_INVALID_ARG;
+        }
     }
     p = ps_cl_program_get(host, ctx, dev, 8u * ps_type_bytes(job->type),
                           job->val_bytes, &st);
