@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Install the Debian packages libportsort builds and tests with, when they
-# are missing (apt-get update first, as a fresh machine needs).
+# are missing (apt-get update first, as a fresh machine needs).  hipcc,
+# libamdhip64-dev and rocm-device-libs build the HIP module (it cannot run
+# without an AMD GPU); the CUDA toolkit comes with the machine, not Debian.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 PKGS="build-essential autoconf automake libtool pkg-config
       pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libboost-dev
-      libhwy-dev clang libclang-rt-14-dev valgrind"
+      libhwy-dev clang libclang-rt-14-dev valgrind
+      hipcc libamdhip64-dev rocm-device-libs"
 missing=
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -92,7 +92,7 @@ int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags)
     st = check_keys("ps_sort_keys", keys, n, type, flags);
     if (st != PS_OK)
         return st;
-    st = ps_backend_get(&ops, &state);
+    st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
     return ops->sort_keys(state, keys, n, type, flags);
@@ -158,7 +158,7 @@ int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
                       n, value_size);
         return PS_ERR_INVALID_ARG;
     }
-    st = ps_backend_get(&ops, &state);
+    st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
     /* Native paths move values as words: only for aligned arrays.  Values
@@ -194,7 +194,7 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
         ps_detail_set("ps_argsort: n = %zu indices overflow size_t", n);
         return PS_ERR_INVALID_ARG;
     }
-    st = ps_backend_get(&ops, &state);
+    st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n == 0)
         return st;
     if (n == 1) {

@@ -60,6 +60,11 @@ typedef struct ps_probe {
     int usable;                   /* 1 when the backend can sort here */
     int gpu;                      /* 1 when its device is a GPU */
     char detail[256];             /* the device, or why it is unusable */
+    /* When `auto` chose this backend: host arrays of fewer keys than this
+     * go to the CPU backend instead, where copying to a device costs more
+     * than it saves.  0 (the core's default) sends every size here.  Last
+     * in the struct, so modules built before it leave it 0. */
+    size_t min_n;
 } ps_probe;
 
 /* Bit for value size s (s a power of two up to 64) in ps_backend_ops.value_sizes. */

@@ -38,15 +38,15 @@ typedef struct slot {
 
 /* Order of preference for `auto`: GPUs first, then the CPU. */
 static slot slots[] = {
-    { "cuda", NULL, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
-    { "hip", NULL, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
-    { "opencl", NULL, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
+    { "cuda", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
+    { "hip", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
+    { "opencl", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
 #ifdef PS_HAVE_OPENMP
-    { "openmp", &ps_openmp_ops, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
+    { "openmp", &ps_openmp_ops, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
 #else
-    { "openmp", NULL, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
+    { "openmp", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
 #endif
-    { "serial", &ps_serial_ops, 0, NULL, { 0, 0, "" }, 0, 0, NULL, "" },
+    { "serial", &ps_serial_ops, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
 };
 #define NSLOTS (sizeof slots / sizeof slots[0])
 
@@ -135,6 +135,7 @@ static struct {
     const ps_backend_ops *ops;
     void *state;
     char why[640];
+    size_t min_n;           /* under auto: smaller sorts go to the CPU */
 } chosen;
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 
@@ -177,6 +178,19 @@ static int try_init(slot *s)
     return PS_OK;
 }
 
+/* Under auto, a GPU backend's crossover: PORTSORT_GPU_MIN_N overrides the
+ * probe's provisional value (so it can be measured and set per machine). */
+static void set_crossover(const slot *s)
+{
+    const char *env = getenv("PORTSORT_GPU_MIN_N");
+    chosen.min_n = s->result.min_n;
+    if (env != NULL && env[0] >= '0' && env[0] <= '9')
+        chosen.min_n = (size_t)strtoull(env, NULL, 10);
+    if (chosen.min_n > 0)
+        ps_log("auto: host arrays of fewer than %zu keys go to the CPU",
+               chosen.min_n);
+}
+
 static void choose_named(const char *name)
 {
     slot *s = find_slot(name);
@@ -210,8 +224,11 @@ static void choose_auto(void)
             ps_log("%s: skipped by auto: its device is not a GPU", s->name);
             continue;
         }
-        if (try_init(s) == PS_OK)
+        if (try_init(s) == PS_OK) {
+            if (is_module_backend(s->name))
+                set_crossover(s);
             return;
+        }
     }
 }
 
@@ -239,6 +256,24 @@ int ps_backend_get(const ps_backend_ops **ops, void **state)
     *ops = chosen.ops;
     *state = chosen.state;
     return PS_OK;
+}
+
+int ps_backend_for(size_t n, const ps_backend_ops **ops, void **state)
+{
+    static const char *const cpu[] = { "openmp", "serial" };
+    size_t i;
+    int st = ps_backend_get(ops, state);
+    if (st != PS_OK || n >= chosen.min_n)
+        return st;
+    for (i = 0; i < sizeof cpu / sizeof cpu[0]; i++) {
+        slot *s = probe_slot(find_slot(cpu[i]));
+        if (s->ops != NULL && s->result.usable && init_slot(s) == PS_OK) {
+            *ops = s->ops;
+            *state = s->state;
+            return PS_OK;
+        }
+    }
+    return st;  /* no CPU backend: the GPU sorts everything */
 }
 
 int ps_init(void)

@@ -41,4 +41,9 @@ const ps_backend_ops *ps_module_load(const char *name, int *present,
  * detail message set. */
 int ps_backend_get(const ps_backend_ops **ops, void **state);
 
+/* ps_dispatch.c: the backend for a sort of n keys: the chosen one, except
+ * that under `auto` arrays below the chosen backend's crossover (its
+ * probe's min_n, or PORTSORT_GPU_MIN_N) go to the best CPU backend. */
+int ps_backend_for(size_t n, const ps_backend_ops **ops, void **state);
+
 #endif /* PS_INTERNAL_H */

@@ -75,3 +75,12 @@ dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binar
 EXTRA_DIST += test/cli-common.sh
 TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
 	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh
+
+# The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,
+# always run; it skips when neither module is built), and the differential
+# test on them where a GPU is (cuda.sh, hip.sh skip elsewhere).
+check_PROGRAMS += test/ps_test_gpu_refused
+test_ps_test_gpu_refused_SOURCES = test/ps_test_gpu_refused.c test/ps_test_util.c
+test_ps_test_gpu_refused_LDADD = lib/libportsort.la
+dist_check_SCRIPTS += test/gpu-refused.sh test/cuda.sh test/hip.sh
+TESTS += test/gpu-refused.sh test/cuda.sh test/hip.sh

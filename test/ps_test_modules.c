@@ -204,6 +204,27 @@ static void failing(void)
         t_fail("indirect pairs: device failure not reported or data changed");
 }
 
+/* The crossover of `auto`: with PORTSORT_GPU_MIN_N=1000, host arrays of
+ * fewer keys go to the CPU (the failing stand-in GPU is not even called),
+ * larger ones to the GPU module; a named backend gets every size. */
+static void crossover(void)
+{
+    uint32_t k[2000];
+    size_t i;
+    int named = getenv("PORTSORT_BACKEND") != NULL;
+    for (i = 0; i < 2000; i++)
+        k[i] = (uint32_t)(2000 - i);
+    setenv("PORTSORT_GPU_MIN_N", "1000", 1);
+    if (ps_init() != PS_OK || strcmp(ps_backend_name(), "cuda") != 0)
+        t_fail("crossover: stand-in cuda not chosen: %s", ps_error_detail());
+    if (ps_sort_keys(k, 999, PS_U32, 0) != (named ? PS_ERR_DEVICE : PS_OK))
+        t_fail("crossover: 999 keys %s the GPU module", named ? "avoided" : "went to");
+    if (!named && (k[0] != 1002 || k[998] != 2000))
+        t_fail("crossover: the CPU backend sorted wrongly");
+    if (ps_sort_keys(k, 2000, PS_U32, 0) != PS_ERR_DEVICE)
+        t_fail("crossover: 2000 keys did not go to the GPU module");
+}
+
 int main(void)
 {
     const char *b = getenv("top_builddir");
@@ -237,6 +258,8 @@ int main(void)
     run("not a shared object, named", "garbage", "cuda", "cuda", garbage);
     run("not a shared object, auto", "garbage", "cuda", NULL, auto_skips_broken);
     run("failing in the middle of a sort", "failing", "cuda", "cuda", failing);
+    run("auto: small arrays to the CPU", "failing", "cuda", NULL, crossover);
+    run("named: every size to the GPU", "failing", "cuda", "cuda", crossover);
     run("unknown backend name", "good", "cuda", "nonsense", nonsense);
     run("empty module path entry", "", "cuda", NULL, auto_skips_broken);
 

@@ -45,7 +45,13 @@ typedef unsigned char ps_u8;
 typedef unsigned short ps_u16;
 typedef unsigned int ps_u32;
 typedef unsigned long long ps_u64;
-#define PS_KERNEL_WG(wg) extern "C" __global__ void __launch_bounds__(wg)
+/* A file that compiles several instantiations into one module wraps each in
+ * a namespace and defines PS_KERNEL_LINKAGE empty first: with extern "C"
+ * they would all be one symbol (the CUDA/HIP backends do this). */
+#ifndef PS_KERNEL_LINKAGE
+#  define PS_KERNEL_LINKAGE extern "C"
+#endif
+#define PS_KERNEL_WG(wg) PS_KERNEL_LINKAGE __global__ void __launch_bounds__(wg)
 #define PS_FN static __device__ __forceinline__
 #define PS_GLOBAL
 #define PS_LOCAL

@@ -1,0 +1,57 @@
+# backends/cuda: the CUDA backend, a libtool module (ps_cuda.so) built with
+# nvcc from the shared host code in backends/gpu and the shared kernels in
+# backends/kernels, with the CUDA runtime linked statically so that it needs
+# only the driver (libcuda.so.1) at run time.
+if PS_HAVE_CUDA
+pkglib_LTLIBRARIES += backends/cuda/ps_cuda.la
+PS_CUDA_KERNEL_LOS = $(PS_GPU_KV:%=backends/cuda/ps_cuda_k%.lo) \
+	backends/cuda/ps_cuda_util.lo
+backends_cuda_ps_cuda_la_SOURCES = backends/gpu/ps_gpu_backend.c \
+	backends/gpu/ps_gpu_api.c backends/gpu/ps_gpu_sort.c
+backends_cuda_ps_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(PS_CUDA_CPPFLAGS) \
+	-I$(top_srcdir)/backends/gpu -DPS_GPU_CUDA \
+	-DPS_GPU_ARCH_LIST='"$(PS_CUDA_ARCH)"'
+# --exclude-libs keeps the static runtime's symbols out of the module's
+# exports: only ps_backend_entry is visible.
+backends_cuda_ps_cuda_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--exclude-libs,ALL
+backends_cuda_ps_cuda_la_LIBADD = $(PS_CUDA_KERNEL_LOS) $(PS_CUDA_LIBS) \
+	$(PTHREAD_LIBS) -lstdc++
+backends_cuda_ps_cuda_la_DEPENDENCIES = $(PS_CUDA_KERNEL_LOS)
+CLEANFILES += $(PS_CUDA_KERNEL_LOS) $(PS_CUDA_KERNEL_LOS:.lo=.o)
+
+PS_NVCC = $(NVCC) $(PS_NVCC_FLAGS) $(PS_GPU_KINC) -I$(top_srcdir)/lib
+
+backends/cuda/ps_cuda_k%.lo: $(PS_GPU_KERNEL_DEPS)
+	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(PS_NVCC),$(srcdir)/backends/gpu/ps_gpu_kernels.cu,backends/cuda/ps_cuda_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v})
+
+backends/cuda/ps_cuda_util.lo: $(srcdir)/backends/gpu/ps_gpu_util.cu
+	$(AM_V_GEN)$(call ps_gpu_obj,$(PS_NVCC),$(srcdir)/backends/gpu/ps_gpu_util.cu,backends/cuda/ps_cuda_util)
+endif
+
+# The device API on a real GPU, run by test/cuda.sh (which skips without
+# one) and by tools/gpu-run.sh.
+if PS_HAVE_CUDA
+check_PROGRAMS += test/ps_test_cuda_device
+test_ps_test_cuda_device_SOURCES = test/ps_test_cuda_device.c test/ps_test_util.c
+test_ps_test_cuda_device_CPPFLAGS = $(AM_CPPFLAGS) $(PS_CUDA_CPPFLAGS)
+test_ps_test_cuda_device_LDADD = lib/libportsort.la $(PS_CUDA_LIBS) $(PTHREAD_LIBS)
+endif
+EXTRA_DIST += test/ps_test_cuda_device.c
+
+# tools/ps_cudabench: our device-pointer sort against cub::DeviceRadixSort
+# (CUB ships with the toolkit).  nvcc compiles it; libtool links it against
+# libportsort and the static CUDA runtime.
+EXTRA_DIST += tools/ps_cudabench.cu tools/gpu-run.sh
+if PS_HAVE_CUDA
+noinst_PROGRAMS += tools/ps_cudabench
+tools_ps_cudabench_SOURCES =
+tools_ps_cudabench_LDADD = tools/ps_cudabench_cu.$(OBJEXT) lib/libportsort.la \
+	$(PS_CUDA_LIBS) $(PTHREAD_LIBS) -lstdc++ -lm
+tools_ps_cudabench_DEPENDENCIES = tools/ps_cudabench_cu.$(OBJEXT) lib/libportsort.la
+CLEANFILES += tools/ps_cudabench_cu.$(OBJEXT)
+tools/ps_cudabench_cu.$(OBJEXT): $(srcdir)/tools/ps_cudabench.cu $(srcdir)/lib/portsort_cuda.h \
+		$(srcdir)/lib/portsort_gpu.h $(srcdir)/lib/portsort.h
+	$(AM_V_GEN)$(MKDIR_P) tools && \
+	$(NVCC) $(PS_NVCC_FLAGS) -I$(top_srcdir)/lib -c $(srcdir)/tools/ps_cudabench.cu -o $@
+endif

@@ -1,0 +1,239 @@
+/*
+ * ps_gpu_api.c - the device API of the CUDA and HIP backends (the table
+ * portsort_cuda.h and portsort_hip.h wrap): sorts of device arrays enqueued
+ * on the caller's stream, never waiting for the device when the caller
+ * gives scratch (and, on CUDA, even when it does not).
+ *
+ * The kernels run on the device current in the calling thread; nothing
+ * here changes it.  Every pass runs (no histogram read back to skip the
+ * constant ones), because skipping needs the host to see the counts, which
+ * would make the call wait.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <unistd.h>
+
+#include "ps_gpu_internal.h"
+
+#define ALIGN 256u
+
+/* Set by init, which ps_device_api() always runs before handing the table
+ * out. */
+static const ps_host *api_host;
+static pid_t api_pid;
+
+void ps_gpu_api_set_host(const ps_host *host)
+{
+    api_host = host;
+    api_pid = getpid();
+}
+
+/* Neither runtime survives fork(): a child that inherits an initialised
+ * context hangs or fails in undefined ways on its first call.  So a child
+ * is refused with a status, which is what the tests (ps_test_fork) and the
+ * library's contract ask of a backend that cannot work there. */
+int ps_gpu_forked(const ps_host *host)
+{
+    if (getpid() == api_pid)
+        return 0;
+    host->fail(PS_GPU_NAME ": initialised in a parent process; the "
+               PS_GPU_UPPER " runtime cannot be used in a forked child");
+    return 1;
+}
+
+static size_t round_up(size_t x)
+{
+    return (x + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+static int check(const char *fn, size_t n, ps_type type, unsigned flags,
+                 size_t value_size)
+{
+    if (type < PS_U8 || type > PS_F64) {
+        api_host->fail(PS_GPU_NAME " %s: unknown key type %d", fn, (int)type);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (flags & ~PS_DESCENDING) {
+        api_host->fail(PS_GPU_NAME " %s: unknown flags 0x%x", fn,
+                       flags & ~PS_DESCENDING);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (value_size != 0 && value_size != 4 && value_size != 8) {
+        api_host->fail(PS_GPU_NAME " %s: value_size %zu (the device API moves "
+                       "values of 4 or 8 bytes)", fn, value_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (n > UINT32_MAX) {
+        api_host->fail(PS_GPU_NAME " %s: n = %zu is beyond the 2^32 - 1 keys "
+                       "the kernels count", fn, n);
+        return PS_ERR_TOO_LARGE;
+    }
+    return PS_OK;
+}
+
+/* Scratch of each operation: argsort sorts a copy of the keys with 8-byte
+ * indices as values. */
+static size_t need(ps_gpu_op op, size_t n, ps_type type, size_t value_size)
+{
+    unsigned kb = ps_type_bytes(type);
+    if (n < 2)
+        return 0;
+    if (op == PS_GPU_ARGSORT)
+        return round_up(n * kb) + ps_gpu_scratch(n, kb, 8);
+    return ps_gpu_scratch(n, kb, op == PS_GPU_SORT_PAIRS ? (unsigned)value_size : 0);
+}
+
+static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
+                            size_t value_size, size_t *bytes)
+{
+    int st;
+    if (bytes == NULL || op < PS_GPU_SORT_KEYS || op > PS_GPU_ARGSORT) {
+        api_host->fail(PS_GPU_NAME " scratch_size: %s",
+                       bytes == NULL ? "bytes is NULL" : "unknown operation");
+        return PS_ERR_INVALID_ARG;
+    }
+    if (op == PS_GPU_SORT_PAIRS && value_size != 4 && value_size != 8) {
+        api_host->fail(PS_GPU_NAME " scratch_size: value_size %zu (the device "
+                       "API moves values of 4 or 8 bytes)", value_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    st = check("scratch_size", n, type, 0, 0);
+    if (st == PS_OK)
+        *bytes = need(op, n, type, value_size);
+    return st;
+}
+
+/* Scratch the caller did not give: stream-ordered on CUDA, so the call
+ * stays asynchronous.  HIP's stream-ordered allocator is too new in the
+ * ROCm releases distributions ship, so HIP allocates plainly and frees
+ * after waiting for the stream. */
+static int scratch_get(size_t bytes, ps_rt_stream s, void **p)
+{
+    ps_rt_err e;
+#if defined(PS_GPU_HIP)
+    (void)s;
+    e = hipMalloc(p, bytes);
+#else
+    e = RT(MallocAsync)(p, bytes, s);
+#endif
+    if (e != RT(Success)) {
+        RT(GetLastError)();
+        api_host->fail(PS_GPU_NAME ": cannot allocate %zu bytes of scratch: %s",
+                       bytes, RT(GetErrorString)(e));
+        return PS_RT_OOM(e) ? PS_ERR_DEVICE_MEMORY : PS_ERR_DEVICE;
+    }
+    return PS_OK;
+}
+
+static void scratch_put(void *p, ps_rt_stream s)
+{
+#if defined(PS_GPU_HIP)
+    hipStreamSynchronize(s);
+    hipFree(p);
+#else
+    RT(FreeAsync)(p, s);
+#endif
+}
+
+/* The common path: checks, scratch, then the argsort preamble (a copy of
+ * the keys and the identity permutation) or nothing, then the sort. */
+static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
+               size_t value_size, size_t n, ps_type type, unsigned flags,
+               void *scratch, size_t scratch_bytes, void *stream)
+{
+    ps_rt_stream s = (ps_rt_stream)stream;
+    size_t bytes;
+    void *own = NULL;
+    ps_gpu_job job;
+    int st = check(fn, n, type, flags, value_size);
+
+    if (st == PS_OK && ps_gpu_forked(api_host))
+        st = PS_ERR_DEVICE;
+    if (st != PS_OK || n < 2)
+        return st;
+    if (keys == NULL || (op != PS_GPU_SORT_KEYS && vals == NULL)) {
+        api_host->fail(PS_GPU_NAME " %s: %s is NULL with n = %zu", fn,
+                       keys == NULL ? "d_keys" : op == PS_GPU_ARGSORT ? "d_perm"
+                                                                      : "d_values", n);
+        return PS_ERR_INVALID_ARG;
+    }
+    bytes = need(op, n, type, value_size);
+    if (scratch == NULL && bytes > 0) {
+        st = scratch_get(bytes, s, &own);
+        if (st != PS_OK)
+            return st;
+        scratch = own;
+    } else if (scratch_bytes < bytes) {
+        api_host->fail(PS_GPU_NAME " %s: scratch of %zu bytes, %zu needed "
+                       "(scratch_size)", fn, scratch_bytes, bytes);
+        return PS_ERR_INVALID_ARG;
+    }
+    job.keys = (void *)keys;
+    job.vals = vals;
+    job.val_bytes = (unsigned)value_size;
+    job.n = n;
+    job.type = type;
+    job.flags = flags;
+    job.scratch = scratch;
+    job.stream = s;
+    job.skip_constant = 0;
+    if (op == PS_GPU_ARGSORT) {
+        unsigned long long n64 = n;
+        void *args[] = { &vals, &n64 };
+        unsigned grid = (unsigned)((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096);
+        dim3 g = { grid, 1, 1 }, b = { 256, 1, 1 };
+        size_t kbytes = n * ps_type_bytes(type);
+        ps_rt_err e = RT(MemcpyAsync)(scratch, keys, kbytes,
+                                      RT(MemcpyDeviceToDevice), s);
+        if (e == RT(Success))
+            e = RT(LaunchKernel)(ps_gpu_iota64_kernel, g, b, args, 0, s);
+        if (e != RT(Success))
+            st = ps_gpu_status(api_host, e, "argsort: copy of the keys");
+        job.keys = scratch;
+        job.val_bytes = 8;
+        job.scratch = (char *)scratch + round_up(kbytes);
+    }
+    if (st == PS_OK)
+        st = ps_gpu_enqueue(api_host, &job);
+    if (own != NULL)
+        scratch_put(own, s);
+    return st;
+}
+
+static int api_sort_keys(void *d_keys, size_t n, ps_type type, unsigned flags,
+                         void *d_scratch, size_t scratch_bytes, void *stream)
+{
+    return run("sort_keys", PS_GPU_SORT_KEYS, d_keys, NULL, 0, n, type, flags,
+               d_scratch, scratch_bytes, stream);
+}
+
+static int api_sort_pairs(void *d_keys, void *d_values, size_t value_size,
+                          size_t n, ps_type type, unsigned flags,
+                          void *d_scratch, size_t scratch_bytes, void *stream)
+{
+    if (value_size != 4 && value_size != 8) {
+        api_host->fail(PS_GPU_NAME " sort_pairs: value_size %zu (the device "
+                       "API moves values of 4 or 8 bytes)", value_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    return run("sort_pairs", PS_GPU_SORT_PAIRS, d_keys, d_values, value_size, n,
+               type, flags, d_scratch, scratch_bytes, stream);
+}
+
+static int api_argsort(const void *d_keys, size_t *d_perm, size_t n,
+                       ps_type type, unsigned flags, void *d_scratch,
+                       size_t scratch_bytes, void *stream)
+{
+    return run("argsort", PS_GPU_ARGSORT, d_keys, d_perm, 0, n, type, flags,
+               d_scratch, scratch_bytes, stream);
+}
+
+const ps_gpu_api ps_gpu_device_api = {
+    PS_GPU_API_ABI,
+    PS_GPU_NAME,
+    api_scratch_size,
+    api_sort_keys,
+    api_sort_pairs,
+    api_argsort,
+};

@@ -1,0 +1,417 @@
+/*
+ * ps_gpu_backend.c - the CUDA or HIP backend's ops table: probe, init, and
+ * sorts of host arrays (copy in through pinned staging, sort, copy out).
+ *
+ * One device per process, chosen at init: PORTSORT_CUDA_DEVICE (or
+ * PORTSORT_HIP_DEVICE) = an index, default 0.  Every call sets that device
+ * for its own work and gives the calling thread back the device it had, so
+ * that an application using the runtime itself sees no change.
+ *
+ * Host-array sorts share one cached device buffer and one pair of pinned
+ * staging buffers, so they run one at a time (a mutex); the device would
+ * serialise them anyway.  Copies go through the two pinned buffers in
+ * turn, so the host's memcpy of one chunk overlaps the DMA of the other.
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ps_gpu_internal.h"
+
+#if defined(PS_GPU_CUDA) || defined(PS_GPU_FAKE)
+#  define PS_GPU_DEVICE_ENV "PORTSORT_CUDA_DEVICE"
+#else
+#  define PS_GPU_DEVICE_ENV "PORTSORT_HIP_DEVICE"
+#endif
+
+/* Under PORTSORT_BACKEND=auto, host arrays of fewer keys go to the CPU
+ * backend.  Provisional: not measured, since no GPU was at hand when this
+ * was written.  Reasoning (doc/cuda.md): below ~100K keys the two PCIe
+ * copies, ~20 kernel launches and the stream synchronisations (~0.3 ms in
+ * all) cost more than a multi-core CPU sort of the same array.
+ * PORTSORT_GPU_MIN_N overrides it; tools/gpu-run.sh measures it. */
+#define PS_GPU_AUTO_MIN_N ((size_t)1 << 17)
+
+/* Bytes per pinned staging buffer (two of them); the CPU stand-in's test
+ * sets it small so that its arrays take the many-chunk path. */
+#ifndef PS_GPU_STAGE_BYTES
+#  define PS_GPU_STAGE_BYTES ((size_t)4 << 20)
+#endif
+#define STAGE ((size_t)PS_GPU_STAGE_BYTES)
+
+typedef struct gstate {
+    const ps_host *host;
+    int dev;
+    ps_rt_stream stream;
+    ps_rt_event ev[2];
+    pthread_mutex_t lock;       /* host-array sorts and the cache below */
+    void *dbuf;                 /* keys, values and scratch on the device */
+    size_t dbytes;
+    void *pin[2];               /* pinned staging, STAGE bytes each, or NULL */
+} gstate;
+
+static int env_device(void)
+{
+    const char *e = getenv(PS_GPU_DEVICE_ENV);
+    return e != NULL && e[0] >= '0' && e[0] <= '9' ? atoi(e) : 0;
+}
+
+/* Never aborts: every runtime error becomes a reason.  The static CUDA
+ * runtime opens libcuda.so.1 itself on the first call and reports a missing
+ * or too old driver as cudaErrorInsufficientDriver. */
+static void gpu_probe(ps_probe *out)
+{
+    int count = 0, dev = env_device();
+    ps_rt_prop prop;
+    ps_rt_err e = RT(GetDeviceCount)(&count);
+
+    out->gpu = 1;
+    if (PS_RT_NO_DRIVER(e)) {
+        snprintf(out->detail, sizeof out->detail,
+                 "no " PS_GPU_UPPER " driver (%s)", RT(GetErrorString)(e));
+        return;
+    }
+    if (PS_RT_NO_DEVICE(e) || (e == RT(Success) && count == 0)) {
+        snprintf(out->detail, sizeof out->detail, "no " PS_GPU_UPPER " device");
+        return;
+    }
+    if (e != RT(Success)) {
+        snprintf(out->detail, sizeof out->detail, "no " PS_GPU_UPPER
+                 " device (%s: %s)", RT(GetErrorName)(e), RT(GetErrorString)(e));
+        return;
+    }
+    if (dev >= count) {
+        snprintf(out->detail, sizeof out->detail, "no " PS_GPU_UPPER
+                 " device %d (%s=%d, %d device%s)", dev, PS_GPU_DEVICE_ENV, dev,
+                 count, count == 1 ? "" : "s");
+        return;
+    }
+    memset(&prop, 0, sizeof prop);
+    e = RT(GetDeviceProperties)(&prop, dev);
+    if (e != RT(Success)) {
+        snprintf(out->detail, sizeof out->detail, "no " PS_GPU_UPPER
+                 " device (properties of device %d: %s)", dev, RT(GetErrorString)(e));
+        return;
+    }
+    out->usable = 1;
+    out->min_n = PS_GPU_AUTO_MIN_N;
+#if defined(PS_GPU_CUDA) || defined(PS_GPU_FAKE)
+    snprintf(out->detail, sizeof out->detail,
+             "%.120s (CUDA device %d, sm_%d%d, %d SMs, %zu MiB)", prop.name, dev,
+             prop.major, prop.minor, prop.multiProcessorCount,
+             (size_t)(prop.totalGlobalMem >> 20));
+#else
+    snprintf(out->detail, sizeof out->detail,
+             "%.100s (HIP device %d, %.40s, %d CUs, %zu MiB)", prop.name, dev,
+             prop.gcnArchName, prop.multiProcessorCount,
+             (size_t)(prop.totalGlobalMem >> 20));
+#endif
+}
+
+/* Run the calling thread on the backend's device; *old gets the thread's
+ * device back for leave(). */
+static int enter(const gstate *s, int *old)
+{
+    ps_rt_err e;
+    *old = -1;
+    if (RT(GetDevice)(old) != RT(Success))
+        *old = -1;
+    e = RT(SetDevice)(s->dev);
+    return e == RT(Success) ? PS_OK : ps_gpu_status(s->host, e, "set device");
+}
+
+static void leave(int old)
+{
+    if (old >= 0)
+        RT(SetDevice)(old);
+}
+
+static void free_cache(gstate *s)
+{
+    int i;
+    if (s->dbuf != NULL)
+        RT(Free)(s->dbuf);
+    s->dbuf = NULL;
+    s->dbytes = 0;
+    for (i = 0; i < 2; i++) {
+        if (s->pin[i] != NULL)
+            ps_rt_host_free(s->pin[i]);
+        s->pin[i] = NULL;
+    }
+}
+
+static void gpu_release(void *state)
+{
+    gstate *s = state;
+    int old, i;
+    if (s == NULL)
+        return;
+    /* At process exit the runtime may already be shutting down; its errors
+     * are of no consequence here. */
+    if (enter(s, &old) == PS_OK) {
+        free_cache(s);
+        for (i = 0; i < 2; i++)
+            if (s->ev[i] != NULL)
+                RT(EventDestroy)(s->ev[i]);
+        if (s->stream != NULL)
+            RT(StreamDestroy)(s->stream);
+        leave(old);
+    }
+    pthread_mutex_destroy(&s->lock);
+    s->host->release(s);
+}
+
+static int gpu_init(const ps_host *host, void **state)
+{
+    const ps_gpu_kernels *k = ps_gpu_kernels_for(4, 0);
+    ps_rt_func_attr attr;
+    gstate *s;
+    ps_rt_err e;
+    int old, st, i;
+
+    s = host->alloc(sizeof *s);
+    if (s == NULL) {
+        host->fail(PS_GPU_NAME ": cannot allocate the backend state");
+        return PS_ERR_NO_MEMORY;
+    }
+    memset(s, 0, sizeof *s);
+    memset(&attr, 0, sizeof attr);
+    s->host = host;
+    s->dev = env_device();
+    pthread_mutex_init(&s->lock, NULL);
+    ps_gpu_api_set_host(host);
+    st = enter(s, &old);
+    if (st != PS_OK) {
+        pthread_mutex_destroy(&s->lock);
+        host->release(s);
+        return st;
+    }
+    /* A GPU that the build did not target (--with-cuda-arch / --with-hip-
+     * arch) has no image of the kernels: say so now rather than at the
+     * first sort. */
+    e = RT(FuncGetAttributes)(&attr, k->local);
+    if (PS_RT_NO_IMAGE(e)) {
+        host->fail(PS_GPU_NAME ": no kernel image for this GPU in the module "
+                   "(built for: %s); reconfigure with --with-" PS_GPU_NAME "-arch",
+                   PS_GPU_ARCH_LIST);
+        st = PS_ERR_DEVICE;
+    } else if (e != RT(Success)) {
+        st = ps_gpu_status(host, e, "kernel attributes");
+    }
+    if (st == PS_OK) {
+        e = RT(StreamCreateWithFlags)(&s->stream, RT(StreamNonBlocking));
+        for (i = 0; i < 2 && e == RT(Success); i++)
+            e = RT(EventCreateWithFlags)(&s->ev[i], RT(EventDisableTiming));
+        if (e != RT(Success))
+            st = ps_gpu_status(host, e, "stream and events");
+    }
+    leave(old);
+    if (st != PS_OK) {
+        gpu_release(s);
+        return st;
+    }
+    host->log(PS_GPU_NAME ": device %d, %d registers per thread in ps_sort_local",
+              s->dev, attr.numRegs);
+    *state = s;
+    return PS_OK;
+}
+
+static size_t round_up(size_t x)
+{
+    return (x + 255) / 256 * 256;
+}
+
+/* Copies through the two pinned buffers in turn (or straight from pageable
+ * memory when pinning failed).  `turn` counts chunks across calls so that a
+ * buffer is refilled only after the DMA that read it has finished. */
+static int copy_in(gstate *s, void *dst, const void *src, size_t bytes,
+                   unsigned *turn)
+{
+    size_t off, c;
+    ps_rt_err e = RT(Success);
+    if (s->pin[0] == NULL) {
+        e = RT(MemcpyAsync)(dst, src, bytes, RT(MemcpyHostToDevice), s->stream);
+        return e == RT(Success) ? PS_OK : ps_gpu_status(s->host, e, "copy in");
+    }
+    for (off = 0; off < bytes && e == RT(Success); off += c, (*turn)++) {
+        unsigned b = *turn % 2;
+        c = bytes - off < STAGE ? bytes - off : STAGE;
+        if (*turn >= 2)
+            e = RT(EventSynchronize)(s->ev[b]);
+        if (e != RT(Success))
+            break;
+        memcpy(s->pin[b], (const char *)src + off, c);
+        e = RT(MemcpyAsync)((char *)dst + off, s->pin[b], c,
+                            RT(MemcpyHostToDevice), s->stream);
+        if (e == RT(Success))
+            e = RT(EventRecord)(s->ev[b], s->stream);
+    }
+    return e == RT(Success) ? PS_OK : ps_gpu_status(s->host, e, "copy in");
+}
+
+/* The device work is finished when this runs, so only the copies can fail,
+ * and those only when the device is lost. */
+static int copy_out(gstate *s, void *dst, const void *src, size_t bytes)
+{
+    size_t off, c, prev_off = 0, prev_c = 0;
+    unsigned i;
+    ps_rt_err e = RT(Success);
+    if (s->pin[0] == NULL) {
+        e = RT(MemcpyAsync)(dst, src, bytes, RT(MemcpyDeviceToHost), s->stream);
+        if (e == RT(Success))
+            e = RT(StreamSynchronize)(s->stream);
+        return e == RT(Success) ? PS_OK : ps_gpu_status(s->host, e, "copy out");
+    }
+    for (off = 0, i = 0; off < bytes; off += c, i++) {
+        c = bytes - off < STAGE ? bytes - off : STAGE;
+        e = RT(MemcpyAsync)(s->pin[i % 2], (const char *)src + off, c,
+                            RT(MemcpyDeviceToHost), s->stream);
+        if (e == RT(Success))
+            e = RT(EventRecord)(s->ev[i % 2], s->stream);
+        /* While chunk i travels, hand chunk i - 1 to the caller. */
+        if (e == RT(Success) && i > 0)
+            e = RT(EventSynchronize)(s->ev[(i - 1) % 2]);
+        if (e != RT(Success))
+            return ps_gpu_status(s->host, e, "copy out");
+        if (i > 0)
+            memcpy((char *)dst + prev_off, s->pin[(i - 1) % 2], prev_c);
+        prev_off = off;
+        prev_c = c;
+    }
+    e = RT(EventSynchronize)(s->ev[(i - 1) % 2]);
+    if (e != RT(Success))
+        return ps_gpu_status(s->host, e, "copy out");
+    memcpy((char *)dst + prev_off, s->pin[(i - 1) % 2], prev_c);
+    return PS_OK;
+}
+
+/* Device memory for this sort: the cached buffer, grown when too small. */
+static int reserve(gstate *s, size_t bytes)
+{
+    ps_rt_err e;
+    int i;
+    if (s->pin[0] == NULL) {
+        /* Pinning is an optimisation: without it, copies are pageable. */
+        for (i = 0; i < 2; i++)
+            if (ps_rt_host_alloc(&s->pin[i], STAGE) != RT(Success))
+                s->pin[i] = NULL;
+        if (s->pin[0] == NULL || s->pin[1] == NULL) {
+            if (s->pin[0] != NULL)
+                ps_rt_host_free(s->pin[0]);
+            if (s->pin[1] != NULL)
+                ps_rt_host_free(s->pin[1]);
+            s->pin[0] = s->pin[1] = NULL;
+            RT(GetLastError)();
+        }
+    }
+    if (s->dbytes >= bytes)
+        return PS_OK;
+    if (s->dbuf != NULL)
+        RT(Free)(s->dbuf);
+    s->dbuf = NULL;
+    s->dbytes = 0;
+    e = RT(Malloc)(&s->dbuf, bytes);
+    if (e != RT(Success)) {
+        s->dbuf = NULL;
+        RT(GetLastError)();
+        s->host->fail(PS_GPU_NAME ": cannot allocate %zu bytes of device memory: %s",
+                      bytes, RT(GetErrorString)(e));
+        return PS_RT_OOM(e) ? PS_ERR_DEVICE_MEMORY : PS_ERR_DEVICE;
+    }
+    s->dbytes = bytes;
+    return PS_OK;
+}
+
+static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
+                     ps_type type, unsigned flags)
+{
+    unsigned kb = ps_type_bytes(type), turn = 0;
+    size_t kbytes = round_up(n * kb), vbytes = round_up(n * vb);
+    ps_gpu_job job;
+    ps_rt_err e;
+    int st, old;
+
+    if (ps_gpu_forked(s->host))
+        return PS_ERR_DEVICE;
+    if (n > UINT32_MAX) {
+        s->host->fail(PS_GPU_NAME ": n = %zu is beyond the 2^32 - 1 keys the "
+                      "kernels count", n);
+        return PS_ERR_TOO_LARGE;
+    }
+    pthread_mutex_lock(&s->lock);
+    st = enter(s, &old);
+    if (st == PS_OK)
+        st = reserve(s, kbytes + vbytes + ps_gpu_scratch(n, kb, vb));
+    if (st == PS_OK) {
+        memset(&job, 0, sizeof job);
+        job.keys = s->dbuf;
+        job.vals = vb ? (char *)s->dbuf + kbytes : NULL;
+        job.val_bytes = vb;
+        job.n = n;
+        job.type = type;
+        job.flags = flags;
+        job.scratch = (char *)s->dbuf + kbytes + vbytes;
+        job.stream = s->stream;
+        job.skip_constant = 1;
+        st = copy_in(s, job.keys, keys, n * kb, &turn);
+        if (st == PS_OK && vb)
+            st = copy_in(s, job.vals, vals, n * vb, &turn);
+        if (st == PS_OK)
+            st = ps_gpu_enqueue(s->host, &job);
+        /* Kernel faults surface here, before the caller's arrays are
+         * written. */
+        e = RT(StreamSynchronize)(s->stream);
+        if (st == PS_OK && e != RT(Success))
+            st = ps_gpu_status(s->host, e, "sort");
+        if (st == PS_OK)
+            st = copy_out(s, keys, job.keys, n * kb);
+        if (st == PS_OK && vb)
+            st = copy_out(s, vals, job.vals, n * vb);
+    }
+    leave(old);
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+static int gpu_sort_keys(void *state, void *keys, size_t n, ps_type type,
+                         unsigned flags)
+{
+    return sort_host(state, keys, NULL, 0, n, type, flags);
+}
+
+static int gpu_sort_pairs(void *state, void *keys, void *values,
+                          size_t value_size, size_t n, ps_type type,
+                          unsigned flags)
+{
+    return sort_host(state, keys, values, (unsigned)value_size, n, type, flags);
+}
+
+static void gpu_trim(void *state)
+{
+    gstate *s = state;
+    int old;
+    pthread_mutex_lock(&s->lock);
+    if (enter(s, &old) == PS_OK) {
+        free_cache(s);
+        leave(old);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+__attribute__((visibility("default")))
+const ps_backend_ops PS_BACKEND_ENTRY = {
+    PS_BACKEND_ABI,
+    PS_GPU_NAME,
+    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    gpu_probe,
+    gpu_init,
+    gpu_sort_keys,
+    gpu_sort_pairs,
+    gpu_release,
+    gpu_trim,
+    &ps_gpu_device_api,
+};

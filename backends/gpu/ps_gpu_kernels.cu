@@ -1,0 +1,125 @@
+/*
+ * ps_gpu_kernels.cu - one instantiation of the shared kernel source
+ * (backends/kernels/ps_kernel_radix.cl) for CUDA or HIP.
+ *
+ * The build compiles this file once per key width x value width, with
+ * -DPS_KEY_BITS=8|16|32|64 and -DPS_VAL_BYTES=0|4|8, by nvcc for the CUDA
+ * module and by hipcc for the HIP module.  Each copy wraps the kernels in
+ * its own namespace, which is why the dialect's kernels get C++ linkage
+ * here (PS_KERNEL_LINKAGE): with extern "C" the twelve copies of ps_hist
+ * would be one symbol.  The host code finds each copy's kernels through the
+ * table at the end, named ps_gpu_kernels_k<bits>_v<bytes>.
+ */
+#if defined(__HIPCC__)
+#  include <hip/hip_runtime.h>
+#endif
+
+#include "ps_gpu_tune.h"
+
+#if defined(PS_GPU_FAKE)
+/* make check's CPU stand-in (test/ps_gpu_fake.h): the kernels as plain C++,
+ * one thread per work-item.  Local arrays are static, shared by the
+ * work-items of the one work-group that runs at a time. */
+#  include "ps_gpu_fake.h"
+#  define PS_KERNEL_DIALECT_H
+typedef unsigned char ps_u8;
+typedef unsigned short ps_u16;
+typedef unsigned int ps_u32;
+typedef unsigned long long ps_u64;
+#  define PS_KERNEL_WG(wg) void
+#  define PS_FN static inline
+#  define PS_GLOBAL
+#  define PS_LOCAL
+#  define PS_LOCAL_ARRAY(type, name, n) static type name[n]
+#  define PS_BARRIER() ps_fake_barrier()
+#  define PS_LID() ps_fake_lid()
+#  define PS_GROUP() ps_fake_group()
+#  define PS_NGROUPS() ps_fake_ngroups()
+#  define PS_ATOMIC_ADD_LOCAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#  define PS_ATOMIC_ADD_GLOBAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#  include <tuple>
+#  include <utility>
+/* The launcher unpacks args exactly as cudaLaunchKernel would: args[i]
+ * points to a value of the kernel's i-th parameter type. */
+template <typename... A, std::size_t... I>
+static void ps_fake_call(void (*fn)(A...), void **args, std::index_sequence<I...>)
+{
+    fn(*static_cast<A *>(args[I])...);
+}
+#  define PS_FAKE_RUN(f) [](void **a) { ps_fake_call(&f, a, \
+        std::make_index_sequence<std::tuple_size<decltype(ps_fake_args(&f))>::value>()); }
+template <typename... A>
+static std::tuple<A...> ps_fake_args(void (*)(A...));
+#else
+#  define PS_KERNEL_LINKAGE
+#  include "ps_kernel_dialect.h"
+#endif
+
+#define PS_WG PS_GPU_WG
+#define PS_DIGIT_BITS PS_GPU_DIGIT_BITS
+#define PS_ITEMS PS_GPU_ITEMS(PS_KEY_BITS / 8, PS_VAL_BYTES)
+
+#define PS_CAT5(a, b, c, d, e) a##b##c##d##e
+#define PS_NAME(a, b, c, d, e) PS_CAT5(a, b, c, d, e)
+#define PS_NS PS_NAME(ps_k, PS_KEY_BITS, _v, PS_VAL_BYTES, )
+#define PS_TABLE PS_NAME(ps_gpu_kernels_k, PS_KEY_BITS, _v, PS_VAL_BYTES, )
+
+namespace PS_NS {
+#include "ps_kernel_radix.cl"
+}
+
+/* The host (ps_gpu_sort.c) packs each launch's arguments by hand, as the
+ * signatures below say; nothing checks them at run time.  Pinning them
+ * here makes a change of the shared kernels' signatures a build error for
+ * CUDA and HIP instead of a silent misread on the device. */
+#ifdef PS_VAL
+#  define PS_VAL_PARAMS(c) , c PS_VAL *, ps_u64
+#else
+#  define PS_VAL_PARAMS(c)
+#endif
+template <typename A, typename B> struct ps_same { static const bool value = false; };
+template <typename A> struct ps_same<A, A> { static const bool value = true; };
+static_assert(ps_same<decltype(&PS_NS::ps_hist),
+              void (*)(const PS_KEY *, ps_u64, ps_u32, ps_u32, ps_u32 *, ps_u64,
+                       ps_u64, ps_u64)>::value, "ps_hist signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_upsweep),
+              void (*)(const PS_KEY *, ps_u64, ps_u32, ps_u32, ps_u32, ps_u32 *,
+                       ps_u64, ps_u64, ps_u64, ps_u32)>::value,
+              "ps_upsweep signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_scan),
+              void (*)(ps_u32 *, ps_u64, ps_u32)>::value, "ps_scan signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_downsweep),
+              void (*)(const PS_KEY *, ps_u64, PS_KEY *, ps_u64
+                       PS_VAL_PARAMS() PS_VAL_PARAMS(),
+                       ps_u32, ps_u32, ps_u32, const ps_u32 *, ps_u64, ps_u64,
+                       ps_u64, ps_u32, ps_u32)>::value,
+              "ps_downsweep signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_sort_local),
+              void (*)(PS_KEY *, ps_u64 PS_VAL_PARAMS(), ps_u32, ps_u64,
+                       ps_u64)>::value, "ps_sort_local signature changed");
+
+/* Mirrors ps_gpu_kernels in ps_gpu_internal.h (a C header). */
+struct ps_gpu_kernels_cxx {
+    unsigned key_bytes, val_bytes, items;
+    const void *hist, *upsweep, *scan, *downsweep, *local;
+};
+
+#if defined(PS_GPU_FAKE)
+static const ps_fake_kernel ps_fake_hist = { PS_FAKE_RUN(PS_NS::ps_hist) };
+static const ps_fake_kernel ps_fake_upsweep = { PS_FAKE_RUN(PS_NS::ps_upsweep) };
+static const ps_fake_kernel ps_fake_scan = { PS_FAKE_RUN(PS_NS::ps_scan) };
+static const ps_fake_kernel ps_fake_downsweep = { PS_FAKE_RUN(PS_NS::ps_downsweep) };
+static const ps_fake_kernel ps_fake_sort_local = { PS_FAKE_RUN(PS_NS::ps_sort_local) };
+#  define PS_ENTRY(k) (const void *)&ps_fake_##k
+#else
+#  define PS_ENTRY(k) (const void *)&PS_NS::ps_##k
+#endif
+
+extern "C" {
+extern const ps_gpu_kernels_cxx PS_TABLE;
+const ps_gpu_kernels_cxx PS_TABLE = {
+    PS_KEY_BITS / 8, PS_VAL_BYTES, PS_ITEMS,
+    PS_ENTRY(hist), PS_ENTRY(upsweep), PS_ENTRY(scan), PS_ENTRY(downsweep),
+    PS_ENTRY(sort_local),
+};
+}

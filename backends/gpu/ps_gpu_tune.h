@@ -1,0 +1,38 @@
+/*
+ * ps_gpu_tune.h - how the shared kernels are cut for CUDA and HIP, as
+ * compile-time constants (nvcc and hipcc compile every instantiation ahead
+ * of time, unlike OpenCL, which picks them per device at run time).
+ *
+ * Included by the kernel instantiations (C++) and by the host driver (C),
+ * so both agree on tile sizes.  The limit that decides: CUDA allows 48 KiB
+ * of static shared memory per block (HIP on gfx9: 64 KiB of LDS).  The
+ * downsweep needs 2 * TILE * (key + value bytes) for the tile and its
+ * ranked copy, plus RADIX * WG * 4 for the per-item digit counters.  With
+ * 4-bit digits and 256 work-items the counters take 16 KiB, and the tile
+ * sizes below keep the total at or under 41 KiB for every key/value width:
+ *
+ *   key + value bytes   items   tile   shared memory of the downsweep
+ *   <= 4                8       2048   33 KiB
+ *   <= 12               4       1024   25 KiB (8 bytes) .. 41 KiB (12)
+ *   16                  2        512   33 KiB
+ *
+ * 8-bit digits would need 256 KiB of counters at this work-group size: that
+ * is what the warp-level ranking of a CUDA fast path would remove (see
+ * doc/cuda.md); the portable ranking keeps 4 bits.  4 bits also make every
+ * key width an even number of passes, so a sort that runs every pass ends
+ * in the caller's buffer.  Wavefronts of 32 or 64 both divide 256.
+ */
+#ifndef PS_GPU_TUNE_H
+#define PS_GPU_TUNE_H
+
+#define PS_GPU_WG 256
+#define PS_GPU_DIGIT_BITS 4
+#define PS_GPU_ITEMS(kb, vb) ((kb) + (vb) <= 4 ? 8 : (kb) + (vb) <= 12 ? 4 : 2)
+/* Most work-groups in one pass: each owns a run of whole tiles.  1024
+ * fills any current GPU several times over and keeps the one-work-group
+ * scan of the per-block counts (16 * 1024 words) short. */
+#ifndef PS_GPU_MAX_BLOCKS
+#  define PS_GPU_MAX_BLOCKS 1024   /* the CPU stand-in's test sets it lower */
+#endif
+
+#endif /* PS_GPU_TUNE_H */

@@ -1,0 +1,43 @@
+/*
+ * portsort_cuda.h - sort data already in CUDA device memory, on a stream.
+ *
+ *     #include <portsort_cuda.h>      // link with -lportsort only
+ *
+ *     size_t bytes;
+ *     void *scratch;
+ *     if (ps_cuda_scratch_size(PS_GPU_SORT_PAIRS, n, PS_U32, 4, &bytes) != PS_OK) ...
+ *     cudaMalloc(&scratch, bytes);
+ *     if (ps_cuda_sort_pairs(d_keys, d_vals, 4, n, PS_U32, 0,
+ *                             scratch, bytes, stream) != PS_OK)
+ *         fprintf(stderr, "%s\n", ps_error_detail());
+ *     cudaStreamSynchronize(stream);   // the sort is done here
+ *
+ * Functions (defined by PS_GPU_WRAPPERS, see portsort_gpu.h for the whole
+ * contract: asynchrony, scratch, sizes, errors):
+ *   const ps_cuda_api *ps_cuda_api_get(void);   the table, or NULL
+ *   int ps_cuda_available(void);                  1 when usable here
+ *   int ps_cuda_scratch_size(op, n, type, value_size, &bytes);
+ *   int ps_cuda_sort_keys(d_keys, n, type, flags, d_scratch, bytes, stream);
+ *   int ps_cuda_sort_pairs(d_keys, d_values, value_size, n, type, flags,
+ *                           d_scratch, bytes, stream);
+ *   int ps_cuda_argsort(d_keys, d_perm, n, type, flags, d_scratch, bytes,
+ *                        stream);
+ *
+ * They return when the sort is enqueued on the stream.  The stream is a
+ * void *, so this header needs no CUDA header: a cudaStream_t converts to it
+ * implicitly.  They work whichever backend PORTSORT_BACKEND picks for host
+ * arrays.  The first call loads the cuda module and initialises it; when
+ * CUDA cannot run here (module not built, no driver, no device) every
+ * function returns PS_ERR_BACKEND_UNAVAILABLE and ps_error_detail() says
+ * why, e.g. "ps_device_api: cuda: no CUDA device".
+ */
+#ifndef PORTSORT_CUDA_H
+#define PORTSORT_CUDA_H
+
+#include "portsort_gpu.h"
+
+typedef ps_gpu_api ps_cuda_api;
+
+PS_GPU_WRAPPERS(cuda)
+
+#endif /* PORTSORT_CUDA_H */

@@ -1,0 +1,162 @@
+/*
+ * portsort_gpu.h - the device API table shared by the CUDA and HIP backends.
+ *
+ * Applications include portsort_cuda.h or portsort_hip.h, which wrap this
+ * table in functions named after their runtime; this header only declares
+ * what both have in common.  It needs no GPU runtime header: device
+ * pointers are void *, and a stream is the runtime's stream handle
+ * (cudaStream_t / hipStream_t, both pointers) passed as void *; NULL is the
+ * runtime's default (legacy) stream.
+ *
+ * Contract of every sort function in the table:
+ *
+ *  - Asynchronous.  The functions return once the work is enqueued on the
+ *    stream; the result is ready when the stream reaches that point
+ *    (cudaStreamSynchronize, an event, or later work on the same stream).
+ *    The arrays and the scratch must stay allocated until then.  Nothing is
+ *    copied to or from the host, and the host never waits for the device,
+ *    except when scratch is not given (see below) on HIP.
+ *  - Device.  Every pointer must be device memory of the device that is
+ *    current in the calling thread, and the stream must belong to it.
+ *  - Scratch.  CUB-style: call scratch_size() for the operation and n, then
+ *    pass a buffer of at least that many bytes.  Or pass d_scratch = NULL:
+ *    the backend then allocates scratch itself, stream-ordered (CUDA:
+ *    cudaMallocAsync/cudaFreeAsync, which keeps the call asynchronous;
+ *    HIP: hipMalloc, then the call waits for the stream before freeing it).
+ *    Scratch is 256-byte aligned by the runtimes; any alignment of 16 bytes
+ *    or more works.  One scratch buffer must not be used by two sorts that
+ *    may run at the same time.
+ *  - Sizes.  n is a size_t; the kernels count keys in 32 bits, so
+ *    n > 4294967295 returns PS_ERR_TOO_LARGE.  n < 2 is success and enqueues
+ *    nothing.
+ *  - Order, stability and types as in portsort.h: every ps_type, ascending
+ *    or PS_DESCENDING, stable, floats by totalOrder.  Values of sort_pairs
+ *    are 4 or 8 opaque bytes each (PS_ERR_INVALID_ARG otherwise; for larger
+ *    payloads sort an index with argsort and gather).
+ *  - Errors.  PS_ERR_INVALID_ARG (NULL pointer with n >= 2, bad type, flags
+ *    or value size, scratch too small), PS_ERR_TOO_LARGE,
+ *    PS_ERR_DEVICE_MEMORY (no scratch could be allocated),
+ *    PS_ERR_DEVICE (a launch failed; ps_error_detail() has the runtime's
+ *    message).  Argument errors are found before anything is enqueued, so
+ *    the arrays are untouched; a failed launch in the middle of a sort can
+ *    leave the keys permuted, as with CUB.  Errors of earlier, unrelated
+ *    work on the stream may surface here, as with any CUDA call.
+ *  - Threads.  Any number of threads may sort at once, on their own
+ *    streams and scratch buffers.
+ */
+#ifndef PORTSORT_GPU_H
+#define PORTSORT_GPU_H
+
+#include <stddef.h>
+
+#include "portsort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when the table below changes incompatibly; the wrappers refuse a
+ * table with another value. */
+#define PS_GPU_API_ABI 1u
+
+/* What scratch_size() is asked about. */
+typedef enum ps_gpu_op {
+    PS_GPU_SORT_KEYS = 0,
+    PS_GPU_SORT_PAIRS = 1,  /* value_size 4 or 8 */
+    PS_GPU_ARGSORT = 2
+} ps_gpu_op;
+
+typedef struct ps_gpu_api {
+    unsigned abi;           /* PS_GPU_API_ABI */
+    const char *name;       /* "cuda" or "hip" */
+    /* Bytes of scratch the operation needs for n keys of `type` (value_size
+     * is read for PS_GPU_SORT_PAIRS only).  May be 0.  Returns PS_OK, or
+     * PS_ERR_INVALID_ARG / PS_ERR_TOO_LARGE. */
+    int (*scratch_size)(ps_gpu_op op, size_t n, ps_type type,
+                        size_t value_size, size_t *bytes);
+    /* Sort n keys at d_keys in place. */
+    int (*sort_keys)(void *d_keys, size_t n, ps_type type, unsigned flags,
+                     void *d_scratch, size_t scratch_bytes, void *stream);
+    /* Sort n keys in place, moving the values (value_size 4 or 8) along. */
+    int (*sort_pairs)(void *d_keys, void *d_values, size_t value_size,
+                      size_t n, ps_type type, unsigned flags, void *d_scratch,
+                      size_t scratch_bytes, void *stream);
+    /* Write the stable sorting permutation, as 64-bit indices (size_t on
+     * the 64-bit hosts CUDA and HIP run on), to d_perm; d_keys is only
+     * read. */
+    int (*argsort)(const void *d_keys, size_t *d_perm, size_t n, ps_type type,
+                   unsigned flags, void *d_scratch, size_t scratch_bytes,
+                   void *stream);
+} ps_gpu_api;
+
+/* The table of backend `name`, checked for the ABI; NULL with
+ * ps_error_detail() saying why (no driver, no device, not built...). */
+static inline const ps_gpu_api *ps_gpu_api_get(const char *name)
+{
+    const ps_gpu_api *api = (const ps_gpu_api *)ps_device_api(name);
+    if (api != NULL && api->abi != PS_GPU_API_ABI)
+        return NULL;
+    return api;
+}
+
+/*
+ * PS_GPU_WRAPPERS(rt) defines, for backend "rt", the functions
+ * portsort_cuda.h and portsort_hip.h document: ps_<rt>_api_get(),
+ * ps_<rt>_available(), ps_<rt>_scratch_size(), ps_<rt>_sort_keys(),
+ * ps_<rt>_sort_pairs() and ps_<rt>_argsort(), each calling the table's
+ * function of the same name, or returning PS_ERR_BACKEND_UNAVAILABLE when
+ * the backend cannot run here.  One macro, so the two headers cannot drift.
+ */
+#define PS_GPU_WRAPPERS(rt)                                                  \
+static inline const ps_gpu_api *ps_##rt##_api_get(void)                      \
+{                                                                            \
+    return ps_gpu_api_get(#rt);                                              \
+}                                                                            \
+static inline int ps_##rt##_available(void)                                  \
+{                                                                            \
+    return ps_##rt##_api_get() != NULL;                                      \
+}                                                                            \
+static inline int ps_##rt##_scratch_size(ps_gpu_op op, size_t n,             \
+                                         ps_type type, size_t value_size,    \
+                                         size_t *bytes)                      \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->scratch_size(op, n, type, value_size, bytes)       \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_sort_keys(void *d_keys, size_t n, ps_type type,  \
+                                      unsigned flags, void *d_scratch,       \
+                                      size_t scratch_bytes, void *stream)    \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->sort_keys(d_keys, n, type, flags, d_scratch,       \
+                                    scratch_bytes, stream)                   \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_sort_pairs(void *d_keys, void *d_values,         \
+                                       size_t value_size, size_t n,          \
+                                       ps_type type, unsigned flags,         \
+                                       void *d_scratch, size_t scratch_bytes,\
+                                       void *stream)                         \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->sort_pairs(d_keys, d_values, value_size, n, type,  \
+                                     flags, d_scratch, scratch_bytes, stream)\
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_argsort(const void *d_keys, size_t *d_perm,      \
+                                    size_t n, ps_type type, unsigned flags,  \
+                                    void *d_scratch, size_t scratch_bytes,   \
+                                    void *stream)                            \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->argsort(d_keys, d_perm, n, type, flags, d_scratch, \
+                                  scratch_bytes, stream)                     \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PORTSORT_GPU_H */

@@ -1,0 +1,20 @@
+#!/bin/sh
+# The CUDA backend's host code on the CPU stand-in runtime: installs
+# test/.libs/ps_gpu_fake.so as ps_cuda.so in a private module directory and
+# runs ps_test_gpu_fake with PORTSORT_BACKEND=cuda (which also checks that
+# a forked child is refused), then the refusal when there is no device.
+top=$(cd "${top_builddir:-.}" && pwd)
+so="$top/test/.libs/ps_gpu_fake.so"
+if [ ! -f "$so" ]; then
+    echo "no $so (shared libraries disabled?)"
+    exit 77
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ps-gpu-fake.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+cp "$so" "$dir/ps_cuda.so" || exit 1
+PORTSORT_MODULE_PATH=$dir
+PORTSORT_BACKEND=cuda
+export PORTSORT_MODULE_PATH PORTSORT_BACKEND
+"$top/test/ps_test_gpu_fake" || exit 1
+# No device: refused like the real module on a GPU-less machine.
+PS_FAKE_DEVICES=0 "$top/test/ps_test_gpu_refused" cuda || exit 1

@@ -1,0 +1,196 @@
+// ps_gpu_fake.cc - the CPU stand-in for the CUDA runtime declared in
+// ps_gpu_fake.h.  Everything is synchronous: a copy is a memcpy, a stream
+// or event wait returns at once, and a launch runs the grid's work-groups
+// one after the other, each as PS_GPU_WG threads meeting at a real barrier.
+// Launches are serialised (the emulated kernels' local arrays are static).
+#include <barrier>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "ps_gpu_fake.h"
+
+namespace {
+thread_local unsigned t_lid, t_group, t_ngroups, t_nlocal;
+thread_local std::barrier<> *t_barrier;
+std::mutex launch_lock;
+int current_device;
+}  // namespace
+
+struct psfake_stream { int unused; };
+struct psfake_event { int unused; };
+
+extern "C" {
+
+unsigned ps_fake_lid(void) { return t_lid; }
+unsigned ps_fake_group(void) { return t_group; }
+unsigned ps_fake_ngroups(void) { return t_ngroups; }
+unsigned ps_fake_nlocal(void) { return t_nlocal; }
+void ps_fake_barrier(void) { t_barrier->arrive_and_wait(); }
+
+psfakeError_t psfakeGetDeviceCount(int *n)
+{
+    // PS_FAKE_DEVICES=0 plays a machine without a GPU.
+    const char *e = std::getenv("PS_FAKE_DEVICES");
+    *n = e != nullptr ? std::atoi(e) : 1;
+    return *n > 0 ? psfakeSuccess : psfakeErrorNoDevice;
+}
+
+psfakeError_t psfakeGetDeviceProperties(psfakeDeviceProp *p, int)
+{
+    std::memset(p, 0, sizeof *p);
+    std::snprintf(p->name, sizeof p->name, "CPU stand-in for a GPU (tests only)");
+    p->major = 9;
+    p->multiProcessorCount = 1;
+    p->totalGlobalMem = (size_t)1 << 30;
+    return psfakeSuccess;
+}
+
+psfakeError_t psfakeGetDevice(int *dev) { *dev = current_device; return psfakeSuccess; }
+psfakeError_t psfakeSetDevice(int dev) { current_device = dev; return psfakeSuccess; }
+
+// Poisoned, so that a kernel reading scratch it never wrote shows up.
+psfakeError_t psfakeMalloc(void **p, size_t bytes)
+{
+    *p = std::malloc(bytes ? bytes : 1);
+    if (*p == nullptr)
+        return psfakeErrorMemoryAllocation;
+    std::memset(*p, 0xA5, bytes);
+    return psfakeSuccess;
+}
+psfakeError_t psfakeFree(void *p) { std::free(p); return psfakeSuccess; }
+psfakeError_t psfakeMallocHost(void **p, size_t bytes) { return psfakeMalloc(p, bytes); }
+psfakeError_t psfakeFreeHost(void *p) { return psfakeFree(p); }
+psfakeError_t psfakeMallocAsync(void **p, size_t bytes, psfakeStream_t)
+{
+    return psfakeMalloc(p, bytes);
+}
+psfakeError_t psfakeFreeAsync(void *p, psfakeStream_t) { return psfakeFree(p); }
+
+psfakeError_t psfakeMemcpyAsync(void *dst, const void *src, size_t bytes,
+                                enum psfakeMemcpyKind, psfakeStream_t)
+{
+    std::memmove(dst, src, bytes);
+    return psfakeSuccess;
+}
+psfakeError_t psfakeMemsetAsync(void *dst, int v, size_t bytes, psfakeStream_t)
+{
+    std::memset(dst, v, bytes);
+    return psfakeSuccess;
+}
+
+psfakeError_t psfakeStreamCreateWithFlags(psfakeStream_t *s, unsigned)
+{
+    *s = new psfake_stream();
+    return psfakeSuccess;
+}
+psfakeError_t psfakeStreamDestroy(psfakeStream_t s) { delete s; return psfakeSuccess; }
+psfakeError_t psfakeStreamSynchronize(psfakeStream_t) { return psfakeSuccess; }
+psfakeError_t psfakeEventCreateWithFlags(psfakeEvent_t *e, unsigned)
+{
+    *e = new psfake_event();
+    return psfakeSuccess;
+}
+psfakeError_t psfakeEventDestroy(psfakeEvent_t e) { delete e; return psfakeSuccess; }
+psfakeError_t psfakeEventRecord(psfakeEvent_t, psfakeStream_t) { return psfakeSuccess; }
+psfakeError_t psfakeEventSynchronize(psfakeEvent_t) { return psfakeSuccess; }
+psfakeError_t psfakeFuncAttributes_get(psfakeFuncAttributes *a, const void *)
+{
+    a->numRegs = 0;
+    return psfakeSuccess;
+}
+
+// A pool of work-items, made on the first launch: one thread each, because
+// the kernels' barriers need every work-item of a group in flight.
+namespace {
+struct pool {
+    unsigned n;
+    std::barrier<> start, done, local;
+    const ps_fake_kernel *k = nullptr;
+    void **args = nullptr;
+    unsigned g = 0, ngroups = 0;
+    bool quit = false;
+    std::vector<std::thread> items;
+    explicit pool(unsigned n_)
+        : n(n_), start((std::ptrdiff_t)n_ + 1), done((std::ptrdiff_t)n_ + 1),
+          local((std::ptrdiff_t)n_)
+    {
+        for (unsigned t = 0; t < n; t++)
+            items.emplace_back([this, t] {
+                t_lid = t;
+                t_nlocal = n;
+                t_barrier = &local;
+                for (;;) {
+                    start.arrive_and_wait();
+                    if (quit)
+                        return;
+                    t_group = g;
+                    t_ngroups = ngroups;
+                    k->run(args);
+                    done.arrive_and_wait();
+                }
+            });
+    }
+    ~pool()
+    {
+        quit = true;
+        start.arrive_and_wait();
+        for (auto &th : items)
+            th.join();
+    }
+};
+pool *the_pool;
+}  // namespace
+
+psfakeError_t psfakeLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
+                                 size_t, psfakeStream_t)
+{
+    const ps_fake_kernel *k = static_cast<const ps_fake_kernel *>(fn);
+    if (fn == nullptr || grid.x == 0 || block.x == 0 || grid.y != 1 || block.y != 1)
+        return psfakeErrorInvalidValue;
+    std::lock_guard<std::mutex> hold(launch_lock);
+    if (the_pool != nullptr && the_pool->n != block.x) {
+        delete the_pool;
+        the_pool = nullptr;
+    }
+    if (the_pool == nullptr)
+        the_pool = new pool(block.x);
+    the_pool->k = k;
+    the_pool->args = args;
+    the_pool->ngroups = grid.x;
+    for (unsigned g = 0; g < grid.x; g++) {
+        the_pool->g = g;
+        the_pool->start.arrive_and_wait();
+        the_pool->done.arrive_and_wait();
+    }
+    return psfakeSuccess;
+}
+
+psfakeError_t psfakeGetLastError(void) { return psfakeSuccess; }
+const char *psfakeGetErrorString(psfakeError_t e)
+{
+    return e == psfakeSuccess ? "no error" : "stand-in runtime error";
+}
+const char *psfakeGetErrorName(psfakeError_t e)
+{
+    return e == psfakeSuccess ? "psfakeSuccess" : "psfakeError";
+}
+
+// The identity permutation of the device argsort (ps_gpu_util.cu on a GPU).
+static void iota64_run(void **args)
+{
+    unsigned long long *out = *static_cast<unsigned long long **>(args[0]);
+    unsigned long long n = *static_cast<unsigned long long *>(args[1]);
+    unsigned long long i = (unsigned long long)t_group * t_nlocal + t_lid;
+    for (; i < n; i += (unsigned long long)t_ngroups * t_nlocal)
+        out[i] = i;
+}
+static const ps_fake_kernel iota64 = { iota64_run };
+extern const void *const ps_gpu_iota64_kernel;
+const void *const ps_gpu_iota64_kernel = &iota64;
+
+}  // extern "C"

@@ -1,0 +1,189 @@
+/*
+ * ps_test_cuda_device - the CUDA device API (portsort_cuda.h) on a real
+ * GPU: every key type x direction x operation (keys, pairs with 4- and
+ * 8-byte values, argsort) x size x dataset, sorted in device memory on a
+ * stream of our own, with scratch from scratch_size() and with scratch
+ * left to the library, compared bit for bit with the tests' oracle (a
+ * stable merge sort sharing no code with the library).  Then the argument
+ * errors, which must leave the device arrays untouched.
+ *
+ * Built only with --with-cuda; exits 77 where CUDA cannot run (no driver,
+ * no device), which is every CI machine.  tools/gpu-run.sh runs it on a
+ * lent GPU, also under compute-sanitizer (PS_TEST_MAX_N caps the sizes).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "portsort.h"
+#include "portsort_cuda.h"
+#include "ps_test_util.h"
+
+#define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) \
+    t_fail("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); } while (0)
+
+enum { OP_KEYS, OP_PAIRS4, OP_PAIRS8, OP_ARGSORT, OP_COUNT };
+static const char *opnames[] = { "keys", "pairs4", "pairs8", "argsort" };
+
+static void fill(unsigned char *k, size_t n, size_t kb, int dataset, uint64_t *rng)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t r = t_rand(rng);
+        if (dataset == 1)
+            r %= 7;             /* few distinct: long runs of equal keys */
+        else if (dataset == 2)
+            r = 42;             /* all equal: every pass constant */
+        else if (dataset == 3)
+            r &= 0xF0F0;        /* some digits constant, others not */
+        memcpy(k + i * kb, &r, kb);
+    }
+}
+
+static void one(cudaStream_t s, ps_type type, unsigned flags, int op, size_t n,
+                int dataset, int own_scratch)
+{
+    size_t kb = ps_type_size(type), vb = op == OP_PAIRS4 ? 4 : 8, i, bytes = 0;
+    unsigned char *keys = malloc(n * kb + 1), *out = malloc(n * kb + 1);
+    unsigned char *vals = malloc(n * 8 + 1), *vout = malloc(n * 8 + 1);
+    size_t *perm = malloc((n + 1) * sizeof *perm);
+    uint64_t rng = 0x1234 + n * 31 + type * 7 + flags + dataset * 1000;
+    void *dk = NULL, *dv = NULL, *scratch = NULL;
+    ps_gpu_op gop = op == OP_KEYS ? PS_GPU_SORT_KEYS
+                  : op == OP_ARGSORT ? PS_GPU_ARGSORT : PS_GPU_SORT_PAIRS;
+    int st;
+
+    if (!keys || !out || !vals || !vout || !perm)
+        t_fail("out of host memory");
+    fill(keys, n, kb, dataset, &rng);
+    for (i = 0; i < n; i++) {
+        uint64_t v = i * 2654435761u;
+        memcpy(vals + i * vb, &v, vb);
+    }
+    CK(cudaMalloc(&dk, n * kb + 1));
+    CK(cudaMalloc(&dv, n * 8 + 1));
+    CK(cudaMemcpy(dk, keys, n * kb, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dv, vals, n * vb, cudaMemcpyHostToDevice));
+    if (own_scratch) {
+        st = ps_cuda_scratch_size(gop, n, type, vb, &bytes);
+        if (st != PS_OK)
+            t_fail("scratch_size: %s", ps_error_detail());
+        if (bytes > 0)
+            CK(cudaMalloc(&scratch, bytes));
+    }
+    switch (op) {
+    case OP_KEYS:
+        st = ps_cuda_sort_keys(dk, n, type, flags, scratch, bytes, s);
+        break;
+    case OP_ARGSORT:
+        st = ps_cuda_argsort(dk, (size_t *)dv, n, type, flags, scratch, bytes, s);
+        break;
+    default:
+        st = ps_cuda_sort_pairs(dk, dv, vb, n, type, flags, scratch, bytes, s);
+    }
+    if (st != PS_OK)
+        t_fail("%s %s n=%zu: %s: %s", opnames[op], t_type_name(type), n,
+               ps_strerror(st), ps_error_detail());
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(out, dk, n * kb, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(vout, dv, n * (op == OP_ARGSORT ? 8 : vb), cudaMemcpyDeviceToHost));
+
+    t_oracle_perm(keys, n, type, flags, perm);
+    for (i = 0; i < n; i++) {
+        const char *what = NULL;
+        if (op == OP_ARGSORT) {
+            uint64_t p;
+            memcpy(&p, vout + i * 8, 8);
+            if (p != perm[i])
+                what = "permutation";
+            if (memcmp(out + i * kb, keys + i * kb, kb) != 0)
+                what = "keys changed by argsort";
+        } else {
+            if (memcmp(out + i * kb, keys + perm[i] * kb, kb) != 0)
+                what = "key";
+            if (op != OP_KEYS && memcmp(vout + i * vb, vals + perm[i] * vb, vb) != 0)
+                what = "value";
+        }
+        if (what != NULL)
+            t_fail("%s %s %s n=%zu dataset=%d scratch=%s: wrong %s at %zu",
+                   opnames[op], t_type_name(type), flags ? "desc" : "asc", n,
+                   dataset, own_scratch ? "given" : "library", what, i);
+    }
+    cudaFree(dk);
+    cudaFree(dv);
+    cudaFree(scratch);
+    free(keys); free(out); free(vals); free(vout); free(perm);
+}
+
+/* Argument errors are found before anything is enqueued. */
+static void errors(cudaStream_t s)
+{
+    uint32_t h[3000], back[3000];
+    void *dk;
+    size_t bytes, i;
+    for (i = 0; i < 3000; i++)
+        h[i] = (uint32_t)(3000 - i);
+    CK(cudaMalloc(&dk, sizeof h));
+    CK(cudaMemcpy(dk, h, sizeof h, cudaMemcpyHostToDevice));
+    if (ps_cuda_scratch_size(PS_GPU_SORT_KEYS, 3000, PS_U32, 0, &bytes) != PS_OK || bytes == 0)
+        t_fail("scratch_size for 3000 u32 keys: %zu", bytes);
+    if (ps_cuda_sort_keys(dk, 3000, PS_U32, 0, dk, bytes - 1, s) != PS_ERR_INVALID_ARG)
+        t_fail("scratch one byte short accepted");
+    if (ps_cuda_sort_pairs(dk, dk, 12, 3000, PS_U32, 0, NULL, 0, s) != PS_ERR_INVALID_ARG)
+        t_fail("value_size 12 accepted");
+    if (ps_cuda_sort_keys(dk, 3000, (ps_type)0, 0, NULL, 0, s) != PS_ERR_INVALID_ARG
+        || ps_cuda_sort_keys(dk, 3000, PS_U32, 4, NULL, 0, s) != PS_ERR_INVALID_ARG
+        || ps_cuda_sort_keys(NULL, 3000, PS_U32, 0, NULL, 0, s) != PS_ERR_INVALID_ARG)
+        t_fail("bad type, flags or pointer accepted");
+    if (sizeof(size_t) > 4
+        && ps_cuda_sort_keys(dk, (size_t)UINT32_MAX + 1, PS_U8, 0, NULL, 0, s) != PS_ERR_TOO_LARGE)
+        t_fail("n = 2^32 not refused as too large");
+    if (ps_cuda_sort_keys(dk, 1, PS_U32, 0, NULL, 0, s) != PS_OK
+        || ps_cuda_sort_keys(dk, 0, PS_U32, 0, NULL, 0, s) != PS_OK)
+        t_fail("n < 2 is not a no-op success");
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(back, dk, sizeof back, cudaMemcpyDeviceToHost));
+    if (memcmp(back, h, sizeof h) != 0)
+        t_fail("a refused call changed the keys");
+    cudaFree(dk);
+}
+
+int main(void)
+{
+    static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 511, 512, 513, 1023,
+        1024, 1025, 2047, 2048, 2049, 5000, 65537, 300001, (1u << 20) + 3,
+        (1u << 21) + 1 };
+    const char *cap = getenv("PS_TEST_MAX_N");
+    size_t max_n = cap != NULL ? strtoull(cap, NULL, 10) : (size_t)-1, si;
+    cudaStream_t s;
+    int t, f, op, d, cases = 0;
+
+    if (ps_cuda_api_get() == NULL) {
+        printf("SKIP: CUDA device API unavailable: %s\n", ps_error_detail());
+        return PS_TEST_SKIP;
+    }
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    errors(s);
+    for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        if (sizes[si] > max_n)
+            continue;
+        for (t = PS_U8; t <= PS_F64; t++)
+            for (f = 0; f < 2; f++)
+                for (op = 0; op < OP_COUNT; op++)
+                    for (d = 0; d < 4; d++) {
+                        /* Large sizes: fewer combinations, same coverage
+                         * of the code paths. */
+                        if (sizes[si] > 100000 && d != 0 && (t + op + d) % 3 != 0)
+                            continue;
+                        one(s, (ps_type)t, f ? PS_DESCENDING : 0, op, sizes[si], d,
+                            (d + op) % 2 == 0);
+                        cases++;
+                    }
+    }
+    CK(cudaStreamDestroy(s));
+    printf("ps_test_cuda_device: %d cases passed\n", cases);
+    return 0;
+}

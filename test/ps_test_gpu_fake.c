@@ -1,0 +1,164 @@
+/*
+ * ps_test_gpu_fake - the CUDA backend's host code, run on make check's CPU
+ * stand-in runtime (test/ps_gpu_fake.h) by gpu-fake.sh, which installs
+ * that module as ps_cuda.so: the device API (device pointers are host
+ * pointers there) and the host-array path, every key type, both
+ * directions, keys / pairs of 4 and 8 bytes / argsort, sizes that take the
+ * one-work-group path and the multi-block path (the stand-in caps a pass at
+ * 3 blocks, so blocks own several tiles), compared with the oracle.
+ *
+ * This checks what the kernels on pocl cannot: the launch sequence, the
+ * argument packing for cudaLaunchKernel, the CUDA tile sizes, the scratch
+ * layouts, the pinned staging and the device API's checks.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "portsort.h"
+#include "portsort_cuda.h"
+#include "ps_test_util.h"
+
+enum { OP_KEYS, OP_PAIRS4, OP_PAIRS8, OP_ARGSORT, OP_COUNT };
+
+static void check(const char *what, const unsigned char *keys, const unsigned char *vals,
+                  const unsigned char *out, const unsigned char *vout, const size_t *perm,
+                  size_t n, size_t kb, int op, ps_type t, unsigned flags)
+{
+    size_t vb = op == OP_PAIRS4 ? 4 : 8, i;
+    for (i = 0; i < n; i++) {
+        int bad;
+        if (op == OP_ARGSORT) {
+            uint64_t p;
+            memcpy(&p, vout + i * 8, 8);
+            bad = p != perm[i];
+        } else {
+            bad = memcmp(out + i * kb, keys + perm[i] * kb, kb) != 0
+                  || (op != OP_KEYS && memcmp(vout + i * vb, vals + perm[i] * vb, vb) != 0);
+        }
+        if (bad)
+            t_fail("%s: %s %s op %d n=%zu: wrong at %zu", what, t_type_name(t),
+                   flags ? "desc" : "asc", op, n, i);
+    }
+}
+
+static void one(ps_type t, unsigned flags, int op, size_t n, int dataset)
+{
+    size_t kb = ps_type_size(t), vb = op == OP_PAIRS4 ? 4 : 8, i, bytes;
+    unsigned char *keys = malloc(n * kb + 1), *out = malloc(n * kb + 1);
+    unsigned char *vals = malloc(n * 8 + 1), *vout = malloc(n * 8 + 1);
+    size_t *perm = malloc((n + 1) * sizeof *perm), *hperm = malloc((n + 1) * sizeof *perm);
+    uint64_t rng = n * 131 + (uint64_t)t * 7 + flags + (uint64_t)op * 1000 + (uint64_t)dataset;
+    void *scratch = NULL;
+    int st, pass;
+
+    for (i = 0; i < n; i++) {
+        uint64_t r = t_rand(&rng), v = i * 2654435761u;
+        if (dataset == 1)
+            r &= 0x0F0F0F0F0F0F0F0Full;  /* half the digits constant */
+        memcpy(keys + i * kb, &r, kb);
+        memcpy(vals + i * vb, &v, vb);
+    }
+    t_oracle_perm(keys, n, t, flags, perm);
+    for (pass = 0; pass < 2; pass++) {
+        memcpy(out, keys, n * kb);
+        memcpy(vout, vals, n * vb);
+        if (pass == 0) {
+            /* Device API: given scratch on odd sizes, library scratch else. */
+            ps_gpu_op gop = op == OP_KEYS ? PS_GPU_SORT_KEYS
+                          : op == OP_ARGSORT ? PS_GPU_ARGSORT : PS_GPU_SORT_PAIRS;
+            bytes = 0;
+            if (n % 2 == 1) {
+                if (ps_cuda_scratch_size(gop, n, t, vb, &bytes) != PS_OK)
+                    t_fail("scratch_size: %s", ps_error_detail());
+                scratch = malloc(bytes + 1);
+            }
+            st = op == OP_KEYS ? ps_cuda_sort_keys(out, n, t, flags, scratch, bytes, NULL)
+               : op == OP_ARGSORT ? ps_cuda_argsort(out, (size_t *)vout, n, t, flags,
+                                                    scratch, bytes, NULL)
+               : ps_cuda_sort_pairs(out, vout, vb, n, t, flags, scratch, bytes, NULL);
+            free(scratch);
+            scratch = NULL;
+            if (st != PS_OK)
+                t_fail("device API: %s", ps_error_detail());
+            check("device API", keys, vals, out, vout, perm, n, kb, op, t, flags);
+        } else {
+            st = op == OP_KEYS ? ps_sort_keys(out, n, t, flags)
+               : op == OP_ARGSORT ? ps_argsort(out, hperm, n, t, flags)
+               : ps_sort_pairs(out, vout, vb, n, t, flags);
+            if (st != PS_OK)
+                t_fail("host arrays: %s", ps_error_detail());
+            if (op == OP_ARGSORT) {
+                for (i = 0; i < n; i++)
+                    if (hperm[i] != perm[i])
+                        t_fail("host argsort %s n=%zu: wrong at %zu", t_type_name(t), n, i);
+            } else {
+                check("host arrays", keys, vals, out, vout, perm, n, kb, op, t, flags);
+            }
+        }
+    }
+    free(keys); free(out); free(vals); free(vout); free(perm); free(hperm);
+}
+
+/* Neither GPU runtime survives fork(): a child must get a status, not a
+ * hang (ps_test_fork checks the same on every backend, with sizes too big
+ * for the stand-in). */
+static void forked_child(void)
+{
+    uint32_t k[100];
+    int status, i;
+    pid_t pid;
+    for (i = 0; i < 100; i++)
+        k[i] = (uint32_t)(100 - i);
+    fflush(stdout);
+    pid = fork();
+    if (pid < 0)
+        t_fail("fork");
+    if (pid == 0) {
+        int st = ps_sort_keys(k, 100, PS_U32, 0);
+        int ok = st == PS_ERR_DEVICE && strstr(ps_error_detail(), "forked child") != NULL
+                 && k[0] == 100
+                 && ps_cuda_sort_keys(k, 100, PS_U32, 0, NULL, 0, NULL) == PS_ERR_DEVICE;
+        _exit(ok ? 0 : 1);
+    }
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        t_fail("a forked child was not refused with PS_ERR_DEVICE");
+    if (ps_sort_keys(k, 100, PS_U32, 0) != PS_OK || k[0] != 1)
+        t_fail("the parent cannot sort after the fork");
+}
+
+int main(void)
+{
+    static const size_t sizes[] = { 0, 1, 2, 3, 100, 513, 2049, 4097 };
+    const char *cap = getenv("PS_TEST_MAX_N");
+    size_t max_n = cap != NULL ? strtoull(cap, NULL, 10) : 4097, si;
+    int t, f, op, d, cases = 0;
+
+    t_init_or_skip("ps_test_gpu_fake");
+    if (strcmp(ps_backend_name(), "cuda") != 0)
+        t_fail("backend %s, want the stand-in cuda", ps_backend_name());
+    for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        if (sizes[si] > max_n)
+            continue;
+        for (t = PS_U8; t <= PS_F64; t++)
+            for (f = 0; f < 2; f++)
+                for (op = 0; op < OP_COUNT; op++)
+                    for (d = 0; d < 2; d++) {
+                        /* A sample, rotating through the combinations:
+                         * the stand-in's 256 threads per work-group are
+                         * slow on a small machine.  PS_TEST_ALL=1 runs
+                         * every combination. */
+                        if (getenv("PS_TEST_ALL") == NULL
+                            && (t + f + op + d + si) % (sizes[si] > 600 ? 16 : 4) != 0)
+                            continue;
+                        one((ps_type)t, f ? PS_DESCENDING : 0, op, sizes[si], d);
+                        cases++;
+                    }
+    }
+    forked_child();
+    printf("ps_test_gpu_fake: %d cases and the forked child passed\n", cases);
+    return 0;
+}

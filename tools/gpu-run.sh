@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# tools/gpu-run.sh - build, test and time the CUDA backend on a machine with
+# an NVIDIA GPU, in one call, and write what ran to doc/results-cuda.md.
+#
+# Usage, from the repository root on the GPU machine:
+#   bash tools/gpu-run.sh [STEP...]
+# STEPS (default: all, in this order):
+#   build      configure --with-cuda for this GPU's arch only, make
+#   test       make check's serial, modules and cuda tests: the differential
+#              test with PORTSORT_BACKEND=cuda, then the device API test
+#   sanitize   compute-sanitizer memcheck and racecheck on small cases
+#   bench      tools/ps_cudabench: our device sort vs cub::DeviceRadixSort,
+#              2^20 .. 2^28 keys (PS_BENCH_MAX=24 for a quicker run)
+#   crossover  host-array sorts on cuda vs the CPU, 2^10 .. 2^24 keys, to
+#              set the `auto` crossover (PORTSORT_GPU_MIN_N)
+#
+# A GPU machine without autotools (the lent device machine has none) builds
+# from a distribution tarball carried along.  Where you work:
+#   (cd build && make dist) && mkdir -p .gpurun && cp build/libportsort-*.tar.gz .gpurun/
+#   echo /.gpurun/ >> .git/info/exclude
+# then, with the device tool: run(command="bash tools/gpu-run.sh",
+# carry=[".gpurun"], timeout_s=600).  Without a tarball it builds from the
+# tree (running autoreconf when there is no configure script).
+#
+# Output: doc/results-cuda.md (and results-cuda.csv) in this tree, plus
+# those and the logs in $OUT when the device tool sets it (what comes back
+# to the session), else in ./gpurun-out.  Exits non-zero when a test or a
+# sanitizer run fails; the report says which.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$top/gpurun-out}
+mkdir -p "$out" "$top/doc"
+build=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}
+steps=${*:-build test sanitize bench crossover}
+report=$out/results-cuda.md
+jobs=$(nproc 2>/dev/null || echo 4)
+status=0
+export PATH="$PATH:/usr/local/cuda/bin"
+
+note() { echo "$*" | tee -a "$report"; }
+fail() { note "**FAILED: $***"; status=1; }
+
+if [ ! -f "$report" ]; then
+    {
+        echo "# CUDA backend on a GPU: what ran"
+        echo
+        echo "Written by tools/gpu-run.sh ($steps), $(date -u '+%Y-%m-%d %H:%M UTC')."
+        echo
+        echo '```'
+        nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>&1
+        nvcc --version 2>&1 | tail -2
+        echo '```'
+        echo
+    } > "$report"
+fi
+
+arch() {
+    local cc
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+    if [ -n "$cc" ]; then echo "sm_$cc"; else echo default; fi
+}
+
+modpath() { echo "$build/backends/cuda/.libs"; }
+
+for step in $steps; do
+case $step in
+build)
+    note "## build"
+    src=$top
+    tarball=$(ls "$top"/.gpurun/libportsort-*.tar.gz 2>/dev/null | head -1)
+    rm -rf "$build" && mkdir -p "$build"
+    if [ -n "$tarball" ]; then
+        tar -C "$build" -xzf "$tarball"
+        src=$(ls -d "$build"/libportsort-*/ | head -1)
+        note "from $(basename "$tarball")"
+    elif [ ! -x "$top/configure" ]; then
+        (cd "$top" && autoreconf -fi) > "$out/autoreconf.log" 2>&1 \
+            || { fail "autoreconf (no tarball in .gpurun/ and no autotools?)"; exit 1; }
+    fi
+    a=${PS_CUDA_ARCH:-$(arch)}
+    mkdir -p "$build/obj"
+    cd "$build/obj" || exit 1
+    note "configure --with-cuda --with-cuda-arch=$a"
+    if ! "$src/configure" -q --with-cuda --with-cuda-arch="$a" > "$out/configure.log" 2>&1; then
+        tail -20 "$out/configure.log"; fail "configure"; exit 1
+    fi
+    if ! { make -j"$jobs" && make -j"$jobs" check TESTS=; } > "$out/make.log" 2>&1; then
+        tail -40 "$out/make.log"; fail "make"; exit 1
+    fi
+    note "built: $(ls backends/cuda/.libs/ps_cuda.so tools/ps_cudabench 2>&1 | tr '\n' ' ')"
+    ;;
+test)
+    note "## tests"
+    cd "$build/obj" || exit 1
+    make -j"$jobs" check TESTS="test/serial.sh test/modules.sh test/cuda.sh" \
+        > "$out/check.log" 2>&1 || fail "make check (see check.log, test/cuda.sh.log)"
+    cp test/cuda.sh.log "$out/" 2>/dev/null
+    { echo '```'; grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$out/check.log";
+      grep -E 'passed|cases|backend cuda' test/cuda.sh.log | head -20; echo '```'; } | tee -a "$report"
+    grep -q '^PASS: test/cuda.sh' "$out/check.log" || fail "test/cuda.sh did not pass (skipped = no usable GPU?)"
+    ;;
+sanitize)
+    note "## compute-sanitizer"
+    cd "$build/obj" || exit 1
+    export PORTSORT_MODULE_PATH
+    PORTSORT_MODULE_PATH=$(modpath)
+    for t in "memcheck 70000 test/ps_test_cuda_device" "racecheck 5000 test/ps_test_cuda_device" \
+             "synccheck 5000 test/ps_test_cuda_device" "memcheck 3000 test/ps_test_diff"; do
+        set -- $t
+        log="$out/sanitize-$1-$(basename "$3").log"
+        PS_TEST_MAX_N=$2 PORTSORT_BACKEND=cuda ./libtool --mode=execute \
+            compute-sanitizer --tool "$1" --error-exitcode 9 "./$3" > "$log" 2>&1
+        rc=$?
+        note "- $1 on $3 (PS_TEST_MAX_N=$2): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+        [ "$rc" -eq 0 ] || fail "$1 on $3"
+    done
+    unset PORTSORT_MODULE_PATH
+    ;;
+bench)
+    note "## device sort vs cub::DeviceRadixSort"
+    cd "$build/obj" || exit 1
+    cmd="tools/ps_cudabench --min 20 --max ${PS_BENCH_MAX:-28} --reps 7 --csv $out/results-cuda.csv"
+    note "command: PORTSORT_MODULE_PATH=backends/cuda/.libs $cmd"
+    { echo '```'; PORTSORT_MODULE_PATH=$(modpath) $cmd 2>&1; echo '```'; } \
+        | tee "$out/bench.log" >> "$report"
+    grep -q MISMATCH "$out/bench.log" && fail "ps_cudabench results differ from CUB"
+    grep -q '^device:' "$out/bench.log" || fail "ps_cudabench did not run"
+    ;;
+crossover)
+    note "## host arrays: cuda vs CPU (for the auto crossover)"
+    cd "$build/obj" || exit 1
+    cpu=serial
+    grep -q '^#define PS_HAVE_OPENMP 1' config.h 2>/dev/null && cpu=openmp
+    { echo '```';
+      for lg in 10 12 14 16 17 18 20 22 24; do
+          n=$((1 << lg))
+          for b in cuda $cpu; do
+              PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=$b \
+                  ./tools/ps_quickbench "$n" 7 2>&1 | grep -E "^backend $b"
+          done
+      done; echo '```'; } | tee "$out/crossover.log" >> "$report"
+    ;;
+*)
+    echo "unknown step $step (build test sanitize bench crossover)" >&2
+    exit 2
+    ;;
+esac
+done
+note "gpu-run.sh: $([ $status -eq 0 ] && echo all steps passed || echo some steps FAILED)"
+cp "$report" "$top/doc/results-cuda.md"
+[ -f "$out/results-cuda.csv" ] && cp "$out/results-cuda.csv" "$top/doc/results-cuda.csv"
+exit $status
