@@ -24,4 +24,6 @@ AS_IF([test "x$ps_have_hwy" = xyes],
   [AC_DEFINE([PS_HAVE_HWY], [1], [Define to 1 when Highway vqsort is available.])
    AC_SUBST([PS_HWY_LIBS], ["-lhwy_contrib -lhwy"])])
 AM_CONDITIONAL([PS_HAVE_HWY], [test "x$ps_have_hwy" = xyes])
+ps_peers_found=qsort
+AS_IF([test "x$ps_have_hwy" = xyes], [ps_peers_found="$ps_peers_found vqsort"])
 ])

@@ -12,8 +12,9 @@ rc=$?
 cat "$work/err"
 [ "$rc" -eq 0 ] || fail "bench exits 0 (got $rc)"
 
-# 3 types x 7 datasets x 2 sizes x 2 sorters (portsort and qsort).
-awk -F, -v want=84 '
+# 3 types x 7 datasets x 2 sizes x 2 sorters (portsort and qsort), plus
+# vqsort on i32 alone (no 1-byte or float keys) when libhwy was found.
+awk -F, -v want=84 -v extra=14 '
 NR == 1 {
     for (i = 1; i <= NF; i++) col[$i] = i
     split("type backend sorter dataset n repeats median_s mkeys_per_s gb_per_s verified", need, " ")
@@ -32,13 +33,19 @@ NR == 1 {
     if ($col["sorter"] == "portsort" && $col["backend"] != "serial") {
         print "line " NR ": backend " $col["backend"]; bad = 1
     }
+    if ($col["sorter"] == "vqsort") {
+        vq++
+        if ($col["type"] != "i32") { print "line " NR ": vqsort on " $col["type"]; bad = 1 }
+    }
     seen[$col["type"] "/" $col["sorter"] "/" $col["dataset"] "/" $col["n"]]++
 }
 END {
     for (k in seen) { keys++; if (seen[k] != 1) { print k " twice"; bad = 1 } }
+    if (vq != 0 && vq != extra) { print vq " vqsort rows, want 0 or " extra; bad = 1 }
+    want += vq
     if (rows != want || keys != want) { print rows " rows, " keys " distinct, want " want; bad = 1 }
     exit bad
-}' "$work/out.csv" || fail "the CSV on stdout parses into 84 verified rows"
+}' "$work/out.csv" || fail "the CSV on stdout parses into 84 (+14 vqsort) verified rows"
 cmp -s "$work/out.csv" "$work/bench.csv" || fail "--perf-to-csv writes the same CSV"
 for ds in zeros random random-distributed range inverted-range low-entropy sparse-matrix; do
     grep -q ",$ds," "$work/out.csv" || fail "dataset $ds measured"

@@ -119,13 +119,14 @@ static void forked_child(void)
         t_fail("fork");
     if (pid == 0) {
         int st = ps_sort_keys(k, 100, PS_U32, 0);
-        int ok = st == PS_ERR_DEVICE && strstr(ps_error_detail(), "forked child") != NULL
-                 && k[0] == 100
-                 && ps_cuda_sort_keys(k, 100, PS_U32, 0, NULL, 0, NULL) == PS_ERR_DEVICE;
+        int ok = st == PS_ERR_BACKEND_UNAVAILABLE
+                 && strstr(ps_error_detail(), "forked child") != NULL && k[0] == 100
+                 && ps_cuda_sort_keys(k, 100, PS_U32, 0, NULL, 0, NULL)
+                    == PS_ERR_BACKEND_UNAVAILABLE;
         _exit(ok ? 0 : 1);
     }
     if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        t_fail("a forked child was not refused with PS_ERR_DEVICE");
+        t_fail("a forked child was not refused with PS_ERR_BACKEND_UNAVAILABLE");
     if (ps_sort_keys(k, 100, PS_U32, 0) != PS_OK || k[0] != 1)
         t_fail("the parent cannot sort after the fork");
 }

@@ -148,8 +148,10 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
     ps_gpu_job job;
     int st = check(fn, n, type, flags, value_size);
 
+    /* A table fetched before fork() bypasses the core's check: refuse here
+     * with the same status (portsort.h, fork()). */
     if (st == PS_OK && ps_gpu_forked(api_host))
-        st = PS_ERR_DEVICE;
+        st = PS_ERR_BACKEND_UNAVAILABLE;
     if (st != PS_OK || n < 2)
         return st;
     if (keys == NULL || (op != PS_GPU_SORT_KEYS && vals == NULL)) {

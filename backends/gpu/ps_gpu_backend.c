@@ -336,7 +336,7 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
     int st, old;
 
     if (ps_gpu_forked(s->host))
-        return PS_ERR_DEVICE;
+        return PS_ERR_BACKEND_UNAVAILABLE;
     if (n > UINT32_MAX) {
         s->host->fail(PS_GPU_NAME ": n = %zu is beyond the 2^32 - 1 keys the "
                       "kernels count", n);
