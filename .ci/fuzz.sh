@@ -12,8 +12,11 @@ backends=${FUZZ_BACKENDS:-serial openmp opencl}
 mkdir -p build-fuzz
 cd build-fuzz
 if [ ! -f Makefile ]; then
-    "$top/configure" -q CC=clang --enable-fuzzing --disable-static \
-        CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+    flags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
+    # C++ programs (benchmarks) link against the instrumented library too,
+    # so C++ and the linker get the sanitizers as well.
+    "$top/configure" -q CC=clang CXX=clang++ --enable-fuzzing --disable-static \
+        CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined"
 fi
 make -j"$(nproc)" test/fuzz/ps_fuzz_sort lib/libportsort.la >/dev/null
 make -j"$(nproc)" all >/dev/null

@@ -22,7 +22,7 @@ configure_in() {   # dir, CFLAGS
     mkdir -p "$1"
     if [ ! -f "$1/Makefile" ]; then
         (cd "$1" && "$top/configure" -q --disable-static --enable-werror \
-            CFLAGS="$2" LDFLAGS="$2")
+            CFLAGS="$2" CXXFLAGS="$2" LDFLAGS="$2")
     fi
     make -C "$1" -j"$jobs" >/dev/null
     make -C "$1" -j"$jobs" check TESTS= >/dev/null   # build the test programs
