@@ -25,13 +25,9 @@ const char *ps_version(void)
     return PACKAGE_VERSION;
 }
 
-/* Checks shared by every entry point.  The type and flags are checked even
- * when n == 0: a wrong type is a bug in the caller whatever the length. */
-static int check_keys(const char *fn, const void *keys, size_t n,
-                      ps_type type, unsigned flags)
+int ps_check_type_flags(const char *fn, ps_type type, unsigned flags)
 {
-    size_t kb = ps_type_size(type);
-    if (kb == 0) {
+    if (ps_type_size(type) == 0) {
         ps_detail_set("%s: unknown key type %d", fn, (int)type);
         return PS_ERR_INVALID_ARG;
     }
@@ -39,6 +35,19 @@ static int check_keys(const char *fn, const void *keys, size_t n,
         ps_detail_set("%s: unknown flags 0x%x", fn, flags & ~PS_DESCENDING);
         return PS_ERR_INVALID_ARG;
     }
+    return PS_OK;
+}
+
+/* Checks shared by every host-array entry point.  The type and flags are
+ * checked even when n == 0: a wrong type is a bug in the caller whatever
+ * the length. */
+static int check_keys(const char *fn, const void *keys, size_t n,
+                      ps_type type, unsigned flags)
+{
+    size_t kb = ps_type_size(type);
+    int st = ps_check_type_flags(fn, type, flags);
+    if (st != PS_OK)
+        return st;
     if (n > 0 && keys == NULL) {
         ps_detail_set("%s: keys is NULL with n = %zu", fn, n);
         return PS_ERR_INVALID_ARG;

@@ -136,6 +136,8 @@ static struct {
     void *state;
     char why[640];
     size_t min_n;           /* under auto: smaller sorts go to the CPU */
+    const ps_backend_ops *cpu_ops;  /* ... this one, initialised at choice */
+    void *cpu_state;
 } chosen;
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 
@@ -179,16 +181,28 @@ static int try_init(slot *s)
 }
 
 /* Under auto, a GPU backend's crossover: PORTSORT_GPU_MIN_N overrides the
- * probe's provisional value (so it can be measured and set per machine). */
+ * probe's provisional value (so it can be measured and set per machine).
+ * The CPU backend that takes the small arrays is found and initialised here,
+ * once, so that small sorts take no lock on their way. */
 static void set_crossover(const slot *s)
 {
+    static const char *const cpu[] = { "openmp", "serial" };
     const char *env = getenv("PORTSORT_GPU_MIN_N");
+    size_t i;
     chosen.min_n = s->result.min_n;
     if (env != NULL && env[0] >= '0' && env[0] <= '9')
         chosen.min_n = (size_t)strtoull(env, NULL, 10);
-    if (chosen.min_n > 0)
-        ps_log("auto: host arrays of fewer than %zu keys go to the CPU",
-               chosen.min_n);
+    for (i = 0; chosen.min_n > 0 && i < sizeof cpu / sizeof cpu[0]; i++) {
+        slot *c = probe_slot(find_slot(cpu[i]));
+        if (c->ops != NULL && c->result.usable && init_slot(c) == PS_OK) {
+            chosen.cpu_ops = c->ops;
+            chosen.cpu_state = c->state;
+            ps_log("auto: host arrays of fewer than %zu keys go to %s",
+                   chosen.min_n, cpu[i]);
+            return;
+        }
+    }
+    chosen.min_n = 0;   /* no CPU backend: the GPU sorts everything */
 }
 
 static void choose_named(const char *name)
@@ -260,20 +274,12 @@ int ps_backend_get(const ps_backend_ops **ops, void **state)
 
 int ps_backend_for(size_t n, const ps_backend_ops **ops, void **state)
 {
-    static const char *const cpu[] = { "openmp", "serial" };
-    size_t i;
     int st = ps_backend_get(ops, state);
-    if (st != PS_OK || n >= chosen.min_n)
-        return st;
-    for (i = 0; i < sizeof cpu / sizeof cpu[0]; i++) {
-        slot *s = probe_slot(find_slot(cpu[i]));
-        if (s->ops != NULL && s->result.usable && init_slot(s) == PS_OK) {
-            *ops = s->ops;
-            *state = s->state;
-            return PS_OK;
-        }
+    if (st == PS_OK && n < chosen.min_n) {
+        *ops = chosen.cpu_ops;
+        *state = chosen.cpu_state;
     }
-    return st;  /* no CPU backend: the GPU sorts everything */
+    return st;
 }
 
 int ps_init(void)

@@ -36,6 +36,11 @@ void ps_release(void *p);
 const ps_backend_ops *ps_module_load(const char *name, int *present,
                                      char *why, size_t why_len);
 
+/* ps_api.c: PS_ERR_INVALID_ARG, with the detail naming fn, unless type is
+ * a ps_type and flags only PS_DESCENDING.  For every public entry point,
+ * the device-buffer ones included. */
+int ps_check_type_flags(const char *fn, ps_type type, unsigned flags);
+
 /* ps_dispatch.c: the chosen backend, chosen on the first call.  Returns
  * PS_OK and sets *ops and *state, or PS_ERR_BACKEND_UNAVAILABLE with the
  * detail message set. */

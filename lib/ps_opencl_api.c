@@ -66,14 +66,9 @@ static int get_entry(const char *fn, const ps_opencl_entry_ops **e)
 static int check(const char *fn, const void *queue, const void *keys,
                  size_t n, ps_type type, unsigned flags)
 {
-    if (ps_type_size(type) == 0) {
-        ps_detail_set("%s: unknown key type %d", fn, (int)type);
-        return PS_ERR_INVALID_ARG;
-    }
-    if (flags & ~PS_DESCENDING) {
-        ps_detail_set("%s: unknown flags 0x%x", fn, flags & ~PS_DESCENDING);
-        return PS_ERR_INVALID_ARG;
-    }
+    int st = ps_check_type_flags(fn, type, flags);
+    if (st != PS_OK)
+        return st;
     if (queue == NULL || (n > 0 && keys == NULL)) {
         ps_detail_set("%s: queue or keys is NULL", fn);
         return PS_ERR_INVALID_ARG;
