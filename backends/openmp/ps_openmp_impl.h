@@ -15,7 +15,7 @@
 #define ENC PS_CAT(ps_enc, PS_W)
 #define FN(name) PS_CAT(name, PS_W)
 /* Keys per 64-byte line of the write-combining buffers. */
-#define LINE (64 / (PS_W / 8))
+#define LINE (PS_UNIT_BYTES / (PS_W / 8))
 
 
 /* The order image of k.  fl is a constant at every call site: 0 when the
@@ -104,7 +104,7 @@ FN(flush)(const omp_ctx *c, omp_tls *tl, int to, unsigned d, size_t hi,
     KEY_T *dst = (KEY_T *)c->k[to];
     size_t lo = hi - take, off = fill - take;
     if (take == LINE && (c->stream[to] & 1))
-        ps_stream_bytes(dst + lo, kl, 64);
+        ps_stream_bytes(dst + lo, kl, PS_UNIT_BYTES);
     else
         memcpy(dst + lo, kl + off, take * sizeof(KEY_T));
     if (vs) {
@@ -209,13 +209,133 @@ FN(leaf_hist_body)(const omp_ctx *c, const KEY_T *keys, size_t m,
     }
 }
 
+static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
+                         size_t m, unsigned lo, unsigned hi);
+
+/* Stable insertion sort of n elements by their images, values alongside. */
+static inline __attribute__((always_inline)) void
+FN(insert_body)(KEY_T *k, unsigned char *v, size_t n, ps_xf xf,
+                const size_t vs, const int fl)
+{
+    size_t i, j;
+    unsigned char tmp[8];
+    for (i = 1; i < n; i++) {
+        KEY_T x = k[i], ex = FN(img)(x, xf, fl);
+        for (j = i; j > 0 && FN(img)(k[j - 1], xf, fl) > ex; j--)
+            k[j] = k[j - 1];
+        if (j == i)
+            continue;
+        k[j] = x;
+        if (vs) {
+            memcpy(tmp, v + i * vs, vs);
+            memmove(v + (j + 1) * vs, v + j * vs, (i - j) * vs);
+            memcpy(v + j * vs, tmp, vs);
+        }
+    }
+}
+
+/* Counts of digit (sh, mask) over keys[0, m), into h (mask + 1 counters). */
+static inline __attribute__((always_inline)) void
+FN(split_hist_body)(const KEY_T *keys, size_t m, ps_xf xf, unsigned sh,
+                    unsigned mask, uint32_t *h, const int fl)
+{
+    size_t i;
+    memset(h, 0, ((size_t)mask + 1) * sizeof *h);
+    for (i = 0; i < m; i++)
+        h[(FN(img)(keys[i], xf, fl) >> sh) & mask]++;
+}
+
+/* Sort the buckets tl->split[0..mask] of k[0, m) (the leaf at position a)
+ * by image bits [lo, hi).  Most buckets hold 0, 1 or 2 keys: their first
+ * two keys are put in order without a branch (a bucket of fewer keys
+ * compares a key with itself), so that only the few larger buckets cost a
+ * mispredicted branch. */
+static inline __attribute__((always_inline)) void
+FN(finish_buckets)(const omp_ctx *c, omp_tls *tl, KEY_T *k, unsigned char *v,
+                   size_t a, size_t m, unsigned lo, unsigned hi, unsigned mask,
+                   const size_t vs, const int fl)
+{
+    const uint32_t *bnd = tl->split;
+    const ps_xf xf = c->xf;
+    unsigned d;
+    for (d = 0; d <= mask; d++) {
+        uint32_t s = bnd[d], cnt = bnd[d + 1] - s;
+        size_t i0 = s < m ? s : m - 1, i1 = i0 + (cnt >= 2);
+        KEY_T x = k[i0], y = k[i1];
+        /* All ones to swap, else zero: xor-swapping under a mask keeps the
+         * compiler from turning a 50/50 choice into a branch. */
+        KEY_T sw = (KEY_T)0 - (KEY_T)(FN(img)(x, xf, fl) > FN(img)(y, xf, fl));
+        KEY_T t = (x ^ y) & sw;
+        k[i0] = x ^ t;
+        k[i1] = y ^ t;
+        if (vs) {   /* values may be unaligned: memcpy, which compiles to moves */
+            uint64_t p = 0, q = 0, u;
+            memcpy(&p, v + i0 * vs, vs);
+            memcpy(&q, v + i1 * vs, vs);
+            u = (p ^ q) & ((uint64_t)0 - (uint64_t)(sw & 1));
+            p ^= u;
+            q ^= u;
+            memcpy(v + i0 * vs, &p, vs);
+            memcpy(v + i1 * vs, &q, vs);
+        }
+        if (__builtin_expect(cnt > 2, 0)) {
+            if (cnt > PS_SPLIT_SMALL)
+                FN(lsd_leaf)(c, tl, 0, a + s, cnt, lo, hi);
+            else
+                FN(insert_body)(k + s, vs ? v + (size_t)s * vs : NULL, cnt,
+                                xf, vs, fl);
+        }
+    }
+}
+
+/* A leaf with many bits left (three or more LSD passes' worth) but few
+ * keys: one pass on its top PS_SPLIT_BITS bits already leaves about one key
+ * per bucket, so the buckets are finished by insertion sort instead of
+ * passes over the bits below.  A bucket too big for that (skewed data) is
+ * a leaf of its own.  The data first moves to array 1 (when it is in array
+ * 0), so that the pass ends in array 0. */
+static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
+                           size_t a, size_t m, unsigned lo, unsigned hi)
+{
+    const size_t vs = c->vs;
+    KEY_T *k0 = (KEY_T *)c->k[0] + a, *k1 = (KEY_T *)c->k[1] + a;
+    unsigned char *v0 = vs ? c->v[0] + a * vs : NULL;
+    unsigned char *v1 = vs ? c->v[1] + a * vs : NULL;
+    unsigned b = PS_SPLIT_BITS, sh, mask, d;
+    uint32_t *bnd = tl->split, *off = tl->lhist, sum = 0;
+    const int fl = c->xf.fneg != 0;
+
+    while (b > 1 && ((size_t)1 << (b - 1)) >= m)
+        b--;    /* small leaves: about as many buckets as keys */
+    sh = hi - b;
+    mask = (1u << b) - 1;
+
+    if (where == 0) {
+        memcpy(k1, k0, m * sizeof(KEY_T));
+        if (vs)
+            memcpy(v1, v0, m * vs);
+    }
+    if (fl)
+        FN(split_hist_body)(k1, m, c->xf, sh, mask, bnd, 1);
+    else
+        FN(split_hist_body)(k1, m, c->xf, sh, mask, bnd, 0);
+    for (d = 0; d <= mask; d++) {
+        uint32_t cnt = bnd[d];
+        bnd[d] = off[d] = sum;
+        sum += cnt;
+    }
+    bnd[mask + 1] = sum;
+    VS_FL(c, FN(leaf_pass_body), k1, k0, v1, v0, m, c->xf, sh, mask, off);
+    VS_FL(c, FN(finish_buckets), c, tl, k0, v0, a, m, lo, sh, mask);
+}
+
 /* Sort positions [a, a + m) of array `where` by image bits [lo, hi) with
  * LSD passes of at most PS_LEAF_BITS bits, and leave the result in array 0
  * (the caller's).  m < 2^32.  A leaf of at most leaf_cap elements may also
  * pass through the thread's own buffer (tl->tmp), which lets any number of
  * passes from 2 up end in array 0 without a final copy. */
-static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
-                     size_t m, unsigned lo, unsigned hi)
+static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
+                         size_t m, unsigned lo, unsigned hi)
 {
     uint32_t *h = tl->lhist, *off = tl->loff;
     unsigned sh[PS_MAX_LEAF_DIGITS], mask[PS_MAX_LEAF_DIGITS];
@@ -294,6 +414,19 @@ static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
     }
 }
 
+/* Finish positions [a, a + m) of array `where` by image bits [lo, hi), in
+ * array 0: LSD passes, or a split pass and insertion sorts when three or
+ * more passes would be left for few keys. */
+static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
+                     size_t m, unsigned lo, unsigned hi)
+{
+    if (m > 1 && hi - lo > 2 * PS_LEAF_BITS
+        && m <= ((size_t)2 << PS_SPLIT_BITS))
+        FN(split_leaf)(c, tl, where, a, m, lo, hi);
+    else
+        FN(lsd_leaf)(c, tl, where, a, m, lo, hi);
+}
+
 /* Turn the counts of one digit over a range starting at `base` into bucket
  * bounds: bounds[d] is where bucket d starts, bounds[buckets] the end.
  * Returns 1 when a single bucket holds everything (nothing to do). */
@@ -314,9 +447,12 @@ static int FN(bounds)(const size_t *cnt, unsigned buckets, size_t base,
 
 /* Sort positions [a, a + m) of array `where` by image bits [lo, hi), on one
  * thread: MSD passes while the range is larger than a leaf, then a leaf.
- * Each recursion depth keeps its bucket bounds in tl->bounds[depth]. */
+ * Each recursion depth keeps its bucket bounds in tl->bounds[depth].
+ * pre_sh/pre_b name a digit whose counts are already in tl->pos (pre_b = 0:
+ * none), as the survey leaves them. */
 static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
-                     size_t m, unsigned lo, unsigned hi, unsigned depth)
+                     size_t m, unsigned lo, unsigned hi, unsigned depth,
+                     unsigned pre_sh, unsigned pre_b)
 {
     unsigned b, sh, mask, d;
     size_t *bounds;
@@ -330,7 +466,9 @@ static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
         sh = hi - b;
         mask = (1u << b) - 1;
         bounds = tl->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
-        FN(hist)(c, where, a, a + m, sh, mask, tl->pos);
+        if (sh != pre_sh || b != pre_b)
+            FN(hist)(c, where, a, a + m, sh, mask, tl->pos);
+        pre_b = 0;
         if (!FN(bounds)(tl->pos, mask + 1, a, m, bounds))
             break;
         hi = sh;    /* constant digit: the data stays where it is */
@@ -341,7 +479,7 @@ static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
     for (d = 0; d <= mask; d++)
         if (bounds[d + 1] > bounds[d])
             FN(solo)(c, tl, 1 - where, bounds[d], bounds[d + 1] - bounds[d],
-                     lo, sh, depth + 1);
+                     lo, sh, depth + 1, 0, 0);
 }
 
 /* Sort positions [a, a + m) of array `where` by image bits [lo, hi), with
@@ -417,7 +555,8 @@ static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
         for (bd = 0; bd <= (long)mask; bd++) {
             size_t bm = bounds[bd + 1] - bounds[bd];
             if (bm > 0 && !team_worthy(c, bm, m, nt))
-                FN(solo)(c, tl, 1 - where, bounds[bd], bm, lo, sh, depth + 1);
+                FN(solo)(c, tl, 1 - where, bounds[bd], bm, lo, sh, depth + 1,
+                         0, 0);
         }
     }
     /* The omp for ends with a barrier: threads leave together, so that no
@@ -455,7 +594,7 @@ static void FN(sort)(const omp_ctx *c)
         unsigned lo, hi;
         FN(survey)(c, 0, c->n, sh0, mask0, tl->pos, c->orand);
         if (FN(varying)(c->orand, 1, &lo, &hi))
-            FN(solo)(c, tl, 0, 0, c->n, lo, hi, 0);
+            FN(solo)(c, tl, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0);
         return;
     }
 #pragma omp parallel num_threads(c->nthreads)
