@@ -314,6 +314,10 @@ static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
         memcpy(k1, k0, m * sizeof(KEY_T));
         if (vs)
             memcpy(v1, v0, m * vs);
+    } else {
+        prefetch_for_write(k0, m * sizeof(KEY_T));
+        if (vs)
+            prefetch_for_write(v0, m * vs);
     }
     if (fl)
         FN(split_hist_body)(k1, m, c->xf, sh, mask, bnd, 1);
@@ -349,6 +353,11 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
         const KEY_T *keys = (const KEY_T *)c->k[where] + a;
         np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
         w = (nb + np - 1) / np;
+        if (where != 0) {   /* the last pass writes array 0: warm it */
+            prefetch_for_write((KEY_T *)c->k[0] + a, m * sizeof(KEY_T));
+            if (c->vs)
+                prefetch_for_write(c->v[0] + a * c->vs, m * c->vs);
+        }
         /* np as a constant lets the compiler unroll the digit loop. */
         switch (np * 2 + (c->xf.fneg != 0)) {
         case 2: FN(leaf_hist_body)(c, keys, m, lo, hi, w, 1, h, 0); break;
