@@ -70,8 +70,10 @@
  * threads: 195 vs 178 and 395 vs 370 Mkeys/s). */
 #define PS_UNIT_BYTES 256
 /* Arrays above this many bytes are scattered with streaming stores; below,
- * the next pass finds them in the shared cache. */
-#define PS_STREAM_BYTES ((size_t)16 * 1024 * 1024)
+ * the next pass finds them in cache.  Measured (u32, 2 threads): streaming
+ * is 13-20% faster from 256K keys up to 4M, even though 4M keys (twice 16
+ * MiB) would fit the 32 MiB L3, and no slower at 64K. */
+#define PS_STREAM_BYTES ((size_t)1 << 20)
 /* The cache keeps at most one block of scratch, of at most this size. */
 #define PS_CACHE_MAX (((size_t)1 << 30) * (sizeof(size_t) >= 8 ? 4 : 1))
 
