@@ -43,7 +43,7 @@
 #define PS_LEAF_BITS 11
 #define PS_MAX_LEAF_DIGITS ((64 + PS_LEAF_BITS - 1) / PS_LEAF_BITS)
 #define PS_MAX_DEPTH 8              /* MSD levels (bounds kept per level) */
-/* A leaf with bits for three or more passes left and at most
+/* A leaf with bits for four or more passes left and at most
  * 2^(PS_SPLIT_BITS + 1) keys (u64 keys, mostly) is split once by its top
  * PS_SPLIT_BITS bits instead, and the buckets, of about one key each,
  * finished by insertion sort; a bucket above PS_SPLIT_SMALL keys (skewed
@@ -51,6 +51,8 @@
  * faster than the four or five LSD passes (doc/results-openmp.md). */
 #define PS_SPLIT_BITS 12
 #define PS_SPLIT_SMALL 16
+_Static_assert((PS_MAX_LEAF_DIGITS << PS_LEAF_BITS) >= (1 << PS_SPLIT_BITS),
+               "a split leaf keeps its offsets in the leaf histograms");
 
 /* Below this many keys the sort runs on the calling thread: waking the team
  * costs more than it saves.  Measured on random u32 (doc/results-openmp.md):
