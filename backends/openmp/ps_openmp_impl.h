@@ -46,11 +46,12 @@ FN(survey_body)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
                 unsigned mask, size_t *cnt, uint64_t *orand, const int fl)
 {
     const KEY_T *keys = (const KEY_T *)c->k[0];
+    const ps_xf xf = c->xf;     /* a local: the counts' stores may alias c */
     KEY_T o = 0, n = (KEY_T)~(KEY_T)0;
     size_t i;
     memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
     for (i = a; i < b; i++) {
-        KEY_T t = FN(img)(keys[i], c->xf, fl);
+        KEY_T t = FN(img)(keys[i], xf, fl);
         o |= t;
         n &= t;
         cnt[(t >> sh) & mask]++;
@@ -74,10 +75,11 @@ FN(hist_body)(const omp_ctx *c, int where, size_t a, size_t b, unsigned sh,
               unsigned mask, size_t *cnt, const int fl)
 {
     const KEY_T *keys = (const KEY_T *)c->k[where];
+    const ps_xf xf = c->xf;
     size_t i;
     memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
     for (i = a; i < b; i++)
-        cnt[(FN(img)(keys[i], c->xf, fl) >> sh) & mask]++;
+        cnt[(FN(img)(keys[i], xf, fl) >> sh) & mask]++;
 }
 
 static void FN(hist)(const omp_ctx *c, int where, size_t a, size_t b,
@@ -200,10 +202,11 @@ FN(leaf_hist_body)(const omp_ctx *c, const KEY_T *keys, size_t m,
 {
     unsigned j, mask = (1u << w) - 1;
     KEY_T below = (KEY_T)(hi >= PS_W ? ~(KEY_T)0 : (KEY_T)(((KEY_T)1 << hi) - 1));
+    const ps_xf xf = c->xf;
     size_t i;
     memset(h, 0, (size_t)np * ((size_t)mask + 1) * sizeof *h);
     for (i = 0; i < m; i++) {
-        KEY_T t = (KEY_T)((FN(img)(keys[i], c->xf, fl) & below) >> lo);
+        KEY_T t = (KEY_T)((FN(img)(keys[i], xf, fl) & below) >> lo);
         for (j = 0; j < np; j++)
             h[((size_t)j << w) + ((t >> (j * w)) & mask)]++;
     }
