@@ -346,7 +346,8 @@ static void openmp_release(void *state)
  * bytes needed, or 0 on size_t overflow. */
 static size_t layout(omp_ctx *c, unsigned char *base, int threads)
 {
-    size_t kb = c->bits / 8, line = PS_UNIT_BYTES / kb, t;
+    size_t kb = c->bits / 8, t;
+    size_t line = PS_UNIT_BYTES / (c->vs > kb ? c->vs : kb);  /* elements per unit */
     size_t mr = PS_MSD_RADIX, lr = (size_t)1 << PS_LEAF_BITS;
     size_t buckets = (size_t)1 << (c->bits < PS_MSD_BITS ? c->bits : PS_MSD_BITS);
     size_t kbytes, vbytes, shared;

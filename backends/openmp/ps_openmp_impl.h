@@ -14,8 +14,9 @@
 #define KEY_T PS_CAT(PS_CAT(uint, PS_W), _t)
 #define ENC PS_CAT(ps_enc, PS_W)
 #define FN(name) PS_CAT(name, PS_W)
-/* Keys per 64-byte line of the write-combining buffers. */
-#define LINE (PS_UNIT_BYTES / (PS_W / 8))
+/* Elements per write-combining unit: PS_UNIT_BYTES of keys, or of values
+ * when they are wider (a constant wherever vs is). */
+#define LINE (PS_UNIT_BYTES / (vs > PS_W / 8 ? vs : PS_W / 8))
 
 
 /* The order image of k.  fl is a constant at every call site: 0 when the
@@ -106,7 +107,7 @@ FN(flush)(const omp_ctx *c, omp_tls *tl, int to, unsigned d, size_t hi,
     KEY_T *dst = (KEY_T *)c->k[to];
     size_t lo = hi - take, off = fill - take;
     if (take == LINE && (c->stream[to] & 1))
-        ps_stream_bytes(dst + lo, kl, PS_UNIT_BYTES);
+        ps_stream_bytes(dst + lo, kl, LINE * sizeof(KEY_T));
     else
         memcpy(dst + lo, kl + off, take * sizeof(KEY_T));
     if (vs) {
