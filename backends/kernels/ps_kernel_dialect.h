@@ -87,10 +87,13 @@ typedef unsigned long long ps_u64;
 #define PS_NGROUPS() ((ps_u32)gridDim.x)
 #define PS_ATOMIC_ADD_LOCAL(p, v) atomicAdd((p), (v))
 #define PS_ATOMIC_ADD_GLOBAL(p, v) atomicAdd((p), (v))
-/* Volatile accesses go to L2, which every multiprocessor shares. */
-#define PS_ATOMIC_LOAD_GLOBAL(p) (*(volatile ps_u32 *)(p))
-#define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)(*(volatile ps_u32 *)(p) = (v)))
 #  if defined(__HIPCC__)
+/* Device-scope atomics, which always bypass the vector L1 (not coherent
+ * between compute units).  LLVM's AMDGPU backend also treats volatile
+ * accesses as system-scope relaxed atomics (since LLVM 12), but this path
+ * has never run on an AMD GPU, so it says what it means. */
+#    define PS_ATOMIC_LOAD_GLOBAL(p) atomicAdd((p), 0u)
+#    define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)atomicExch((p), (v)))
 #    ifdef __AMDGCN_WAVEFRONT_SIZE
 #      define PS_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
 #    else
@@ -103,6 +106,10 @@ typedef unsigned long long ps_lmask;
 #    define PS_LMASK_POPC(m) ((ps_u32)__popcll(m))
 #    define PS_LMASK_FFS(m) ((ps_u32)__ffsll((unsigned long long)(m)))
 #  else
+/* PTX treats volatile global accesses as relaxed system-scope ones: they
+ * go to L2, which every multiprocessor shares. */
+#    define PS_ATOMIC_LOAD_GLOBAL(p) (*(volatile ps_u32 *)(p))
+#    define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)(*(volatile ps_u32 *)(p) = (v)))
 #    define PS_WARP_SIZE 32
 typedef unsigned int ps_lmask;
 #    define PS_WARP_BALLOT(p) __ballot_sync(0xffffffffu, (p))
