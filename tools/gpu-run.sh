@@ -105,8 +105,10 @@ test)
     for algo in onesweep portable; do
         note "## tests, PORTSORT_GPU_ALGO=$algo"
         cd "$build/obj" || exit 1
+        tests=test/cuda.sh
+        [ "$algo" = onesweep ] && tests="test/serial.sh test/modules.sh $tests"
         PORTSORT_GPU_ALGO=$algo PS_TEST_TIMEOUT=$limit make -j"$jobs" check \
-            TESTS="test/serial.sh test/modules.sh test/cuda.sh" \
+            TESTS="$tests" \
             > "$out/check-$algo.log" 2>&1 || fail "make check on $algo (see check-$algo.log, cuda.sh-$algo.log)"
         cp test/cuda.sh.log "$out/cuda.sh-$algo.log" 2>/dev/null
         { echo '```'; grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$out/check-$algo.log";
