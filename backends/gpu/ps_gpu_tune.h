@@ -16,9 +16,9 @@
  *   <= 12               4       1024   25 KiB (8 bytes) .. 41 KiB (12)
  *   16                  2        512   33 KiB
  *
- * 8-bit digits would need 256 KiB of counters at this work-group size: that
- * is what the warp-level ranking of a CUDA fast path would remove (see
- * doc/cuda.md); the portable ranking keeps 4 bits.  4 bits also make every
+ * 8-bit digits would need 256 KiB of counters at this work-group size: the
+ * Onesweep kernels below rank per warp instead (one row of counters per
+ * warp); the portable ranking keeps 4 bits.  4 bits also make every
  * key width an even number of passes, so a sort that runs every pass ends
  * in the caller's buffer.  Wavefronts of 32 or 64 both divide 256.
  */
