@@ -19,12 +19,13 @@
  *
  * ps_onesweep: a work-group takes the next tile id from a global counter,
  * so every smaller tile id belongs to a work-group that is already
- * running.  It counts its tile's digits and publishes the counts at once
- * ("aggregate available"), ranks the tile stably in local memory, then
- * looks back over its predecessors' status words, digit by digit, summing
- * aggregates until it meets an "inclusive prefix available" word; it
- * publishes its own inclusive prefix and scatters its keys (and values) to
- * bins[d] + prefix + rank within the tile.  Stable: tile ids follow input
+ * running.  It ranks its tile stably by the digit into local memory,
+ * which also gives the tile's digit counts, publishes those counts
+ * ("aggregate available"), then looks back over its predecessors' status
+ * words, digit by digit, summing aggregates until it meets an "inclusive
+ * prefix available" word; it publishes its own inclusive prefix and
+ * scatters its keys (and values) to bins[d] + prefix + rank within the
+ * tile.  Stable: tile ids follow input
  * order, and the ranking is stable within a tile.
  *
  * The look-back waits for other work-groups: this is valid only where
