@@ -7,6 +7,11 @@ top=$(cd "${top_builddir:-.}" && pwd)
 PORTSORT_MODULE_PATH="${PORTSORT_MODULE_PATH:+$PORTSORT_MODULE_PATH:}$top/backends/cuda/.libs"
 export PORTSORT_MODULE_PATH
 "$(dirname "$0")/run-backend.sh" cuda || exit $?
+# Time-limited like run-backend.sh's programs: a broken Onesweep look-back
+# hangs rather than fails.
 if [ -x "$top/test/ps_test_cuda_device" ]; then
-    "$top/test/ps_test_cuda_device" || exit $?
+    timeout "${PS_TEST_TIMEOUT:-1200}" "$top/test/ps_test_cuda_device"
+    rc=$?
+    [ "$rc" -eq 124 ] && echo "ps_test_cuda_device timed out"
+    exit $rc
 fi

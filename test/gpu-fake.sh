@@ -2,7 +2,10 @@
 # The CUDA backend's host code on the CPU stand-in runtime: installs
 # test/.libs/ps_gpu_fake.so as ps_cuda.so in a private module directory and
 # runs ps_test_gpu_fake with PORTSORT_BACKEND=cuda (which also checks that
-# a forked child is refused), then the refusal when there is no device.
+# a forked child is refused) on each path: the default, which must be
+# Onesweep (its warp-level ranking runs on the stand-in's emulated warps),
+# and reduce-then-scan forced with PORTSORT_GPU_ALGO=portable; then the
+# refusal when there is no device.
 top=$(cd "${top_builddir:-.}" && pwd)
 so="$top/test/.libs/ps_gpu_fake.so"
 if [ ! -f "$so" ]; then
@@ -15,6 +18,20 @@ cp "$so" "$dir/ps_cuda.so" || exit 1
 PORTSORT_MODULE_PATH=$dir
 PORTSORT_BACKEND=cuda
 export PORTSORT_MODULE_PATH PORTSORT_BACKEND
-"$top/test/ps_test_gpu_fake" || exit 1
+# run ALGO LOG-LINE: the test on one path, which the backend's log must show.
+run() {
+    echo "--- PORTSORT_GPU_ALGO=${1:-(default)}"
+    PORTSORT_GPU_ALGO=$1 PORTSORT_VERBOSE=1 "$top/test/ps_test_gpu_fake" \
+        > "$dir/log" 2>&1
+    rc=$?
+    grep -v '^portsort:' "$dir/log"
+    [ "$rc" -eq 0 ] || exit 1
+    if ! grep -q "cuda: $2, n=" "$dir/log"; then
+        echo "FAIL: no sort took the $2 path"
+        exit 1
+    fi
+}
+run "" onesweep
+run portable reduce-then-scan
 # No device: refused like the real module on a GPU-less machine.
 PS_FAKE_DEVICES=0 "$top/test/ps_test_gpu_refused" cuda || exit 1

@@ -3,11 +3,14 @@
 // or event wait returns at once, and a launch runs the grid's work-groups
 // one after the other, each as PS_GPU_WG threads meeting at a real barrier.
 // Launches are serialised (the emulated kernels' local arrays are static).
+// Work-items form warps of 32 (ps_fake_ballot, ps_fake_shfl), each with its
+// own barrier and exchange slots.
 #include <barrier>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -15,8 +18,15 @@
 #include "ps_gpu_fake.h"
 
 namespace {
+const unsigned warp_size = 32;
+struct warp {
+    std::barrier<> sync;
+    unsigned slot[warp_size];
+    explicit warp(unsigned n) : sync((std::ptrdiff_t)n), slot() {}
+};
 thread_local unsigned t_lid, t_group, t_ngroups, t_nlocal;
 thread_local std::barrier<> *t_barrier;
+thread_local warp *t_warp;
 std::mutex launch_lock;
 int current_device;
 }  // namespace
@@ -31,6 +41,33 @@ unsigned ps_fake_group(void) { return t_group; }
 unsigned ps_fake_ngroups(void) { return t_ngroups; }
 unsigned ps_fake_nlocal(void) { return t_nlocal; }
 void ps_fake_barrier(void) { t_barrier->arrive_and_wait(); }
+
+// Each lane posts its word, all read, and nobody posts again before every
+// lane has read.
+static void warp_exchange(unsigned v)
+{
+    t_warp->slot[t_lid % warp_size] = v;
+    t_warp->sync.arrive_and_wait();
+}
+
+unsigned ps_fake_ballot(int pred)
+{
+    unsigned m = 0, i;
+    warp_exchange(pred != 0);
+    for (i = 0; i < warp_size; i++)
+        m |= t_warp->slot[i] << i;
+    t_warp->sync.arrive_and_wait();
+    return m;
+}
+
+unsigned ps_fake_shfl(unsigned v, unsigned lane)
+{
+    unsigned r;
+    warp_exchange(v);
+    r = t_warp->slot[lane % warp_size];
+    t_warp->sync.arrive_and_wait();
+    return r;
+}
 
 psfakeError_t psfakeGetDeviceCount(int *n)
 {
@@ -114,16 +151,21 @@ struct pool {
     void **args = nullptr;
     unsigned g = 0, ngroups = 0;
     bool quit = false;
+    std::vector<std::unique_ptr<warp>> warps;
     std::vector<std::thread> items;
     explicit pool(unsigned n_)
         : n(n_), start((std::ptrdiff_t)n_ + 1), done((std::ptrdiff_t)n_ + 1),
           local((std::ptrdiff_t)n_)
     {
+        for (unsigned w = 0; w * warp_size < n; w++)
+            warps.emplace_back(new warp(n - w * warp_size < warp_size
+                                        ? n - w * warp_size : warp_size));
         for (unsigned t = 0; t < n; t++)
             items.emplace_back([this, t] {
                 t_lid = t;
                 t_nlocal = n;
                 t_barrier = &local;
+                t_warp = warps[t / warp_size].get();
                 for (;;) {
                     start.arrive_and_wait();
                     if (quit)

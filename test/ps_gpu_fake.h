@@ -9,7 +9,10 @@
  * argument packing, scratch layout, tile sizes, device API, host-array
  * staging) on every machine, with the shared kernels compiled as C++ by the
  * same instantiation file nvcc uses (backends/gpu/ps_gpu_kernels.cu).
- * What it cannot show: anything about real GPU memory, timing, warps.
+ * What it cannot show: anything about real GPU memory, timing, warp
+ * scheduling.  Work-groups run one after the other, in order, so the
+ * Onesweep look-back always finds its predecessor finished (pocl runs it
+ * with work-groups in parallel).
  */
 #ifndef PS_GPU_FAKE_H
 #define PS_GPU_FAKE_H
@@ -84,6 +87,10 @@ unsigned ps_fake_group(void);
 unsigned ps_fake_ngroups(void);
 unsigned ps_fake_nlocal(void);
 void ps_fake_barrier(void);
+/* Warps of 32 work-items (the Onesweep kernel's warp ranking): every lane
+ * of the warp must call these, as on a GPU. */
+unsigned ps_fake_ballot(int pred);
+unsigned ps_fake_shfl(unsigned v, unsigned lane);
 
 #ifdef __cplusplus
 }

@@ -7,10 +7,14 @@
 # STEPS (default: all, in this order):
 #   build      configure --with-cuda for this GPU's arch only, make
 #   test       make check's serial, modules and cuda tests: the differential
-#              test with PORTSORT_BACKEND=cuda, then the device API test
-#   sanitize   compute-sanitizer memcheck and racecheck on small cases
-#   bench      tools/ps_cudabench: our device sort vs cub::DeviceRadixSort,
-#              2^20 .. 2^28 keys (PS_BENCH_MAX=24 for a quicker run)
+#              test with PORTSORT_BACKEND=cuda, then the device API test,
+#              once per sort path (PORTSORT_GPU_ALGO=onesweep, =portable),
+#              each checked to have really taken its path
+#   sanitize   compute-sanitizer memcheck, racecheck and synccheck on small
+#              cases, on each path
+#   bench      tools/ps_cudabench: our device sort on both paths vs
+#              cub::DeviceRadixSort, 2^20 .. 2^28 keys (PS_BENCH_MAX=24 for
+#              a quicker run)
 #   crossover  host-array sorts on cuda vs the CPU, 2^10 .. 2^24 keys, to
 #              set the `auto` crossover (PORTSORT_GPU_MIN_N)
 #
@@ -25,7 +29,14 @@
 # Output: doc/results-cuda.md (and results-cuda.csv) in this tree, plus
 # those and the logs in $OUT when the device tool sets it (what comes back
 # to the session), else in ./gpurun-out.  Exits non-zero when a test or a
-# sanitizer run fails; the report says which.
+# sanitizer run fails; the report says which.  Every test and sanitizer
+# run has a time limit (PS_GPURUN_TIMEOUT seconds, default 240): a wrong
+# Onesweep look-back hangs rather than fails, and must not eat the
+# session's device time.
+#
+# The device tool allows 10 minutes per command: if all steps do not fit,
+# run them as separate calls, e.g. "build test", then "sanitize", then
+# "bench" (the build directory survives while the machine stays warm).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/gpurun-out}
@@ -34,6 +45,7 @@ build=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}
 steps=${*:-build test sanitize bench crossover}
 report=$out/results-cuda.md
 jobs=$(nproc 2>/dev/null || echo 4)
+limit=${PS_GPURUN_TIMEOUT:-240}
 status=0
 export PATH="$PATH:/usr/local/cuda/bin"
 
@@ -90,40 +102,55 @@ build)
     note "built: $(ls backends/cuda/.libs/ps_cuda.so tools/ps_cudabench 2>&1 | tr '\n' ' ')"
     ;;
 test)
-    note "## tests"
-    cd "$build/obj" || exit 1
-    make -j"$jobs" check TESTS="test/serial.sh test/modules.sh test/cuda.sh" \
-        > "$out/check.log" 2>&1 || fail "make check (see check.log, test/cuda.sh.log)"
-    cp test/cuda.sh.log "$out/" 2>/dev/null
-    { echo '```'; grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$out/check.log";
-      grep -E 'passed|cases|backend cuda' test/cuda.sh.log | head -20; echo '```'; } | tee -a "$report"
-    grep -q '^PASS: test/cuda.sh' "$out/check.log" || fail "test/cuda.sh did not pass (skipped = no usable GPU?)"
+    for algo in onesweep portable; do
+        note "## tests, PORTSORT_GPU_ALGO=$algo"
+        cd "$build/obj" || exit 1
+        tests=test/cuda.sh
+        [ "$algo" = onesweep ] && tests="test/serial.sh test/modules.sh $tests"
+        PORTSORT_GPU_ALGO=$algo PS_TEST_TIMEOUT=$limit make -j"$jobs" check \
+            TESTS="$tests" \
+            > "$out/check-$algo.log" 2>&1 || fail "make check on $algo (see check-$algo.log, cuda.sh-$algo.log)"
+        cp test/cuda.sh.log "$out/cuda.sh-$algo.log" 2>/dev/null
+        { echo '```'; grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$out/check-$algo.log";
+          grep -E 'passed|cases|backend cuda|timed out' test/cuda.sh.log | head -20; echo '```'; } | tee -a "$report"
+        grep -q '^PASS: test/cuda.sh' "$out/check-$algo.log" || fail "test/cuda.sh did not pass on $algo (skipped = no usable GPU?)"
+        # The switch must have selected the path: the backend logs it.
+        PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=cuda PORTSORT_GPU_ALGO=$algo \
+            PORTSORT_VERBOSE=1 PS_TEST_MAX_N=70000 timeout "$limit" ./test/ps_test_diff \
+            > "$out/path-$algo.log" 2>&1
+        want=$([ "$algo" = onesweep ] && echo onesweep || echo reduce-then-scan)
+        note "- sorts that took the $want path: $(grep -c "cuda: $want, n=" "$out/path-$algo.log")"
+        grep -q "cuda: $want, n=" "$out/path-$algo.log" || fail "PORTSORT_GPU_ALGO=$algo did not take the $want path"
+    done
     ;;
 sanitize)
     note "## compute-sanitizer"
     cd "$build/obj" || exit 1
     export PORTSORT_MODULE_PATH
     PORTSORT_MODULE_PATH=$(modpath)
-    for t in "memcheck 70000 test/ps_test_cuda_device" "racecheck 5000 test/ps_test_cuda_device" \
-             "synccheck 5000 test/ps_test_cuda_device" "memcheck 3000 test/ps_test_diff"; do
-        set -- $t
-        log="$out/sanitize-$1-$(basename "$3").log"
-        PS_TEST_MAX_N=$2 PORTSORT_BACKEND=cuda ./libtool --mode=execute \
-            compute-sanitizer --tool "$1" --error-exitcode 9 "./$3" > "$log" 2>&1
-        rc=$?
-        note "- $1 on $3 (PS_TEST_MAX_N=$2): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
-        [ "$rc" -eq 0 ] || fail "$1 on $3"
+    for algo in onesweep portable; do
+        for t in "memcheck 70000 test/ps_test_cuda_device" "racecheck 20000 test/ps_test_cuda_device" \
+                 "synccheck 20000 test/ps_test_cuda_device" "memcheck 5000 test/ps_test_diff"; do
+            set -- $t
+            log="$out/sanitize-$algo-$1-$(basename "$3").log"
+            PORTSORT_GPU_ALGO=$algo PS_TEST_MAX_N=$2 PORTSORT_BACKEND=cuda \
+                timeout "$limit" ./libtool --mode=execute \
+                compute-sanitizer --tool "$1" --error-exitcode 9 "./$3" > "$log" 2>&1
+            rc=$?
+            note "- $algo: $1 on $3 (PS_TEST_MAX_N=$2): exit $rc$([ $rc -eq 124 ] && echo ' (timed out)'); $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+            [ "$rc" -eq 0 ] || fail "$algo: $1 on $3"
+        done
     done
     unset PORTSORT_MODULE_PATH
     ;;
 bench)
-    note "## device sort vs cub::DeviceRadixSort"
+    note "## device sort (Onesweep and reduce-then-scan) vs cub::DeviceRadixSort"
     cd "$build/obj" || exit 1
     cmd="tools/ps_cudabench --min 20 --max ${PS_BENCH_MAX:-28} --reps 7 --csv $out/results-cuda.csv"
     note "command: PORTSORT_MODULE_PATH=backends/cuda/.libs $cmd"
     { echo '```'; PORTSORT_MODULE_PATH=$(modpath) $cmd 2>&1; echo '```'; } \
         | tee "$out/bench.log" >> "$report"
-    grep -q MISMATCH "$out/bench.log" && fail "ps_cudabench results differ from CUB"
+    grep -q MISMATCH "$out/bench.log" && fail "ps_cudabench results differ from CUB ($(grep -o 'MISMATCH([a-z]*)' "$out/bench.log" | sort -u | tr '\n' ' '))"
     grep -q '^device:' "$out/bench.log" || fail "ps_cudabench did not run"
     ;;
 crossover)

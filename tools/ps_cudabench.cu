@@ -1,6 +1,8 @@
 /*
  * ps_cudabench - our device-pointer sort (portsort_cuda.h) against CUB's
- * cub::DeviceRadixSort on the same device buffers, in one run.
+ * cub::DeviceRadixSort on the same device buffers, in one run, on both of
+ * our paths: Onesweep and reduce-then-scan ("portable"), chosen per call
+ * through PORTSORT_GPU_ALGO, which the library reads at every sort.
  *
  * Usage: ps_cudabench [--min LOG2] [--max LOG2] [--reps R] [--csv FILE]
  *   sizes 2^min .. 2^max keys (default 2^20 .. 2^28, every power of two),
@@ -16,7 +18,8 @@
  * once.  Each sort is timed with CUDA events on one stream.  Results are
  * checked equal to CUB's (both are stable, so pairs must match exactly).
  * Prints one line per case: n, case, dataset, median ms and Gkeys/s of
- * each, and our speed as a ratio of CUB's (> 1: we are faster).
+ * each sort, and each of our paths' speed as a ratio of CUB's (> 1: we are
+ * faster).
  */
 #include <algorithm>
 #include <cstdint>
@@ -45,6 +48,10 @@ static uint64_t next64()
 
 enum Case { U32_KEYS, U32_PAIRS, U64_KEYS };
 static const char *case_name[] = { "u32-keys", "u32/u32-pairs", "u64-keys" };
+
+/* Our two paths, then CUB: the order of the timed sorts in each round. */
+enum Who { ONESWEEP, PORTABLE, CUB, WHO_COUNT };
+static const char *algo_env[] = { "onesweep", "portable" };
 
 struct Buffers {
     void *src_k, *src_v, *k, *v, *alt_k, *alt_v, *cub_temp, *our_scratch;
@@ -85,9 +92,10 @@ static void cub_sort(Buffers &b, size_t n, bool pairs, cudaStream_t s, bool quer
         CK(cudaMemcpyAsync(b.v, vals.Current(), n * 4, cudaMemcpyDeviceToDevice, s));
 }
 
-static int our_sort(Buffers &b, size_t n, Case c, cudaStream_t s)
+static int our_sort(Buffers &b, size_t n, Case c, Who w, cudaStream_t s)
 {
     ps_type t = c == U64_KEYS ? PS_U64 : PS_U32;
+    setenv("PORTSORT_GPU_ALGO", algo_env[w], 1);
     if (c == U32_PAIRS)
         return ps_cuda_sort_pairs(b.k, b.v, 4, n, t, 0, b.our_scratch, b.our_bytes, s);
     return ps_cuda_sort_keys(b.k, n, t, 0, b.our_scratch, b.our_bytes, s);
@@ -116,9 +124,12 @@ int main(int argc, char **argv)
                 prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
     FILE *csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
     if (csv)
-        std::fprintf(csv, "gpu,n,case,dataset,ours_ms,cub_ms,ours_gkeys,cub_gkeys,ratio\n");
-    std::printf("%11s %-14s %-11s %10s %9s %10s %9s %7s\n", "n", "case", "data",
-                "ours ms", "Gkeys/s", "cub ms", "Gkeys/s", "ratio");
+        std::fprintf(csv, "gpu,n,case,dataset,onesweep_ms,portable_ms,cub_ms,"
+                     "onesweep_gkeys,portable_gkeys,cub_gkeys,onesweep_ratio,"
+                     "portable_ratio\n");
+    std::printf("%11s %-14s %-11s %9s %8s %9s %8s %9s %8s %6s %6s\n", "n", "case",
+                "data", "1sweep ms", "Gkeys/s", "portbl ms", "Gkeys/s", "cub ms",
+                "Gkeys/s", "1s/cub", "pt/cub");
 
     cudaStream_t s;
     cudaEvent_t e0, e1;
@@ -133,8 +144,7 @@ int main(int argc, char **argv)
             for (int d = 0; d < 2; d++) {
                 Buffers b = {};
                 std::vector<unsigned char> hk(n * kb), hv(pairs ? n * 4 : 0);
-                std::vector<unsigned char> ours_k(n * kb), cub_k(n * kb);
-                std::vector<unsigned char> ours_v(hv.size()), cub_v(hv.size());
+                std::vector<unsigned char> got_k[WHO_COUNT], got_v[WHO_COUNT];
                 for (size_t j = 0; j < n; j++) {
                     uint64_t r = next64();
                     if (d == 1)
@@ -158,25 +168,32 @@ int main(int argc, char **argv)
                 if (kb == 8) cub_sort<uint64_t>(b, n, pairs, s, true);
                 else cub_sort<uint32_t>(b, n, pairs, s, true);
                 CK(cudaMalloc(&b.cub_temp, b.cub_bytes));
-                if (ps_cuda_scratch_size(pairs ? PS_GPU_SORT_PAIRS : PS_GPU_SORT_KEYS,
-                                         n, kb == 8 ? PS_U64 : PS_U32, 4,
-                                         &b.our_bytes) != PS_OK) {
-                    std::fprintf(stderr, "scratch_size: %s\n", ps_error_detail());
-                    return 1;
+                /* Scratch for whichever of our paths needs more. */
+                for (int w = ONESWEEP; w <= PORTABLE; w++) {
+                    size_t bytes;
+                    setenv("PORTSORT_GPU_ALGO", algo_env[w], 1);
+                    if (ps_cuda_scratch_size(pairs ? PS_GPU_SORT_PAIRS : PS_GPU_SORT_KEYS,
+                                             n, kb == 8 ? PS_U64 : PS_U32, 4,
+                                             &bytes) != PS_OK) {
+                        std::fprintf(stderr, "scratch_size: %s\n", ps_error_detail());
+                        return 1;
+                    }
+                    b.our_bytes = std::max(b.our_bytes, bytes);
                 }
                 CK(cudaMalloc(&b.our_scratch, b.our_bytes ? b.our_bytes : 1));
 
-                std::vector<double> t_ours, t_cub;
+                std::vector<double> times[WHO_COUNT];
                 for (int r = 0; r <= reps; r++) {      /* r == 0: warm-up */
-                    for (int who = 0; who < 2; who++) {
+                    for (int w = 0; w < WHO_COUNT; w++) {
                         CK(cudaMemcpyAsync(b.k, b.src_k, n * kb, cudaMemcpyDeviceToDevice, s));
                         if (pairs)
                             CK(cudaMemcpyAsync(b.v, b.src_v, n * 4, cudaMemcpyDeviceToDevice, s));
                         CK(cudaEventRecord(e0, s));
-                        if (who == 0) {
-                            int st = our_sort(b, n, (Case)c, s);
+                        if (w != CUB) {
+                            int st = our_sort(b, n, (Case)c, (Who)w, s);
                             if (st != PS_OK) {
-                                std::fprintf(stderr, "portsort: %s: %s\n", ps_strerror(st),
+                                std::fprintf(stderr, "portsort (%s): %s: %s\n",
+                                             algo_env[w], ps_strerror(st),
                                              ps_error_detail());
                                 return 1;
                             }
@@ -190,31 +207,44 @@ int main(int argc, char **argv)
                         float ms;
                         CK(cudaEventElapsedTime(&ms, e0, e1));
                         if (r > 0)
-                            (who == 0 ? t_ours : t_cub).push_back(ms);
+                            times[w].push_back(ms);
                         if (r == 0) {
-                            CK(cudaMemcpy(who == 0 ? ours_k.data() : cub_k.data(), b.k,
-                                          n * kb, cudaMemcpyDeviceToHost));
+                            got_k[w].resize(n * kb);
+                            got_v[w].resize(hv.size());
+                            CK(cudaMemcpy(got_k[w].data(), b.k, n * kb,
+                                          cudaMemcpyDeviceToHost));
                             if (pairs)
-                                CK(cudaMemcpy(who == 0 ? ours_v.data() : cub_v.data(), b.v,
-                                              n * 4, cudaMemcpyDeviceToHost));
+                                CK(cudaMemcpy(got_v[w].data(), b.v, n * 4,
+                                              cudaMemcpyDeviceToHost));
                         }
                     }
                 }
-                bool ok = ours_k == cub_k && ours_v == cub_v;
-                double mo = median(t_ours), mc = median(t_cub);
-                double go = n / mo / 1e6, gc = n / mc / 1e6;
-                std::printf("%11zu %-14s %-11s %10.3f %9.2f %10.3f %9.2f %6.2fx%s\n", n,
-                            case_name[c], d ? "low-entropy" : "random", mo, go, mc, gc,
-                            mc / mo, ok ? "" : "  MISMATCH");
+                bool ok1 = got_k[ONESWEEP] == got_k[CUB] && got_v[ONESWEEP] == got_v[CUB];
+                bool ok2 = got_k[PORTABLE] == got_k[CUB] && got_v[PORTABLE] == got_v[CUB];
+                double ms[WHO_COUNT], gk[WHO_COUNT];
+                for (int w = 0; w < WHO_COUNT; w++) {
+                    ms[w] = median(times[w]);
+                    gk[w] = n / ms[w] / 1e6;
+                }
+                std::printf("%11zu %-14s %-11s %9.3f %8.2f %9.3f %8.2f %9.3f %8.2f "
+                            "%5.2fx %5.2fx%s%s\n", n, case_name[c],
+                            d ? "low-entropy" : "random", ms[ONESWEEP], gk[ONESWEEP],
+                            ms[PORTABLE], gk[PORTABLE], ms[CUB], gk[CUB],
+                            ms[CUB] / ms[ONESWEEP], ms[CUB] / ms[PORTABLE],
+                            ok1 ? "" : "  MISMATCH(onesweep)",
+                            ok2 ? "" : "  MISMATCH(portable)");
                 std::fflush(stdout);
                 if (csv)
-                    std::fprintf(csv, "\"%s\",%zu,%s,%s,%.4f,%.4f,%.3f,%.3f,%.3f\n",
-                                 prop.name, n, case_name[c], d ? "low-entropy" : "random",
-                                 mo, mc, go, gc, mc / mo);
+                    std::fprintf(csv, "\"%s\",%zu,%s,%s,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,"
+                                 "%.3f,%.3f\n", prop.name, n, case_name[c],
+                                 d ? "low-entropy" : "random", ms[ONESWEEP],
+                                 ms[PORTABLE], ms[CUB], gk[ONESWEEP], gk[PORTABLE],
+                                 gk[CUB], ms[CUB] / ms[ONESWEEP],
+                                 ms[CUB] / ms[PORTABLE]);
                 cudaFree(b.src_k); cudaFree(b.k); cudaFree(b.alt_k);
                 cudaFree(b.src_v); cudaFree(b.v); cudaFree(b.alt_v);
                 cudaFree(b.cub_temp); cudaFree(b.our_scratch);
-                if (!ok) {
+                if (!ok1 || !ok2) {
                     std::fprintf(stderr, "results differ from CUB's\n");
                     return 1;
                 }

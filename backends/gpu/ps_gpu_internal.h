@@ -72,12 +72,15 @@ typedef psfakeDeviceProp ps_rt_prop;
 #  error "compile backends/gpu with -DPS_GPU_CUDA, -DPS_GPU_HIP or -DPS_GPU_FAKE"
 #endif
 
-/* One instantiation of backends/kernels/ps_kernel_radix.cl (key width x
- * value width), from ps_gpu_kernels.cu: the host stubs of its kernels,
- * which RT(LaunchKernel) takes. */
+/* One instantiation of backends/kernels/ps_kernel_radix.cl and
+ * ps_kernel_onesweep.cl (key width x value width), from ps_gpu_kernels.cu:
+ * the host stubs of its kernels, which RT(LaunchKernel) takes, and the
+ * keys per work-item of each path's tiles. */
 typedef struct ps_gpu_kernels {
     unsigned key_bytes, val_bytes, items;
     const void *hist, *upsweep, *scan, *downsweep, *local;
+    unsigned os_items;
+    const void *os_hist, *os_scan, *onesweep;
 } ps_gpu_kernels;
 
 /* ps_gpu_kernels.cu (12 objects) and ps_gpu_util.cu. */
@@ -101,6 +104,8 @@ typedef struct ps_gpu_job {
     int skip_constant;
 } ps_gpu_job;
 
+/* Scratch bytes of one sort; they depend on the path ps_gpu_enqueue takes
+ * (PORTSORT_GPU_ALGO), so query and sort must see the same environment. */
 size_t ps_gpu_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
 int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job);
 /* A runtime error as a status, with host->fail("<backend>: what: why"). */

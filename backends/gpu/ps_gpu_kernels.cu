@@ -37,6 +37,16 @@ typedef unsigned long long ps_u64;
 #  define PS_NGROUPS() ps_fake_ngroups()
 #  define PS_ATOMIC_ADD_LOCAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #  define PS_ATOMIC_ADD_GLOBAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#  define PS_ATOMIC_LOAD_GLOBAL(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#  define PS_ATOMIC_STORE_GLOBAL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/* Warps of 32 work-items with ballot and shuffle, but no match-any, so
+ * the stand-in runs the ballot form of the warp ranking. */
+#  define PS_WARP_SIZE 32
+typedef unsigned int ps_lmask;
+#  define PS_WARP_BALLOT(p) ps_fake_ballot(p)
+#  define PS_WARP_SHFL(v, lane) ps_fake_shfl((v), (lane))
+#  define PS_LMASK_POPC(m) ((ps_u32)__builtin_popcount(m))
+#  define PS_LMASK_FFS(m) ((ps_u32)__builtin_ffs((int)(m)))
 #  include <tuple>
 #  include <utility>
 /* The launcher unpacks args exactly as cudaLaunchKernel would: args[i]
@@ -58,6 +68,8 @@ static std::tuple<A...> ps_fake_args(void (*)(A...));
 #define PS_WG PS_GPU_WG
 #define PS_DIGIT_BITS PS_GPU_DIGIT_BITS
 #define PS_ITEMS PS_GPU_ITEMS(PS_KEY_BITS / 8, PS_VAL_BYTES)
+#define PS_OS_ITEMS PS_GPU_OS_ITEMS(PS_KEY_BITS / 8, PS_VAL_BYTES)
+#define PS_WITH_ONESWEEP 1
 
 #define PS_CAT5(a, b, c, d, e) a##b##c##d##e
 #define PS_NAME(a, b, c, d, e) PS_CAT5(a, b, c, d, e)
@@ -66,6 +78,7 @@ static std::tuple<A...> ps_fake_args(void (*)(A...));
 
 namespace PS_NS {
 #include "ps_kernel_radix.cl"
+#include "ps_kernel_onesweep.cl"
 }
 
 /* The host (ps_gpu_sort.c) packs each launch's arguments by hand, as the
@@ -97,11 +110,24 @@ static_assert(ps_same<decltype(&PS_NS::ps_downsweep),
 static_assert(ps_same<decltype(&PS_NS::ps_sort_local),
               void (*)(PS_KEY *, ps_u64 PS_VAL_PARAMS(), ps_u32, ps_u64,
                        ps_u64)>::value, "ps_sort_local signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_os_hist),
+              void (*)(const PS_KEY *, ps_u64, ps_u32, ps_u32 *, ps_u64, ps_u64,
+                       ps_u64)>::value, "ps_os_hist signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_os_scan),
+              void (*)(ps_u32 *, ps_u64)>::value, "ps_os_scan signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_onesweep),
+              void (*)(const PS_KEY *, ps_u64, PS_KEY *, ps_u64
+                       PS_VAL_PARAMS() PS_VAL_PARAMS(),
+                       ps_u32, ps_u32, const ps_u32 *, ps_u64, ps_u32 *, ps_u64,
+                       ps_u64, ps_u64, ps_u32, ps_u32)>::value,
+              "ps_onesweep signature changed");
 
 /* Mirrors ps_gpu_kernels in ps_gpu_internal.h (a C header). */
 struct ps_gpu_kernels_cxx {
     unsigned key_bytes, val_bytes, items;
     const void *hist, *upsweep, *scan, *downsweep, *local;
+    unsigned os_items;
+    const void *os_hist, *os_scan, *onesweep;
 };
 
 #if defined(PS_GPU_FAKE)
@@ -110,6 +136,9 @@ static const ps_fake_kernel ps_fake_upsweep = { PS_FAKE_RUN(PS_NS::ps_upsweep) }
 static const ps_fake_kernel ps_fake_scan = { PS_FAKE_RUN(PS_NS::ps_scan) };
 static const ps_fake_kernel ps_fake_downsweep = { PS_FAKE_RUN(PS_NS::ps_downsweep) };
 static const ps_fake_kernel ps_fake_sort_local = { PS_FAKE_RUN(PS_NS::ps_sort_local) };
+static const ps_fake_kernel ps_fake_os_hist = { PS_FAKE_RUN(PS_NS::ps_os_hist) };
+static const ps_fake_kernel ps_fake_os_scan = { PS_FAKE_RUN(PS_NS::ps_os_scan) };
+static const ps_fake_kernel ps_fake_onesweep = { PS_FAKE_RUN(PS_NS::ps_onesweep) };
 #  define PS_ENTRY(k) (const void *)&ps_fake_##k
 #else
 #  define PS_ENTRY(k) (const void *)&PS_NS::ps_##k
@@ -121,5 +150,6 @@ const ps_gpu_kernels_cxx PS_TABLE = {
     PS_KEY_BITS / 8, PS_VAL_BYTES, PS_ITEMS,
     PS_ENTRY(hist), PS_ENTRY(upsweep), PS_ENTRY(scan), PS_ENTRY(downsweep),
     PS_ENTRY(sort_local),
+    PS_OS_ITEMS, PS_ENTRY(os_hist), PS_ENTRY(os_scan), PS_ENTRY(onesweep),
 };
 }

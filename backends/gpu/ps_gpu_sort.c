@@ -1,27 +1,50 @@
 /*
  * ps_gpu_sort.c - the sequence of kernels for one sort of device arrays on
  * a stream, shared by the CUDA and HIP modules and by their host-array and
- * device-pointer APIs.  The same sequence as the OpenCL backend, since the
- * kernels are the same:
+ * device-pointer APIs.
  *
  * n <= one tile: ps_sort_local, one work-group, in place, no scratch.
- * Otherwise, per pass of PS_GPU_DIGIT_BITS bits: ps_upsweep (per-block digit
- * counts), ps_scan (one work-group turns them into output offsets),
- * ps_downsweep (stable rank in shared memory, coalesced scatter), between
- * the caller's arrays and the alternate arrays in scratch.  Keys are
- * encoded on the first pass that moves them and decoded on the last.  When
- * job->skip_constant is set, ps_hist first counts every digit and the host
- * drops the passes whose digit is the same for every key.
+ *
+ * Onesweep (ps_kernel_onesweep.cl; the default on CUDA): ps_os_hist counts
+ * every 8-bit digit at once, ps_os_scan turns the counts into each digit's
+ * first output position, then per digit one ps_onesweep over a status
+ * array zeroed before it, one work-group per tile.  Its look-back needs
+ * forward progress between running work-groups, which CUDA guarantees.
+ *
+ * Reduce-then-scan (the portable path; HIP's default, and every sort of
+ * 2^30 keys or more, beyond Onesweep's 30-bit status counts): per pass of
+ * PS_GPU_DIGIT_BITS bits, ps_upsweep (per-block digit counts), ps_scan (one
+ * work-group turns them into output offsets), ps_downsweep (stable rank in
+ * shared memory, coalesced scatter).
+ *
+ * Both ping-pong between the caller's arrays and the alternate arrays in
+ * scratch, encode keys on the first pass that moves them and decode them
+ * on the last.  When job->skip_constant is set, the digit histograms are
+ * read back first and the passes whose digit is the same for every key
+ * are dropped.  PORTSORT_GPU_ALGO=onesweep|portable forces either path.
  */
 #include <config.h>
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ps_gpu_internal.h"
 
 #define RADIX (1u << PS_GPU_DIGIT_BITS)
+#define OS_RADIX 256u
 #define ALIGN 256u
+
+/* Onesweep by default where forward progress between work-groups is
+ * guaranteed (CUDA, and the CPU stand-in that poses as CUDA).  HIP: no
+ * such guarantee is documented, and the path has not run on an AMD GPU;
+ * PORTSORT_GPU_ALGO=onesweep opts in (rocPRIM's own onesweep relies on
+ * the same behaviour). */
+#if defined(PS_GPU_HIP)
+#  define PS_GPU_ONESWEEP_DEFAULT 0
+#else
+#  define PS_GPU_ONESWEEP_DEFAULT 1
+#endif
 
 /* The twelve instantiations compiled from ps_gpu_kernels.cu. */
 #define PS_K(kb, vb) extern const ps_gpu_kernels ps_gpu_kernels_k##kb##_v##vb;
@@ -68,20 +91,48 @@ static void blocks(size_t n, size_t tile, size_t *nb, size_t *tpb)
     *nb = (ntiles + *tpb - 1) / *tpb;
 }
 
-/* Scratch layout: alternate keys, alternate values, per-block counts,
- * digit totals, each 256-byte aligned. */
+static size_t os_tile_of(const ps_gpu_kernels *k)
+{
+    return (size_t)PS_GPU_WG * k->os_items;
+}
+
+/* Whether a sort of n keys (more than one tile) takes the Onesweep path. */
+static int use_onesweep(size_t n)
+{
+    const char *e = getenv("PORTSORT_GPU_ALGO");
+    int want = PS_GPU_ONESWEEP_DEFAULT;
+    if (e != NULL && strcmp(e, "onesweep") == 0)
+        want = 1;
+    else if (e != NULL && strcmp(e, "portable") == 0)
+        want = 0;
+    return want && n <= PS_GPU_OS_MAX_N;
+}
+
+/* Scratch layout: alternate keys, alternate values, then per path: the
+ * per-block counts and digit totals (reduce-then-scan), or the digit
+ * positions and the status words (Onesweep); each 256-byte aligned. */
 typedef struct layout {
-    size_t keys, vals, counts, totals, bytes;
+    size_t keys, vals, counts, totals, bins, status, status_bytes, bytes;
 } layout;
 
-static layout make_layout(size_t n, unsigned kb, unsigned vb)
+static layout make_layout(size_t n, const ps_gpu_kernels *k, int onesweep)
 {
     layout l;
+    unsigned kb = k->key_bytes, vb = k->val_bytes;
     size_t nb, tpb, passes = (8u * kb + PS_GPU_DIGIT_BITS - 1) / PS_GPU_DIGIT_BITS;
-    blocks(n, tile_of(kb, vb), &nb, &tpb);
-    l.keys = 0;
+    size_t ntiles = (n + os_tile_of(k) - 1) / os_tile_of(k);
+    memset(&l, 0, sizeof l);
     l.vals = round_up(n * kb);
     l.counts = l.vals + round_up(n * vb);
+    if (onesweep) {
+        /* The tile counter, then 256 words per tile. */
+        l.bins = l.counts;
+        l.status = l.bins + round_up((size_t)kb * OS_RADIX * 4);
+        l.status_bytes = (1 + ntiles) * OS_RADIX * 4;
+        l.bytes = l.status + round_up(l.status_bytes);
+        return l;
+    }
+    blocks(n, tile_of(kb, vb), &nb, &tpb);
     l.totals = l.counts + round_up(RADIX * nb * 4);
     l.bytes = l.totals + round_up(passes * RADIX * 4);
     return l;
@@ -91,7 +142,8 @@ size_t ps_gpu_scratch(size_t n, unsigned key_bytes, unsigned val_bytes)
 {
     if (n <= tile_of(key_bytes, val_bytes))
         return 0;
-    return make_layout(n, key_bytes, val_bytes).bytes;
+    return make_layout(n, ps_gpu_kernels_for(key_bytes, val_bytes),
+                       use_onesweep(n)).bytes;
 }
 
 static int launch(const ps_host *host, const void *fn, size_t grid, void **args,
@@ -147,12 +199,46 @@ static int plan_passes(const ps_host *host, const ps_gpu_job *job,
     return PS_OK;
 }
 
-int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job)
+/* The arrays the q-th data-moving pass reads and writes: even steps read
+ * the caller's arrays, odd ones the scratch copy. */
+typedef struct pass_io {
+    void *kin, *kout, *vin, *vout;
+} pass_io;
+
+static pass_io pass_arrays(const ps_gpu_job *job, const layout *l, unsigned q)
+{
+    pass_io io;
+    void *ks = (char *)job->scratch + l->keys, *vs = (char *)job->scratch + l->vals;
+    int from_user = q % 2 == 0;
+    io.kin = from_user ? job->keys : ks;
+    io.kout = from_user ? ks : job->keys;
+    io.vin = from_user ? job->vals : vs;
+    io.vout = from_user ? vs : job->vals;
+    return io;
+}
+
+/* An odd number of passes left the result in scratch.  (Every pass
+ * skipped: nothing moved and the keys are already in order.) */
+static int copy_home(const ps_host *host, const ps_gpu_job *job, const layout *l,
+                     unsigned nactive)
 {
     unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
-    const ps_gpu_kernels *k = ps_gpu_kernels_for(kb, vb);
-    ps_xf xf = ps_xf_make(job->type, job->flags);
-    uint64_t flip = xf.flip, fneg = xf.fneg, zero = 0;
+    ps_rt_err e;
+    if (nactive % 2 == 0)
+        return PS_OK;
+    e = RT(MemcpyAsync)(job->keys, (char *)job->scratch + l->keys, job->n * kb,
+                        RT(MemcpyDeviceToDevice), job->stream);
+    if (e == RT(Success) && vb)
+        e = RT(MemcpyAsync)(job->vals, (char *)job->scratch + l->vals, job->n * vb,
+                            RT(MemcpyDeviceToDevice), job->stream);
+    return e == RT(Success) ? PS_OK : ps_gpu_status(host, e, "copy back from scratch");
+}
+
+static int enqueue_portable(const ps_host *host, const ps_gpu_job *job,
+                            const ps_gpu_kernels *k, uint64_t flip, uint64_t fneg)
+{
+    unsigned kb = k->key_bytes, vb = k->val_bytes;
+    uint64_t zero = 0;
     uint32_t n32 = (uint32_t)job->n, tpb32, shift, enc_in, dec_out, len;
     size_t tile = tile_of(kb, vb), nb, tpb;
     unsigned active[16], nactive, q;
@@ -160,37 +246,26 @@ int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job)
     layout l;
     int st;
 
-    if (job->n <= tile) {
-        void *keys = job->keys, *vals = job->vals;
-        void *kargs[] = { &keys, &zero, &n32, &flip, &fneg };
-        void *pargs[] = { &keys, &zero, &vals, &zero, &n32, &flip, &fneg };
-        return launch(host, k->local, 1, vb ? pargs : kargs, job->stream,
-                      "ps_sort_local");
-    }
     blocks(job->n, tile, &nb, &tpb);
-    l = make_layout(job->n, kb, vb);
+    l = make_layout(job->n, k, 0);
     st = plan_passes(host, job, k, &l, tpb, nb, flip, fneg, active, &nactive);
     if (st != PS_OK)
         return st;
-    host->log(PS_GPU_NAME ": n=%zu, %u passes, %zu blocks of %zu tiles of %zu",
-              job->n, nactive, nb, tpb, tile);
+    host->log(PS_GPU_NAME ": reduce-then-scan, n=%zu, %u passes, %zu blocks of "
+              "%zu tiles of %zu", job->n, nactive, nb, tpb, tile);
 
     tpb32 = (uint32_t)tpb;
     len = RADIX * (uint32_t)nb;
     counts = (char *)job->scratch + l.counts;
     for (q = 0; q < nactive; q++) {
-        /* Even steps read the caller's arrays, odd ones the scratch copy. */
-        int from_user = q % 2 == 0;
-        void *ks = (char *)job->scratch + l.keys, *vs = (char *)job->scratch + l.vals;
-        void *kin = from_user ? job->keys : ks, *kout = from_user ? ks : job->keys;
-        void *vin = from_user ? job->vals : vs, *vout = from_user ? vs : job->vals;
-        void *up[] = { &kin, &zero, &n32, &tpb32, &shift, &counts, &zero, &flip,
+        pass_io io = pass_arrays(job, &l, q);
+        void *up[] = { &io.kin, &zero, &n32, &tpb32, &shift, &counts, &zero, &flip,
                        &fneg, &enc_in };
         void *sc[] = { &counts, &zero, &len };
-        void *dk[] = { &kin, &zero, &kout, &zero, &n32, &tpb32, &shift, &counts,
-                       &zero, &flip, &fneg, &enc_in, &dec_out };
-        void *dp[] = { &kin, &zero, &kout, &zero, &vin, &zero, &vout, &zero,
-                       &n32, &tpb32, &shift, &counts, &zero, &flip, &fneg,
+        void *dk[] = { &io.kin, &zero, &io.kout, &zero, &n32, &tpb32, &shift,
+                       &counts, &zero, &flip, &fneg, &enc_in, &dec_out };
+        void *dp[] = { &io.kin, &zero, &io.kout, &zero, &io.vin, &zero, &io.vout,
+                       &zero, &n32, &tpb32, &shift, &counts, &zero, &flip, &fneg,
                        &enc_in, &dec_out };
         shift = active[q] * PS_GPU_DIGIT_BITS;
         enc_in = q == 0;
@@ -204,17 +279,113 @@ int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job)
         if (st != PS_OK)
             return st;
     }
-    /* An odd number of passes left the result in scratch.  (Every pass
-     * skipped: nothing moved and the keys are already in order.) */
-    if (nactive % 2 == 1) {
-        ps_rt_err e = RT(MemcpyAsync)(job->keys, (char *)job->scratch + l.keys,
-                                      job->n * kb, RT(MemcpyDeviceToDevice),
-                                      job->stream);
-        if (e == RT(Success) && vb)
-            e = RT(MemcpyAsync)(job->vals, (char *)job->scratch + l.vals,
-                                job->n * vb, RT(MemcpyDeviceToDevice), job->stream);
+    return copy_home(host, job, &l, nactive);
+}
+
+/* Onesweep's first steps: the digit positions of every pass in bins, and
+ * the passes to run in active[] (with skip_constant, from the positions
+ * read back: a digit owning all n keys makes its pass a no-op). */
+static int os_plan(const ps_host *host, const ps_gpu_job *job,
+                   const ps_gpu_kernels *k, const layout *l, uint64_t flip,
+                   uint64_t fneg, unsigned *active, unsigned *nactive)
+{
+    unsigned kb = k->key_bytes, p, d;
+    uint32_t pos[8 * OS_RADIX], n32 = (uint32_t)job->n;
+    size_t ntiles = (job->n + os_tile_of(k) - 1) / os_tile_of(k);
+    size_t nb = ntiles < PS_GPU_MAX_BLOCKS ? ntiles : PS_GPU_MAX_BLOCKS;
+    void *keys = job->keys, *bins = (char *)job->scratch + l->bins;
+    uint64_t zero = 0;
+    void *hargs[] = { &keys, &zero, &n32, &bins, &zero, &flip, &fneg };
+    void *sargs[] = { &bins, &zero };
+    ps_rt_err e;
+    int st;
+
+    e = RT(MemsetAsync)(bins, 0, (size_t)kb * OS_RADIX * 4, job->stream);
+    if (e != RT(Success))
+        return ps_gpu_status(host, e, "memset of the digit counts");
+    st = launch(host, k->os_hist, nb, hargs, job->stream, "ps_os_hist");
+    if (st == PS_OK)
+        st = launch(host, k->os_scan, 1, sargs, job->stream, "ps_os_scan");
+    if (st != PS_OK)
+        return st;
+    if (job->skip_constant) {
+        e = RT(MemcpyAsync)(pos, bins, (size_t)kb * OS_RADIX * 4,
+                            RT(MemcpyDeviceToHost), job->stream);
+        if (e == RT(Success))
+            e = RT(StreamSynchronize)(job->stream);
         if (e != RT(Success))
-            return ps_gpu_status(host, e, "copy back from scratch");
+            return ps_gpu_status(host, e, "ps_os_hist");
+    }
+    *nactive = 0;
+    for (p = 0; p < kb; p++) {
+        int constant = 0;
+        for (d = 0; job->skip_constant && d < OS_RADIX; d++) {
+            uint32_t end = d + 1 < OS_RADIX ? pos[p * OS_RADIX + d + 1] : n32;
+            if (end - pos[p * OS_RADIX + d] == n32)
+                constant = 1;
+        }
+        if (!constant)
+            active[(*nactive)++] = p;
     }
     return PS_OK;
+}
+
+static int enqueue_onesweep(const ps_host *host, const ps_gpu_job *job,
+                            const ps_gpu_kernels *k, uint64_t flip, uint64_t fneg)
+{
+    uint64_t zero = 0, boff;
+    uint32_t n32 = (uint32_t)job->n, shift, enc_in, dec_out;
+    size_t ntiles = (job->n + os_tile_of(k) - 1) / os_tile_of(k);
+    unsigned active[8], nactive, q;
+    layout l = make_layout(job->n, k, 1);
+    void *bins = (char *)job->scratch + l.bins;
+    void *status = (char *)job->scratch + l.status;
+    int st = os_plan(host, job, k, &l, flip, fneg, active, &nactive);
+
+    if (st != PS_OK)
+        return st;
+    host->log(PS_GPU_NAME ": onesweep, n=%zu, %u passes, %zu tiles of %zu",
+              job->n, nactive, ntiles, os_tile_of(k));
+    for (q = 0; q < nactive; q++) {
+        pass_io io = pass_arrays(job, &l, q);
+        void *ak[] = { &io.kin, &zero, &io.kout, &zero, &n32, &shift, &bins, &boff,
+                       &status, &zero, &flip, &fneg, &enc_in, &dec_out };
+        void *ap[] = { &io.kin, &zero, &io.kout, &zero, &io.vin, &zero, &io.vout,
+                       &zero, &n32, &shift, &bins, &boff, &status, &zero, &flip,
+                       &fneg, &enc_in, &dec_out };
+        ps_rt_err e;
+        shift = active[q] * 8u;
+        boff = (uint64_t)active[q] * OS_RADIX;
+        enc_in = q == 0;
+        dec_out = q == nactive - 1;
+        /* The tile counter and every status word start at zero. */
+        e = RT(MemsetAsync)(status, 0, l.status_bytes, job->stream);
+        if (e != RT(Success))
+            return ps_gpu_status(host, e, "memset of the status words");
+        st = launch(host, k->onesweep, ntiles, k->val_bytes ? ap : ak, job->stream,
+                    "ps_onesweep");
+        if (st != PS_OK)
+            return st;
+    }
+    return copy_home(host, job, &l, nactive);
+}
+
+int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job)
+{
+    unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
+    const ps_gpu_kernels *k = ps_gpu_kernels_for(kb, vb);
+    ps_xf xf = ps_xf_make(job->type, job->flags);
+    uint64_t flip = xf.flip, fneg = xf.fneg, zero = 0;
+    uint32_t n32 = (uint32_t)job->n;
+
+    if (job->n <= tile_of(kb, vb)) {
+        void *keys = job->keys, *vals = job->vals;
+        void *kargs[] = { &keys, &zero, &n32, &flip, &fneg };
+        void *pargs[] = { &keys, &zero, &vals, &zero, &n32, &flip, &fneg };
+        return launch(host, k->local, 1, vb ? pargs : kargs, job->stream,
+                      "ps_sort_local");
+    }
+    if (use_onesweep(job->n))
+        return enqueue_onesweep(host, job, k, flip, fneg);
+    return enqueue_portable(host, job, k, flip, fneg);
 }

@@ -16,9 +16,9 @@
  *   <= 12               4       1024   25 KiB (8 bytes) .. 41 KiB (12)
  *   16                  2        512   33 KiB
  *
- * 8-bit digits would need 256 KiB of counters at this work-group size: that
- * is what the warp-level ranking of a CUDA fast path would remove (see
- * doc/cuda.md); the portable ranking keeps 4 bits.  4 bits also make every
+ * 8-bit digits would need 256 KiB of counters at this work-group size: the
+ * Onesweep kernels below rank per warp instead (one row of counters per
+ * warp); the portable ranking keeps 4 bits.  4 bits also make every
  * key width an even number of passes, so a sort that runs every pass ends
  * in the caller's buffer.  Wavefronts of 32 or 64 both divide 256.
  */
@@ -28,6 +28,27 @@
 #define PS_GPU_WG 256
 #define PS_GPU_DIGIT_BITS 4
 #define PS_GPU_ITEMS(kb, vb) ((kb) + (vb) <= 4 ? 8 : (kb) + (vb) <= 12 ? 4 : 2)
+/*
+ * Onesweep (ps_kernel_onesweep.cl): 8-bit digits, 256 work-items, one
+ * kernel per digit.  Its warp-level ranking keeps one copy of the tile in
+ * shared memory (keys + values, for the coalesced scatter) plus a row of
+ * 256 counters per warp (8 warps of 32: 8 KiB; 4 wavefronts of 64 on
+ * HIP: 4 KiB) and four 256-word arrays (4 KiB):
+ *
+ *   key + value bytes   items   tile   shared memory of ps_onesweep
+ *   <= 8                16      4096   28 KiB (4 bytes) .. 44 KiB (8)
+ *   12, 16               8      2048   36 KiB (12) .. 44 KiB (16)
+ *
+ * under CUDA's 48 KiB of static shared memory.  Larger tiles (CUB runs
+ * 3840-7680 keys per tile of u32) would need dynamic shared memory; the
+ * look-back costs a status word per digit per tile, so bigger tiles also
+ * mean fewer status words to zero and read.
+ */
+#define PS_GPU_OS_ITEMS(kb, vb) ((kb) + (vb) <= 8 ? 16 : 8)
+/* Onesweep's status words carry 30-bit counts: larger sorts take the
+ * reduce-then-scan path. */
+#define PS_GPU_OS_MAX_N (((size_t)1 << 30) - 1)
+
 /* Most work-groups in one pass: each owns a run of whole tiles.  1024
  * fills any current GPU several times over and keeps the one-work-group
  * scan of the per-block counts (16 * 1024 words) short. */

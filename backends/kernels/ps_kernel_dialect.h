@@ -8,11 +8,33 @@
  * What the kernels may assume on every compiler:
  *  - PS_BARRIER() synchronises the work-group and makes local memory
  *    writes visible to it; nothing synchronises work-groups with each
- *    other, and no work-group may wait for another (no forward-progress
- *    assumption between work-groups).
+ *    other.  The reduce-then-scan kernels (ps_kernel_radix.cl) never make
+ *    a work-group wait for another, so they are valid on any device.
  *  - Local arrays are declared at kernel scope with PS_LOCAL_ARRAY and
  *    passed to helper functions as PS_LOCAL pointers.
- *  - 32-bit atomic add on local and global memory.
+ *  - 32-bit atomic add on local and global memory, returning the old
+ *    value.  PS_ATOMIC_LOAD_GLOBAL / PS_ATOMIC_STORE_GLOBAL read and write
+ *    one 32-bit word of global memory whole, bypassing any cache that is
+ *    not coherent between work-groups, so that a value another running
+ *    work-group stores is seen by a loop that polls for it.
+ *
+ * One assumption holds only where the host enables the path that needs
+ * it: the Onesweep kernel (ps_kernel_onesweep.cl, built only with
+ * PS_WITH_ONESWEEP) makes a work-group spin until work-groups that started
+ * before it publish their counts, so it needs forward progress between
+ * work-groups that have started.  CUDA guarantees that (the Onesweep and
+ * CUB decoupled look-back rely on it); pocl gives it by running
+ * work-groups on OS threads; OpenCL in general does not, so the OpenCL
+ * backend runs that path only when asked (PORTSORT_OPENCL_ALGO).
+ *
+ * Warp intrinsics, where the compiler has them (CUDA, HIP): PS_WARP_SIZE
+ * (32, or the AMD wavefront's 64), ps_lmask (a lane mask as wide as a
+ * warp), PS_WARP_BALLOT(pred), PS_WARP_SHFL(v, lane) of a 32-bit value,
+ * PS_LMASK_POPC(m), PS_LMASK_FFS(m) (1-based lowest set lane, 0 if none),
+ * and PS_WARP_MATCH_ANY(v) where the hardware has it (sm_70 and later).
+ * Every lane of the warp must reach each of them.  A kernel tests
+ * `#ifdef PS_WARP_SIZE` and keeps a path without them (OpenCL 1.2 has no
+ * sub-groups).
  *
  * When this file is prepended to a kernel source (the OpenCL backend embeds
  * both as one string), it defines PS_KERNEL_DIALECT_H so the kernel's own
@@ -38,6 +60,9 @@ typedef ulong ps_u64;
 #define PS_NGROUPS() ((ps_u32)get_num_groups(0))
 #define PS_ATOMIC_ADD_LOCAL(p, v) atomic_add((p), (v))
 #define PS_ATOMIC_ADD_GLOBAL(p, v) atomic_add((p), (v))
+/* OpenCL 1.2 promises coherence between work-groups only to atomics. */
+#define PS_ATOMIC_LOAD_GLOBAL(p) atomic_or((p), 0u)
+#define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)atomic_xchg((p), (v)))
 
 #elif defined(__CUDACC__) || defined(__HIPCC__)
 /* ---- CUDA and HIP (compiled by nvcc / hipcc) ---- */
@@ -62,6 +87,40 @@ typedef unsigned long long ps_u64;
 #define PS_NGROUPS() ((ps_u32)gridDim.x)
 #define PS_ATOMIC_ADD_LOCAL(p, v) atomicAdd((p), (v))
 #define PS_ATOMIC_ADD_GLOBAL(p, v) atomicAdd((p), (v))
+#  if defined(__HIPCC__)
+/* Device-scope atomics, which always bypass the vector L1 (not coherent
+ * between compute units).  LLVM's AMDGPU backend also treats volatile
+ * accesses as system-scope relaxed atomics (since LLVM 12), but this path
+ * has never run on an AMD GPU, so it says what it means. */
+#    define PS_ATOMIC_LOAD_GLOBAL(p) atomicAdd((p), 0u)
+#    define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)atomicExch((p), (v)))
+#    ifdef __AMDGCN_WAVEFRONT_SIZE
+#      define PS_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+#    else
+#      define PS_WARP_SIZE 64
+#    endif
+/* HIP's ballot is 64 bits wide whatever the wavefront size. */
+typedef unsigned long long ps_lmask;
+#    define PS_WARP_BALLOT(p) __ballot(p)
+#    define PS_WARP_SHFL(v, lane) __shfl((ps_u32)(v), (int)(lane))
+#    define PS_LMASK_POPC(m) ((ps_u32)__popcll(m))
+#    define PS_LMASK_FFS(m) ((ps_u32)__ffsll((unsigned long long)(m)))
+#  else
+/* PTX treats volatile global accesses as relaxed system-scope ones: they
+ * go to L2, which every multiprocessor shares. */
+#    define PS_ATOMIC_LOAD_GLOBAL(p) (*(volatile ps_u32 *)(p))
+#    define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)(*(volatile ps_u32 *)(p) = (v)))
+#    define PS_WARP_SIZE 32
+typedef unsigned int ps_lmask;
+#    define PS_WARP_BALLOT(p) __ballot_sync(0xffffffffu, (p))
+#    define PS_WARP_SHFL(v, lane) __shfl_sync(0xffffffffu, (ps_u32)(v), (int)(lane))
+#    define PS_LMASK_POPC(m) ((ps_u32)__popc(m))
+#    define PS_LMASK_FFS(m) ((ps_u32)__ffs((int)(m)))
+/* nvcc's host pass sees no __CUDA_ARCH__ and declares the intrinsic too. */
+#    if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+#      define PS_WARP_MATCH_ANY(v) __match_any_sync(0xffffffffu, (v))
+#    endif
+#  endif
 
 #else
 #  error "ps_kernel_dialect.h: compile as OpenCL C, CUDA or HIP"

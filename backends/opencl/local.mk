@@ -5,7 +5,7 @@
 # is embedded as one C string: the dialect header first (it defines the
 # guard that skips the kernel's own #include of it), then the kernels.
 PS_KERNEL_SRC = backends/kernels/ps_kernel_dialect.h \
-	backends/kernels/ps_kernel_radix.cl
+	backends/kernels/ps_kernel_radix.cl backends/kernels/ps_kernel_onesweep.cl
 EXTRA_DIST += $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed \
 	doc/results-opencl.md doc/opencl-tuning.md
 # Headers distributed in every configuration (portsort_opencl.h is always
@@ -33,13 +33,13 @@ backends/opencl/ps_opencl_source.h: $(PS_KERNEL_SRC) backends/opencl/ps_opencl_e
 	$(AM_V_GEN)$(MKDIR_P) backends/opencl && { \
 	  echo '/* Generated from $(PS_KERNEL_SRC) by make: do not edit. */'; \
 	  echo 'static const char ps_opencl_source[] ='; \
-	  cat $(srcdir)/backends/kernels/ps_kernel_dialect.h $(srcdir)/backends/kernels/ps_kernel_radix.cl | $(SED) -f $(srcdir)/backends/opencl/ps_opencl_embed.sed; \
+	  cat $(PS_KERNEL_SRC:%=$(srcdir)/%) | $(SED) -f $(srcdir)/backends/opencl/ps_opencl_embed.sed; \
 	  echo ';'; \
 	} > $@.tmp && mv $@.tmp $@
 
 # Tests: scripts exit 77 when the module is not built or has no device.
-dist_check_SCRIPTS += test/opencl.sh
-TESTS += test/opencl.sh
+dist_check_SCRIPTS += test/opencl.sh test/opencl-onesweep.sh
+TESTS += test/opencl.sh test/opencl-onesweep.sh
 if PS_HAVE_OPENCL
 PS_LONG_BACKENDS += opencl
 endif

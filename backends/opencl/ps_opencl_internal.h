@@ -16,6 +16,8 @@ typedef struct ps_cl_tune {
     unsigned items;       /* keys per work-item per tile */
     unsigned bits;        /* digit bits */
     unsigned max_blocks;  /* most work-groups in a pass */
+    unsigned onesweep;    /* PORTSORT_OPENCL_ALGO=onesweep: the Onesweep
+                             kernels are built and used (8-bit digits) */
 } ps_cl_tune;
 
 /* One built program: a (context, device, key width, value width, tuning)
@@ -29,6 +31,7 @@ typedef struct ps_cl_prog {
     ps_cl_tune tune;
     cl_program program;
     cl_kernel hist, upsweep, scan, downsweep, local;
+    cl_kernel os_hist, os_scan, onesweep;   /* NULL unless tune.onesweep */
     pthread_mutex_t lock;
 } ps_cl_prog;
 

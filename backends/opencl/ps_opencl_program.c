@@ -52,12 +52,15 @@ static unsigned env_uint(const char *spec, const char *key, unsigned dflt)
     return (unsigned)strtoul(p + kl + 1, NULL, 10);
 }
 
-/* Local memory the largest kernel (ps_downsweep / ps_sort_local) needs. */
+/* Local memory the largest kernel (ps_downsweep / ps_sort_local, and
+ * ps_onesweep when built) needs. */
 static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
 {
     size_t radix = (size_t)1 << t->bits, tile = (size_t)t->wg * t->items;
-    return 2 * tile * (kb + vb) + radix * t->wg * 4 + t->wg * 4
-           + (2 * radix + 1) * 4;
+    size_t rts = 2 * tile * (kb + vb) + radix * t->wg * 4 + t->wg * 4
+                 + (2 * radix + 1) * 4;
+    size_t os = 2 * tile * (kb + vb) + 16 * t->wg * 4 + t->wg * 4 + 3 * 256 * 4 + 4;
+    return t->onesweep && os > rts ? os : rts;
 }
 
 /*
@@ -71,6 +74,13 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
  * and enough blocks to fill every compute unit several times.
  * PORTSORT_OPENCL_TUNE="wg=..,items=..,bits=..,blocks=.." overrides (tests
  * use it to run the GPU-shaped path on pocl).
+ *
+ * PORTSORT_OPENCL_ALGO=onesweep builds and runs the Onesweep kernels
+ * (ps_kernel_onesweep.cl) instead of reduce-then-scan for sorts of more
+ * than one tile.  Never the default: their look-back makes a work-group
+ * wait for others, and OpenCL promises no forward progress between
+ * work-groups (on a GPU it may hang).  pocl runs work-groups on OS
+ * threads, so there it is safe, and make check runs it there.
  */
 ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_bytes)
 {
@@ -103,6 +113,8 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     t.items = env_uint(spec, "items", t.items);
     t.bits = env_uint(spec, "bits", t.bits);
     t.max_blocks = env_uint(spec, "blocks", t.max_blocks);
+    spec = getenv("PORTSORT_OPENCL_ALGO");
+    t.onesweep = spec != NULL && strcmp(spec, "onesweep") == 0;
     /* Keep to what the kernels support: a power-of-two work-group within
      * the device's limit, 1..8 digit bits, then shrink the tile and the
      * radix until local memory suffices. */
@@ -110,6 +122,8 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
         t.wg >>= 1;
     if (t.wg == 0)
         t.wg = 1;
+    if (t.onesweep && t.wg > 256)
+        t.wg = 256;     /* ps_kernel_onesweep.cl: at most one item per digit */
     if (t.bits < 1 || t.bits > 8)
         t.bits = 8;
     if (t.bits > key_bits)
@@ -345,7 +359,8 @@ static cl_program build(const ps_host *host, cl_context ctx, cl_device_id dev,
 
 static void prog_free(ps_cl_prog *p)
 {
-    cl_kernel *ks[] = { &p->hist, &p->upsweep, &p->scan, &p->downsweep, &p->local };
+    cl_kernel *ks[] = { &p->hist, &p->upsweep, &p->scan, &p->downsweep, &p->local,
+                        &p->os_hist, &p->os_scan, &p->onesweep };
     size_t i;
     for (i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (*ks[i] != NULL)
@@ -374,7 +389,8 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     for (p = progs; p != NULL; p = p->next)
         if (p->ctx == ctx && p->dev == dev && p->key_bits == key_bits
             && p->val_bytes == val_bytes && p->tune.wg == tune.wg
-            && p->tune.items == tune.items && p->tune.bits == tune.bits) {
+            && p->tune.items == tune.items && p->tune.bits == tune.bits
+            && p->tune.onesweep == tune.onesweep) {
             pthread_mutex_unlock(&progs_lock);
             return p;
         }
@@ -397,8 +413,9 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     extra = getenv("PORTSORT_OPENCL_OPTIONS");
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DPS_KEY_BITS=%u -DPS_VAL_BYTES=%u -DPS_DIGIT_BITS=%u "
-             "-DPS_WG=%u -DPS_ITEMS=%u %s", key_bits, val_bytes, tune.bits, tune.wg,
-             tune.items, extra != NULL ? extra : "");
+             "-DPS_WG=%u -DPS_ITEMS=%u %s%s", key_bits, val_bytes, tune.bits,
+             tune.wg, tune.items, tune.onesweep ? "-DPS_WITH_ONESWEEP=1 " : "",
+             extra != NULL ? extra : "");
     p->program = build(host, ctx, dev, options, status);
     if (p->program == NULL) {
         pthread_mutex_unlock(&progs_lock);
@@ -413,6 +430,11 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     KERNEL(scan, "ps_scan")
     KERNEL(downsweep, "ps_downsweep")
     KERNEL(local, "ps_sort_local")
+    if (tune.onesweep) {
+        KERNEL(os_hist, "ps_os_hist")
+        KERNEL(os_scan, "ps_os_scan")
+        KERNEL(onesweep, "ps_onesweep")
+    }
 #undef KERNEL
     if (err != CL_SUCCESS) {
         pthread_mutex_unlock(&progs_lock);

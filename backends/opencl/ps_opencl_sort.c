@@ -8,6 +8,12 @@
  * changes which buffer holds the result), then per remaining pass
  * ps_upsweep, ps_scan, ps_downsweep between the keys and the scratch copy,
  * and a copy back when the result ended in scratch.
+ *
+ * With PORTSORT_OPENCL_ALGO=onesweep (tune.onesweep; see
+ * ps_opencl_program.c for why never by default): ps_os_hist and ps_os_scan
+ * give every 8-bit digit its output position, read back to skip constant
+ * digits, then one ps_onesweep per pass over zeroed status words.  This is
+ * how make check runs the CUDA backend's default path on pocl.
  */
 #include <config.h>
 
@@ -33,21 +39,37 @@ static void blocks(const ps_cl_tune *t, size_t n, size_t *nb, size_t *tpb)
     *nb = (ntiles + *tpb - 1) / *tpb;
 }
 
-/* Scratch layout: alternate keys, alternate values, per-block counts, digit
- * totals; each region 256-byte aligned so element offsets stay exact. */
+/* Whether a sort of n keys (more than one tile) runs Onesweep: asked for,
+ * and within its 30-bit status counts. */
+static int os_applies(const ps_cl_tune *t, size_t n)
+{
+    return t->onesweep && n < ((size_t)1 << 30);
+}
+
+/* Scratch layout: alternate keys, alternate values, then per-block counts
+ * and digit totals (reduce-then-scan) or digit positions and status words
+ * (Onesweep: a tile counter, then 256 words per tile); each region
+ * 256-byte aligned so element offsets stay exact. */
 typedef struct layout {
-    size_t keys, vals, counts, totals, bytes;
+    size_t keys, vals, counts, totals, bins, status, status_bytes, bytes;
 } layout;
 
 static layout make_layout(const ps_cl_tune *t, size_t n, unsigned kb, unsigned vb)
 {
     layout l;
-    size_t nb, tpb, radix = (size_t)1 << t->bits;
+    size_t nb, tpb, radix = (size_t)1 << t->bits, tile = (size_t)t->wg * t->items;
     size_t passes = (8u * kb + t->bits - 1) / t->bits;
-    blocks(t, n, &nb, &tpb);
-    l.keys = 0;
+    memset(&l, 0, sizeof l);
     l.vals = round_up(n * kb);
     l.counts = l.vals + round_up(n * vb);
+    if (os_applies(t, n)) {
+        l.bins = l.counts;
+        l.status = l.bins + round_up((size_t)kb * 256 * 4);
+        l.status_bytes = (1 + (n + tile - 1) / tile) * 256 * 4;
+        l.bytes = l.status + l.status_bytes;
+        return l;
+    }
+    blocks(t, n, &nb, &tpb);
     l.totals = l.counts + round_up(radix * nb * 4);
     l.bytes = l.totals + passes * radix * 4;
     return l;
@@ -85,6 +107,145 @@ static cl_int launch(cl_command_queue q, int ooo, cl_kernel k, size_t groups,
     if (err == CL_SUCCESS && ooo)
         err = clEnqueueBarrierWithWaitList(q, 0, NULL, NULL);
     return err;
+}
+
+/* The buffers and element offsets the q-th data-moving pass reads and
+ * writes: even steps read the caller's buffers, odd ones the scratch copy. */
+typedef struct pass_io {
+    cl_mem kin, kout, vin, vout;
+    cl_ulong kin_off, kout_off, vin_off, vout_off;
+} pass_io;
+
+static pass_io pass_buffers(const ps_cl_job *job, cl_mem scratch, const layout *l,
+                            unsigned kb, unsigned vb, cl_uint q)
+{
+    pass_io io;
+    int from_user = (q % 2) == 0;
+    io.kin = from_user ? job->keys : scratch;
+    io.kout = from_user ? scratch : job->keys;
+    io.kin_off = from_user ? job->koff : l->keys / kb;
+    io.kout_off = from_user ? l->keys / kb : job->koff;
+    io.vin = from_user ? job->vals : scratch;
+    io.vout = from_user ? scratch : job->vals;
+    io.vin_off = vb ? (from_user ? job->voff : l->vals / vb) : 0;
+    io.vout_off = vb ? (from_user ? l->vals / vb : job->voff) : 0;
+    return io;
+}
+
+/* The in and out arrays of a pass, as the data-moving kernels take them. */
+static void io_args(args *a, const pass_io *io, unsigned vb)
+{
+    ARG(*a, io->kin); ARG(*a, io->kin_off); ARG(*a, io->kout); ARG(*a, io->kout_off);
+    if (vb) {
+        ARG(*a, io->vin); ARG(*a, io->vin_off); ARG(*a, io->vout);
+        ARG(*a, io->vout_off);
+    }
+}
+
+/* An odd number of passes left the result in scratch. */
+static int copy_home(const ps_host *host, const ps_cl_job *job, cl_mem scratch,
+                     const layout *l, cl_uint nactive, int ooo)
+{
+    size_t kb = ps_type_bytes(job->type), vb = job->val_bytes;
+    cl_int err;
+    if (nactive % 2 == 0)
+        return PS_OK;
+    err = clEnqueueCopyBuffer(job->q, scratch, job->keys, l->keys, job->koff * kb,
+                              job->n * kb, 0, NULL, NULL);
+    if (err == CL_SUCCESS && vb)
+        err = clEnqueueCopyBuffer(job->q, scratch, job->vals, l->vals,
+                                  job->voff * vb, job->n * vb, 0, NULL, NULL);
+    if (err == CL_SUCCESS && ooo)
+        err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
+    return err == CL_SUCCESS ? PS_OK : ps_cl_status(host, err, "clEnqueueCopyBuffer");
+}
+
+/* Onesweep's first steps: every pass's digit positions in the scratch's
+ * bins, read back (blocking) into pos so that constant digits can be
+ * skipped. */
+static int os_positions(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
+                        int ooo, cl_mem scratch, const layout *l, cl_uint *pos)
+{
+    const ps_cl_tune *t = &p->tune;
+    ps_xf xf = ps_xf_make(job->type, job->flags);
+    cl_ulong flip = xf.flip, fneg = xf.fneg, koff = job->koff, boff = l->bins / 4;
+    cl_uint n = (cl_uint)job->n, zero = 0;
+    size_t bytes = (size_t)ps_type_bytes(job->type) * 256 * 4;
+    size_t tile = (size_t)t->wg * t->items, ntiles = (job->n + tile - 1) / tile;
+    size_t nb = ntiles < t->max_blocks ? ntiles : t->max_blocks;
+    cl_int err;
+    args a;
+
+    err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l->bins, bytes, 0,
+                              NULL, NULL);
+    if (err == CL_SUCCESS && ooo)
+        err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return ps_cl_status(host, err, "clEnqueueFillBuffer");
+    a.k = p->os_hist; a.i = 0; a.err = CL_SUCCESS;
+    ARG(a, job->keys); ARG(a, koff); ARG(a, n); ARG(a, scratch); ARG(a, boff);
+    ARG(a, flip); ARG(a, fneg);
+    err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->os_hist, nb, t->wg);
+    if (err != CL_SUCCESS)
+        return ps_cl_status(host, err, "ps_os_hist");
+    a.k = p->os_scan; a.i = 0; a.err = CL_SUCCESS;
+    ARG(a, scratch); ARG(a, boff);
+    err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->os_scan, 1, t->wg);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(job->q, scratch, CL_TRUE, l->bins, bytes, pos, 0,
+                                  NULL, NULL);
+    return err == CL_SUCCESS ? PS_OK : ps_cl_status(host, err, "ps_os_scan");
+}
+
+static int run_onesweep(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
+                        int ooo, cl_mem scratch, const layout *l)
+{
+    const ps_cl_tune *t = &p->tune;
+    unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
+    ps_xf xf = ps_xf_make(job->type, job->flags);
+    cl_ulong flip = xf.flip, fneg = xf.fneg, soff = l->status / 4;
+    cl_uint n = (cl_uint)job->n, pos[8 * 256], active[8], nactive = 0, q, pp, d;
+    cl_uint zero = 0;
+    size_t tile = (size_t)t->wg * t->items, ntiles = (job->n + tile - 1) / tile;
+    cl_int err;
+    args a;
+    int st = os_positions(host, job, p, ooo, scratch, l, pos);
+
+    if (st != PS_OK)
+        return st;
+    for (pp = 0; pp < kb; pp++) {
+        int constant = 0;
+        for (d = 0; d < 256; d++) {
+            cl_uint end = d < 255 ? pos[pp * 256 + d + 1] : n;
+            if (end - pos[pp * 256 + d] == n)
+                constant = 1;
+        }
+        if (!constant)
+            active[nactive++] = pp;
+    }
+    host->log("opencl: onesweep, n=%u, %u of %u passes, %zu tiles of %zu", n,
+              nactive, kb, ntiles, tile);
+    for (q = 0; q < nactive; q++) {
+        pass_io io = pass_buffers(job, scratch, l, kb, vb, q);
+        cl_ulong boff = l->bins / 4 + (cl_ulong)active[q] * 256;
+        cl_uint shift = active[q] * 8, enc_in = q == 0, dec_out = q == nactive - 1;
+
+        err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l->status,
+                                  l->status_bytes, 0, NULL, NULL);
+        if (err == CL_SUCCESS && ooo)
+            err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return ps_cl_status(host, err, "clEnqueueFillBuffer");
+        a.k = p->onesweep; a.i = 0; a.err = CL_SUCCESS;
+        io_args(&a, &io, vb);
+        ARG(a, n); ARG(a, shift); ARG(a, scratch); ARG(a, boff); ARG(a, scratch);
+        ARG(a, soff); ARG(a, flip); ARG(a, fneg); ARG(a, enc_in); ARG(a, dec_out);
+        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->onesweep, ntiles,
+                                                   t->wg);
+        if (err != CL_SUCCESS)
+            return ps_cl_status(host, err, "ps_onesweep");
+    }
+    return copy_home(host, job, scratch, l, nactive, ooo);
 }
 
 static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
@@ -134,6 +295,8 @@ static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
         return PS_ERR_INVALID_ARG;
     }
 
+    if (os_applies(t, job->n))
+        return run_onesweep(host, job, p, ooo, scratch, &l);
     {
         cl_uint zero = 0, tpb32 = (cl_uint)tpb;
         cl_ulong koff = job->koff, toff = l.totals / 4;
@@ -167,23 +330,14 @@ static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
               n, nactive, passes, nb, tpb, tile);
 
     for (q = 0; q < nactive; q++) {
-        /* Even steps read the caller's buffer, odd ones the scratch copy. */
-        int from_user = (q % 2) == 0;
-        cl_mem kin = from_user ? job->keys : scratch;
-        cl_mem kout = from_user ? scratch : job->keys;
-        cl_ulong kin_off = from_user ? job->koff : l.keys / kb;
-        cl_ulong kout_off = from_user ? l.keys / kb : job->koff;
-        cl_mem vin = from_user ? job->vals : scratch;
-        cl_mem vout = from_user ? scratch : job->vals;
-        cl_ulong vin_off = vb ? (from_user ? job->voff : l.vals / vb) : 0;
-        cl_ulong vout_off = vb ? (from_user ? l.vals / vb : job->voff) : 0;
+        pass_io io = pass_buffers(job, scratch, &l, kb, vb, q);
         cl_ulong coff = l.counts / 4;
         cl_uint shift = active[q] * t->bits, tpb32 = (cl_uint)tpb;
         cl_uint enc_in = q == 0, dec_out = q == nactive - 1;
         cl_uint len = radix * (cl_uint)nb;
 
         a.k = p->upsweep; a.i = 0; a.err = CL_SUCCESS;
-        ARG(a, kin); ARG(a, kin_off); ARG(a, n); ARG(a, tpb32); ARG(a, shift);
+        ARG(a, io.kin); ARG(a, io.kin_off); ARG(a, n); ARG(a, tpb32); ARG(a, shift);
         ARG(a, scratch); ARG(a, coff); ARG(a, flip); ARG(a, fneg); ARG(a, enc_in);
         err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->upsweep, nb, t->wg);
         if (err != CL_SUCCESS)
@@ -196,28 +350,14 @@ static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
             return ps_cl_status(host, err, "ps_scan");
 
         a.k = p->downsweep; a.i = 0; a.err = CL_SUCCESS;
-        ARG(a, kin); ARG(a, kin_off); ARG(a, kout); ARG(a, kout_off);
-        if (vb) {
-            ARG(a, vin); ARG(a, vin_off); ARG(a, vout); ARG(a, vout_off);
-        }
+        io_args(&a, &io, vb);
         ARG(a, n); ARG(a, tpb32); ARG(a, shift); ARG(a, scratch); ARG(a, coff);
         ARG(a, flip); ARG(a, fneg); ARG(a, enc_in); ARG(a, dec_out);
         err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->downsweep, nb, t->wg);
         if (err != CL_SUCCESS)
             return ps_cl_status(host, err, "ps_downsweep");
     }
-    if (nactive % 2 == 1) {
-        err = clEnqueueCopyBuffer(job->q, scratch, job->keys, l.keys,
-                                  job->koff * kb, job->n * kb, 0, NULL, NULL);
-        if (err == CL_SUCCESS && vb)
-            err = clEnqueueCopyBuffer(job->q, scratch, job->vals, l.vals,
-                                      job->voff * vb, job->n * vb, 0, NULL, NULL);
-        if (err == CL_SUCCESS && ooo)
-            err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
-        if (err != CL_SUCCESS)
-            return ps_cl_status(host, err, "clEnqueueCopyBuffer");
-    }
-    return PS_OK;
+    return copy_home(host, job, scratch, &l, nactive, ooo);
 }
 
 int ps_cl_sort(const ps_host *host, const ps_cl_job *job)

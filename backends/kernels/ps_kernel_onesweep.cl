@@ -1,0 +1,432 @@
+/*
+ * ps_kernel_onesweep.cl - the single-pass-per-digit LSD radix sort
+ * (Onesweep: Adinets & Merrill 2022, CUB's current algorithm), in the
+ * portable dialect.  Included after ps_kernel_radix.cl, whose key type,
+ * value plumbing and key transforms it shares; its digits are always 8
+ * bits, whatever PS_DIGIT_BITS the reduce-then-scan kernels use.
+ *
+ * Compile-time parameters beyond ps_kernel_radix.cl's:
+ *   PS_OS_ITEMS   keys per work-item per tile (default PS_ITEMS)
+ * The work-group size is PS_WG, at most 256 (one digit per item or less).
+ *
+ * Host-side sequence for one sort (n < 2^30 keys):
+ *   ps_os_hist     once: every 8-bit digit's histogram over all keys
+ *                  (bins[p*256 + d], zeroed by the host)
+ *   ps_os_scan     one work-group: bins become each digit's first output
+ *                  position, per pass
+ *   per pass:  ps_onesweep, one work-group per tile of PS_WG*PS_OS_ITEMS
+ *              keys, over a status array the host zeroes first.
+ *
+ * ps_onesweep: a work-group takes the next tile id from a global counter,
+ * so every smaller tile id belongs to a work-group that is already
+ * running.  It ranks its tile stably by the digit into local memory,
+ * which also gives the tile's digit counts, publishes those counts
+ * ("aggregate available"), then looks back over its predecessors' status
+ * words, digit by digit, summing aggregates until it meets an "inclusive
+ * prefix available" word; it publishes its own inclusive prefix and
+ * scatters its keys (and values) to bins[d] + prefix + rank within the
+ * tile.  Stable: tile ids follow input
+ * order, and the ranking is stable within a tile.
+ *
+ * The look-back waits for other work-groups: this is valid only where
+ * work-groups that have started keep making progress (CUDA; pocl, which
+ * runs work-groups on OS threads).  The host enables this path only there
+ * (see ps_kernel_dialect.h).
+ *
+ * A status word is flag << 30 | count, so counts (and n) stay below 2^30.
+ *
+ * Ranking: with warp intrinsics (PS_WARP_SIZE defined: CUDA, HIP, the CPU
+ * stand-in), each warp ranks its run of keys with match-any (or ballots)
+ * into a private row of 256 counters; elsewhere, two stable 4-bit
+ * counting passes in local memory with a column of 16 counters per item.
+ */
+#ifndef PS_KERNEL_DIALECT_H
+#include "ps_kernel_dialect.h"
+#endif
+
+#ifdef PS_WITH_ONESWEEP
+
+#ifndef PS_OS_ITEMS
+#  define PS_OS_ITEMS PS_ITEMS
+#endif
+#define OS_BITS 8u
+#define OS_RADIX 256u
+#define OS_TILE (PS_WG * PS_OS_ITEMS)
+#define OS_PASSES ((PS_KEY_BITS + 7) / 8)
+#define OS_AGG (1u << 30)       /* status: this tile's own count */
+#define OS_PRE (2u << 30)       /* status: count of every tile up to this one */
+#define OS_VALUE 0x3fffffffu
+#define OS_CHUNK ((OS_RADIX + PS_WG - 1) / PS_WG)
+
+/* Value plumbing of the ranking helpers; empty for keys only. */
+#ifdef PS_VAL
+#  define OS_VAL_IN(v) , PS_GLOBAL const PS_VAL *v
+#  define OS_VAL_LOCAL(v) , PS_LOCAL PS_VAL *v
+#  define OS_VAL(v) , v
+#else
+#  define OS_VAL_IN(v)
+#  define OS_VAL_LOCAL(v)
+#  define OS_VAL(v)
+#endif
+
+#if PS_WG > 256 || (PS_WG & (PS_WG - 1)) != 0
+#  error "ps_kernel_onesweep.cl: PS_WG must be a power of two up to 256"
+#endif
+
+PS_FN ps_u32 ps_os_digit(PS_KEY k, ps_u32 shift)
+{
+    return (ps_u32)(k >> shift) & (OS_RADIX - 1u);
+}
+
+/* Exclusive scan of a[0..256) in place by the work-group (barriers on
+ * entry and exit).  part has PS_WG entries.  Item t owns the chunk
+ * [t*OS_CHUNK, (t+1)*OS_CHUNK). */
+PS_FN void ps_os_scan_radix(PS_LOCAL ps_u32 *a, PS_LOCAL ps_u32 *part, ps_u32 t)
+{
+    ps_u32 j, s = 0, v;
+    PS_BARRIER();
+    for (j = t * OS_CHUNK; j < (t + 1) * OS_CHUNK && j < OS_RADIX; j++)
+        s += a[j];
+    part[t] = s;
+    ps_wg_scan(part, t);
+    s = part[t];
+    for (j = t * OS_CHUNK; j < (t + 1) * OS_CHUNK && j < OS_RADIX; j++) {
+        v = a[j];
+        a[j] = s;
+        s += v;
+    }
+    PS_BARRIER();
+}
+
+/* Every 8-bit digit's histogram over all n keys, added to bins[p*256 + d].
+ * Grid-strided so that any grid size covers n. */
+PS_KERNEL_WG(PS_WG) ps_os_hist(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
+                                ps_u32 n, PS_GLOBAL ps_u32 *bins, ps_u64 boff,
+                                ps_u64 flip64, ps_u64 fneg64)
+{
+    PS_LOCAL_ARRAY(ps_u32, h, OS_PASSES * OS_RADIX);
+    ps_u32 t = PS_LID(), i, p;
+    ps_u32 stride = PS_NGROUPS() * PS_WG;
+    PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
+
+    keys += koff;
+    bins += boff;
+    for (i = t; i < OS_PASSES * OS_RADIX; i += PS_WG)
+        h[i] = 0;
+    PS_BARRIER();
+    for (i = PS_GROUP() * PS_WG + t; i < n; i += stride) {
+        PS_KEY k = ps_enc(keys[i], flip, fneg);
+        for (p = 0; p < OS_PASSES; p++) {
+#if PS_WG == 1
+            h[p * OS_RADIX + ps_os_digit(k, p * OS_BITS)]++;
+#else
+            PS_ATOMIC_ADD_LOCAL(&h[p * OS_RADIX + ps_os_digit(k, p * OS_BITS)], 1u);
+#endif
+        }
+        /* The stride may pass 2^32 at the end of the array. */
+        if (n - i <= stride)
+            break;
+    }
+    PS_BARRIER();
+    for (i = t; i < OS_PASSES * OS_RADIX; i += PS_WG)
+        if (h[i] != 0)
+            PS_ATOMIC_ADD_GLOBAL(&bins[i], h[i]);
+}
+
+/* bins[p*256 + d] := first output position of digit d in pass p, for
+ * every pass; one work-group. */
+PS_KERNEL_WG(PS_WG) ps_os_scan(PS_GLOBAL ps_u32 *bins, ps_u64 boff)
+{
+    ps_u32 p, d;
+    bins += boff;
+    for (p = PS_LID(); p < OS_PASSES; p += PS_WG) {
+        ps_u32 s = 0;
+        for (d = 0; d < OS_RADIX; d++) {
+            ps_u32 c = bins[p * OS_RADIX + d];
+            bins[p * OS_RADIX + d] = s;
+            s += c;
+        }
+    }
+}
+
+#ifdef PS_WARP_SIZE
+/* ---- warp-level ranking (CUDA, HIP, the CPU stand-in) ---- */
+#define OS_WARPS (PS_WG / PS_WARP_SIZE)
+
+/* The lanes of this warp whose digit d equals this lane's: match-any
+ * where the hardware has it, else one ballot per digit bit (CUB's
+ * pre-Volta method; on 64-wide HIP wavefronts the masks are 64 bits). */
+PS_FN ps_lmask ps_os_match(ps_u32 d)
+{
+#ifdef PS_WARP_MATCH_ANY
+    return PS_WARP_MATCH_ANY(d);
+#else
+    ps_lmask m = PS_WARP_BALLOT(1);
+    ps_u32 b;
+    for (b = 0; b < OS_BITS; b++) {
+        ps_lmask v = PS_WARP_BALLOT((int)((d >> b) & 1u));
+        m &= ((d >> b) & 1u) ? v : ~v;
+    }
+    return m;
+#endif
+}
+
+/*
+ * Loads the tile's keys (encoded when enc_in) and values straight from
+ * global memory, ranks them stably by the digit at `shift`, and writes
+ * them in digit order to lk / lv.  hist gets each digit's count in the
+ * tile, tstart its exclusive scan.
+ *
+ * Warp w owns the keys [w*WARP*ITEMS, (w+1)*WARP*ITEMS) of the tile, item
+ * slot i of lane l holding key w*WARP*ITEMS + i*WARP + l: slots in order,
+ * lanes in order within a slot, is input order, which is the order ranks
+ * are handed out in, so the rank is stable.  Per slot, the lowest lane of
+ * each group of equal digits adds the group's size to the warp's counter
+ * for that digit (one lane per counter per slot: no contention), and
+ * every lane's rank is the old count plus its peers below it.
+ */
+PS_FN void ps_os_rank_tile(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
+                           PS_LOCAL PS_KEY *lk OS_VAL_LOCAL(lv),
+                           PS_LOCAL ps_u32 *wc, PS_LOCAL ps_u32 *hist,
+                           PS_LOCAL ps_u32 *tstart, PS_LOCAL ps_u32 *part,
+                           ps_u32 base, ps_u32 valid, ps_u32 shift,
+                           PS_KEY eflip, PS_KEY efneg, ps_u32 t)
+{
+    PS_KEY k[PS_OS_ITEMS];
+#ifdef PS_VAL
+    PS_VAL v[PS_OS_ITEMS];
+#endif
+    ps_u32 rank[PS_OS_ITEMS];
+    ps_u32 lane = t & (PS_WARP_SIZE - 1u), w = t / PS_WARP_SIZE, i, d;
+    ps_u32 first = w * PS_WARP_SIZE * PS_OS_ITEMS + lane;
+    ps_lmask below = ((ps_lmask)1 << lane) - 1u;
+
+    for (d = t; d < OS_WARPS * OS_RADIX; d += PS_WG)
+        wc[d] = 0;
+    for (i = 0; i < PS_OS_ITEMS; i++) {
+        ps_u32 j = first + i * PS_WARP_SIZE;
+        k[i] = 0;
+        if (j < valid) {
+            k[i] = ps_enc(kin[base + j], eflip, efneg);
+            VAL_DO(v[i] = vin[base + j];)
+        }
+    }
+    PS_BARRIER();
+    for (i = 0; i < PS_OS_ITEMS; i++) {
+        int ok = first + i * PS_WARP_SIZE < valid;
+        ps_u32 dd = ok ? ps_os_digit(k[i], shift) : 0u, old = 0, leader = lane;
+        ps_lmask peers = ps_os_match(dd) & PS_WARP_BALLOT(ok);
+        if (ok) {
+            leader = PS_LMASK_FFS(peers) - 1u;
+            if (lane == leader)
+                old = PS_ATOMIC_ADD_LOCAL(&wc[w * OS_RADIX + dd],
+                                          PS_LMASK_POPC(peers));
+        }
+        old = PS_WARP_SHFL(old, leader);
+        rank[i] = old + PS_LMASK_POPC(peers & below);
+    }
+    PS_BARRIER();
+    /* wc[w][d] becomes the count of digit d in the warps before w. */
+    for (d = t; d < OS_RADIX; d += PS_WG) {
+        ps_u32 s = 0, c;
+        for (i = 0; i < OS_WARPS; i++) {
+            c = wc[i * OS_RADIX + d];
+            wc[i * OS_RADIX + d] = s;
+            s += c;
+        }
+        hist[d] = s;
+        tstart[d] = s;
+    }
+    ps_os_scan_radix(tstart, part, t);
+    for (i = 0; i < PS_OS_ITEMS; i++) {
+        if (first + i * PS_WARP_SIZE < valid) {
+            d = ps_os_digit(k[i], shift);
+            d = tstart[d] + wc[w * OS_RADIX + d] + rank[i];
+            lk[d] = k[i];
+            VAL_DO(lv[d] = v[i];)
+        }
+    }
+    PS_BARRIER();
+}
+
+#else
+/* ---- portable ranking in local memory (OpenCL) ---- */
+
+/* Stable counting pass over the tile by the 4 bits at `shift`, from a to
+ * b.  Item t owns the blocked slice [t*ITEMS, (t+1)*ITEMS) and column t of
+ * the 16 x WG counter matrix cnt[nib*WG + t]; an exclusive scan of the
+ * matrix in memory order gives every (nibble, item) its first rank, as in
+ * ps_rank_tile. */
+PS_FN void ps_os_nibble_pass(PS_LOCAL PS_KEY *a OS_VAL_LOCAL(va),
+                             PS_LOCAL PS_KEY *b OS_VAL_LOCAL(vb),
+                             PS_LOCAL ps_u32 *cnt, PS_LOCAL ps_u32 *part,
+                             ps_u32 valid, ps_u32 shift, ps_u32 t)
+{
+    ps_u32 j, i, s, v, run;
+    for (j = 0; j < 16u; j++)
+        cnt[j * PS_WG + t] = 0;
+    for (j = 0; j < PS_OS_ITEMS; j++) {
+        i = t * PS_OS_ITEMS + j;
+        if (i < valid)
+            cnt[((ps_u32)(a[i] >> shift) & 15u) * PS_WG + t]++;
+    }
+    PS_BARRIER();
+    s = 0;
+    for (j = 0; j < 16u; j++)
+        s += cnt[t * 16u + j];
+    part[t] = s;
+    ps_wg_scan(part, t);
+    run = part[t];
+    for (j = 0; j < 16u; j++) {
+        v = cnt[t * 16u + j];
+        cnt[t * 16u + j] = run;
+        run += v;
+    }
+    PS_BARRIER();
+    for (j = 0; j < PS_OS_ITEMS; j++) {
+        i = t * PS_OS_ITEMS + j;
+        if (i < valid) {
+            ps_u32 r = cnt[((ps_u32)(a[i] >> shift) & 15u) * PS_WG + t]++;
+            b[r] = a[i];
+            VAL_DO(vb[r] = va[i];)
+        }
+    }
+    PS_BARRIER();
+}
+
+/* As the warp version: the tile in digit order in lk / lv, with hist and
+ * tstart.  lk2 / lv2 hold the middle step of the two 4-bit passes. */
+PS_FN void ps_os_rank_tile(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
+                           PS_LOCAL PS_KEY *lk OS_VAL_LOCAL(lv),
+                           PS_LOCAL PS_KEY *lk2 OS_VAL_LOCAL(lv2),
+                           PS_LOCAL ps_u32 *cnt,
+                           PS_LOCAL ps_u32 *hist, PS_LOCAL ps_u32 *tstart,
+                           PS_LOCAL ps_u32 *part,
+                           ps_u32 base, ps_u32 valid, ps_u32 shift,
+                           PS_KEY eflip, PS_KEY efneg, ps_u32 t)
+{
+    ps_u32 j, d;
+    for (d = t; d < OS_RADIX; d += PS_WG)
+        hist[d] = 0;
+    PS_BARRIER();
+    for (j = t; j < valid; j += PS_WG) {
+        PS_KEY k = ps_enc(kin[base + j], eflip, efneg);
+        lk[j] = k;
+        VAL_DO(lv[j] = vin[base + j];)
+#if PS_WG == 1
+        hist[ps_os_digit(k, shift)]++;
+#else
+        PS_ATOMIC_ADD_LOCAL(&hist[ps_os_digit(k, shift)], 1u);
+#endif
+    }
+    PS_BARRIER();
+    for (d = t; d < OS_RADIX; d += PS_WG)
+        tstart[d] = hist[d];
+    ps_os_scan_radix(tstart, part, t);
+    ps_os_nibble_pass(lk OS_VAL(lv), lk2 OS_VAL(lv2), cnt, part, valid, shift, t);
+    ps_os_nibble_pass(lk2 OS_VAL(lv2), lk OS_VAL(lv), cnt, part, valid, shift + 4u,
+                      t);
+}
+#endif
+
+/* This tile's exclusive prefix of digit d over the tiles before it: walk
+ * back over their status words, adding aggregates, until one carries an
+ * inclusive prefix.  Spins while a predecessor has published nothing yet;
+ * that predecessor is running (its id was taken before ours). */
+PS_FN ps_u32 ps_os_look_back(PS_GLOBAL ps_u32 *status, ps_u32 tile, ps_u32 d)
+{
+    ps_u32 sum = 0, w;
+    while (tile > 0) {
+        tile--;
+        do {
+            w = PS_ATOMIC_LOAD_GLOBAL(&status[tile * OS_RADIX + d]);
+        } while ((w & ~OS_VALUE) == 0);
+        sum += w & OS_VALUE;
+        if ((w & ~OS_VALUE) == OS_PRE)
+            break;
+    }
+    return sum;
+}
+
+/*
+ * One pass of the digit at `shift` from kin to kout (values vin to vout).
+ * bins: the pass's 256 first output positions (ps_os_scan).  status: the
+ * tile counter, then 256 status words per tile, all zero at launch.  Keys
+ * are encoded on load when enc_in and decoded on store when dec_out.
+ */
+PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
+                                 PS_GLOBAL PS_KEY *kout, ps_u64 kout_off
+                                 VAL_ARGS(vin, vin_off)
+                                 VAL_ARGS(vout, vout_off),
+                                 ps_u32 n, ps_u32 shift,
+                                 PS_GLOBAL const ps_u32 *bins, ps_u64 boff,
+                                 PS_GLOBAL ps_u32 *status, ps_u64 soff,
+                                 ps_u64 flip64, ps_u64 fneg64,
+                                 ps_u32 enc_in, ps_u32 dec_out)
+{
+    PS_LOCAL_ARRAY(PS_KEY, lk, OS_TILE);
+#ifdef PS_VAL
+    PS_LOCAL_ARRAY(PS_VAL, lv, OS_TILE);
+#endif
+#ifdef PS_WARP_SIZE
+    PS_LOCAL_ARRAY(ps_u32, wc, OS_WARPS * OS_RADIX);
+#else
+    PS_LOCAL_ARRAY(PS_KEY, lk2, OS_TILE);
+#  ifdef PS_VAL
+    PS_LOCAL_ARRAY(PS_VAL, lv2, OS_TILE);
+#  endif
+    PS_LOCAL_ARRAY(ps_u32, cnt, 16 * PS_WG);
+#endif
+    PS_LOCAL_ARRAY(ps_u32, hist, OS_RADIX);
+    PS_LOCAL_ARRAY(ps_u32, tstart, OS_RADIX);
+    PS_LOCAL_ARRAY(ps_u32, dst, OS_RADIX);
+    PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, tile_id, 1);
+    ps_u32 t = PS_LID(), tile, base, valid, d, j;
+    PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
+    PS_KEY eflip = enc_in ? flip : (PS_KEY)0, efneg = enc_in ? fneg : (PS_KEY)0;
+
+    kin += kin_off;
+    kout += kout_off;
+    VAL_DO(vin += vin_off; vout += vout_off;)
+    bins += boff;
+    status += soff;
+    /* Tiles in the order work-groups start, not PS_GROUP(): a work-group
+     * only ever waits for tiles that running work-groups own. */
+    if (t == 0)
+        tile_id[0] = PS_ATOMIC_ADD_GLOBAL(&status[0], 1u);
+    PS_BARRIER();
+    tile = tile_id[0];
+    status += OS_RADIX;
+    base = tile * OS_TILE;
+    valid = n - base < OS_TILE ? n - base : OS_TILE;
+
+#ifdef PS_WARP_SIZE
+    ps_os_rank_tile(kin OS_VAL(vin), lk OS_VAL(lv), wc, hist, tstart, part, base,
+                    valid, shift, eflip, efneg, t);
+#else
+    ps_os_rank_tile(kin OS_VAL(vin), lk OS_VAL(lv), lk2 OS_VAL(lv2), cnt, hist,
+                    tstart, part, base, valid, shift, eflip, efneg, t);
+#endif
+    /* Publish, then look back: tile 0's counts are already its prefix. */
+    for (d = t; d < OS_RADIX; d += PS_WG)
+        PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
+                               (tile == 0 ? OS_PRE : OS_AGG) | hist[d]);
+    for (d = t; d < OS_RADIX; d += PS_WG) {
+        ps_u32 before = ps_os_look_back(status, tile, d);
+        if (tile > 0)
+            PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
+                                   OS_PRE | (before + hist[d]));
+        dst[d] = bins[d] + before - tstart[d];
+    }
+    PS_BARRIER();
+    /* Within a digit, consecutive ranks go to consecutive addresses. */
+    for (j = t; j < valid; j += PS_WG) {
+        PS_KEY k = lk[j];
+        ps_u32 pos = dst[ps_os_digit(k, shift)] + j;
+        kout[pos] = dec_out ? ps_dec(k, flip, fneg) : k;
+        VAL_DO(vout[pos] = lv[j];)
+    }
+}
+
+#endif /* PS_WITH_ONESWEEP */
