@@ -36,7 +36,8 @@
 
 /* Digit widths, chosen by measurement (doc/results-openmp.md).  An MSD
  * pass takes up to PS_MSD_BITS bits, as many as needed to cut its range into
- * leaf-sized buckets: 4096 line buffers still fit in L2.  Leaf passes take
+ * leaf-sized buckets (msd_bits); beyond 4096 buckets their write-combining
+ * buffers (1 MiB at 256 bytes each) would no longer fit in L2.  Leaf passes take
  * at most PS_LEAF_BITS bits, split evenly over the bits a leaf sorts. */
 #define PS_MSD_BITS 12
 #define PS_MSD_RADIX (1u << PS_MSD_BITS)
