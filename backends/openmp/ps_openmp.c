@@ -66,11 +66,13 @@ _Static_assert((PS_MAX_LEAF_DIGITS << PS_LEAF_BITS) >= (1 << PS_SPLIT_BITS),
  * one thread wins at 16K keys, two threads from 32K up. */
 #define PS_PARALLEL_MIN ((size_t)1 << 15)
 /* A bucket of at most this many bytes (keys and values) is finished by one
- * thread in cache.  Measured at 16 KiB to 256 KiB (doc/results-openmp.md):
- * 64 KiB is fastest for keys (its two halves ping-pong in L1/L2); pairs
- * gain 10-15% from 256 KiB, because their MSD pass then needs fewer line
- * buffers (the buffers of 4096 buckets of keys and values overflow L2). */
-#define PS_LEAF_BYTES ((size_t)64 * 1024)
+ * thread in cache.  Measured at 16 KiB to 512 KiB (doc/results-openmp.md):
+ * for keys, 128 KiB (buckets of 32-64 KiB) beats 64 KiB by 3-5% at 16M
+ * u32 since the 12-bit leaf digits and the two-table survey, and ties it
+ * from 64K to 4M keys and on u64; pairs gain 10-15% from 256 KiB, because
+ * their MSD pass then needs fewer line buffers (the buffers of 4096
+ * buckets of keys and values overflow L2). */
+#define PS_LEAF_BYTES ((size_t)128 * 1024)
 #define PS_LEAF_BYTES_PAIRS ((size_t)256 * 1024)
 /* The write-combining unit of the MSD scatter: each bucket's buffer holds
  * this many bytes of keys (and as many keys' values) and leaves in one
