@@ -181,24 +181,28 @@ FN(scatter_body)(const omp_ctx *c, omp_tls *tl, int from, size_t a, size_t b,
     unsigned d;
     size_t i;
 
+    /* The cursors run kshift ahead while the keys go out, which spares the
+     * loop an add per key. */
+    for (d = 0; d <= mask; d++)
+        pos[d] += kshift;
     for (i = a; i < b; i++) {
         KEY_T k = src[i];
-        size_t p, slot;
+        size_t q, slot;
         d = (unsigned)((FN(img)(k, xf, fl) >> sh) & mask);
-        p = pos[d]++;
-        slot = (p + kshift) & (LINE - 1);
+        q = pos[d]++;
+        slot = q & (LINE - 1);
         kl[(size_t)d * LINE + slot] = k;
         if (vs)
             memcpy(vl + ((size_t)d * LINE + slot) * vs, vsrc + i * vs, vs);
         if (slot == LINE - 1) {
-            size_t ours = p + 1 - start[d];
-            FN(flush)(c, tl, 1 - from, d, p + 1, ours < LINE ? ours : LINE,
+            size_t end = q + 1 - kshift, ours = end - start[d];
+            FN(flush)(c, tl, 1 - from, d, end, ours < LINE ? ours : LINE,
                       LINE, vs);
         }
     }
     /* What is left in every bucket's last, partial line. */
     for (d = 0; d <= mask; d++) {
-        size_t end = pos[d], fill = (end + kshift) & (LINE - 1);
+        size_t end = pos[d] -= kshift, fill = (end + kshift) & (LINE - 1);
         size_t ours = end - start[d];
         if (fill > 0 && ours > 0)
             FN(flush)(c, tl, 1 - from, d, end, ours < fill ? ours : fill,
