@@ -627,7 +627,8 @@ static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
 }
 
 /* Bits [lo, hi) of the image that vary over the keys, from the OR and AND
- * of every image.  Returns 0 when all keys are equal. */
+ * that each thread's survey left (of every image, or of every key where
+ * the image is a plain xor).  Returns 0 when all keys are equal. */
 static int FN(varying)(const uint64_t *orand, int nt, unsigned *lo,
                        unsigned *hi)
 {
@@ -666,8 +667,8 @@ static void FN(sort)(const omp_ctx *c)
         size_t slo = c->n * (size_t)t / (size_t)nt;
         size_t shi = c->n * (size_t)(t + 1) / (size_t)nt;
         unsigned lo, hi;
-        FN(survey)(c, slo, shi, sh0, mask0, tcount_of(c, t), tls_of(c, t)->start,
-                   c->orand + 2 * t);
+        FN(survey)(c, slo, shi, sh0, mask0, tcount_of(c, t),
+                   tls_of(c, t)->start, c->orand + 2 * t);
 #pragma omp barrier
         if (FN(varying)(c->orand, nt, &lo, &hi))
             FN(team)(c, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0);
