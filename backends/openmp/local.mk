@@ -3,7 +3,7 @@
 if PS_HAVE_OPENMP
 noinst_LTLIBRARIES += backends/openmp/libps_openmp.la
 backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
-	backends/openmp/ps_openmp_impl.h
+	backends/openmp/ps_openmp_impl.h backends/openmp/ps_openmp_packed.h
 backends_openmp_libps_openmp_la_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 lib_libportsort_la_LIBADD += backends/openmp/libps_openmp.la
 lib_libportsort_la_LDFLAGS += $(OPENMP_CFLAGS)
@@ -17,7 +17,8 @@ PS_LONG_BACKENDS += openmp
 endif
 # Listed whatever the configuration, so that every tarball can build it.
 dist_check_SCRIPTS += test/openmp.sh
-EXTRA_DIST += backends/openmp/ps_openmp_impl.h doc/results-openmp.md
+EXTRA_DIST += backends/openmp/ps_openmp_impl.h backends/openmp/ps_openmp_packed.h \
+	doc/results-openmp.md
 
 # The CPU benchmark (not installed): ours against Highway's vqsort, when
 # libhwy is installed, and a plain LSD sort.  doc/results-openmp.md has its

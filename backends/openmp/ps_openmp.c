@@ -113,6 +113,10 @@ typedef struct omp_ctx {
     unsigned stream[2];         /* bit 0: keys of array i may be streamed,
                                    bit 1: values */
     size_t shift[2];            /* array i's offset, in keys, from a line */
+    int pack;                   /* 4-byte keys and values: the packed route
+                                   may be taken (ps_openmp_packed.h) */
+    int pk_stream;              /* the packed scratch may be streamed */
+    size_t pk_shift;            /* its offset, in elements, from a unit */
     uint64_t *orand;            /* [threads][2] OR and AND of the images */
     size_t *tcount;             /* [threads][msd radix] */
     unsigned char *tls;         /* [threads] omp_tls + its arrays */
@@ -488,6 +492,9 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
         if (big && c.vs && va % 16 == 0 && (c.shift[i] * c.vs) % 16 == 0)
             c.stream[i] |= 2;
     }
+    c.pack = kb == 4 && c.vs == 4;
+    c.pk_shift = ((uintptr_t)c.k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
+    c.pk_stream = n * 8 > PS_STREAM_BYTES;
     switch (kb) {
     case 1: sort8(&c); break;
     case 2: sort16(&c); break;

@@ -490,6 +490,10 @@ static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
         FN(lsd_leaf)(c, tl, where, a, m, lo, hi);
 }
 
+#if PS_W == 32
+#include "ps_openmp_packed.h"
+#endif
+
 /* Turn the counts of one digit over a range starting at `base` into bucket
  * bounds: bounds[d] is where bucket d starts, bounds[buckets] the end.
  * Returns 1 when a single bucket holds everything (nothing to do). */
@@ -538,6 +542,12 @@ static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
     }
     memcpy(tl->pos, bounds, (mask + 1) * sizeof *bounds);
     memcpy(tl->start, bounds, (mask + 1) * sizeof *bounds);
+#if PS_W == 32
+    if (pk_fits(c, where, depth, bounds, mask)) {
+        pk_route(c, tl, a, a + m, bounds, lo, sh, mask, 0);
+        return;
+    }
+#endif
     FN(scatter)(c, tl, where, a, a + m, sh, mask);
     for (d = 0; d <= mask; d++)
         if (bounds[d + 1] > bounds[d])
@@ -602,6 +612,12 @@ static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
             p += tcount_of(c, u)[d];
         tl->pos[d] = tl->start[d] = p;
     }
+#if PS_W == 32
+    if (pk_fits(c, where, depth, bounds, mask)) {
+        pk_route(c, tl, slo, shi, bounds, lo, sh, mask, 1);
+        return;
+    }
+#endif
     FN(scatter)(c, tl, where, slo, shi, sh, mask);
 #pragma omp barrier
     /* Buckets big enough to be worth the whole team are sorted by it, one

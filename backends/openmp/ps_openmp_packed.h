@@ -1,0 +1,259 @@
+/*
+ * ps_openmp_packed.h - pairs of a 4-byte key and a 4-byte value, moved as
+ * one 8-byte element (key << 32 | value) between the MSD pass and the last
+ * leaf pass.  Included by ps_openmp_impl.h in its 32-bit instantiation
+ * (KEY_T is uint32_t, FN names end in 32).
+ *
+ * Why: kept apart, every pass of a pair loads and stores twice, and the MSD
+ * pass keeps two write-combining buffers per bucket, which crowd the
+ * caches.  Packed, the MSD pass reads the caller's two arrays and writes
+ * one array of elements into scratch; the leaves sort the elements in
+ * cache and their last pass writes keys and values back apart.  The
+ * scratch holds n keys and n values, exactly n elements, so memory use
+ * does not change.
+ *
+ * The packed route is taken when one MSD pass from the caller's arrays
+ * leaves every bucket small enough for a leaf (random data up to 2^26
+ * pairs); other data takes the general route, so that a packed array never
+ * has to be split again by MSD passes.
+ */
+
+typedef uint64_t pk_elem;
+
+/* Elements per write-combining unit. */
+#define PK_LINE (PS_UNIT_BYTES / sizeof(pk_elem))
+
+/* Digit (sh, mask) of an element's key image. */
+static inline __attribute__((always_inline)) unsigned
+pk_digit(pk_elem e, ps_xf xf, unsigned sh, unsigned mask, const int fl)
+{
+    return (unsigned)((FN(img)((KEY_T)(e >> 32), xf, fl) >> sh) & mask);
+}
+
+/* Store element e at index o of the caller's arrays. */
+static inline __attribute__((always_inline)) void
+pk_split(KEY_T *k, unsigned char *v, size_t o, pk_elem e)
+{
+    uint32_t val = (uint32_t)e;
+    k[o] = (KEY_T)(e >> 32);
+    memcpy(v + o * 4, &val, 4);
+}
+
+/* Can the MSD pass at `depth` over array `where`, cut by `bounds` into
+ * mask + 1 buckets, take the packed route?  Only the first pass, over the
+ * whole of the caller's arrays: a packed range must not overlap data that
+ * the scratch holds apart.  Every thread computes the same answer. */
+static int pk_fits(const omp_ctx *c, int where, unsigned depth,
+                   const size_t *bounds, unsigned mask)
+{
+    unsigned d;
+    if (!c->pack || where != 0 || depth != 0)
+        return 0;
+    for (d = 0; d <= mask; d++)
+        if (bounds[d + 1] - bounds[d] > c->leaf_cap)
+            return 0;
+    return 1;
+}
+
+/* Write the last `take` elements of bucket d's current unit, which holds
+ * `fill` and ends at index hi, to the packed scratch; as FN(flush). */
+static inline __attribute__((always_inline)) void
+pk_flush(const omp_ctx *c, omp_tls *tl, unsigned d, size_t hi, size_t take,
+         size_t fill)
+{
+    pk_elem *line = (pk_elem *)(void *)tl->kline + (size_t)d * PK_LINE;
+    pk_elem *dst = (pk_elem *)c->k[1] + (hi - take);
+    if (take == PK_LINE && c->pk_stream)
+        ps_stream_bytes(dst, line, PS_UNIT_BYTES);
+    else
+        memcpy(dst, line + (fill - take), take * sizeof(pk_elem));
+}
+
+/* The MSD pass of the packed route: positions [a, b) of the caller's keys
+ * and values, by digit (sh, mask), into the packed scratch, through one
+ * write-combining unit per bucket; cursors as in FN(scatter_body). */
+static inline __attribute__((always_inline)) void
+pk_scatter_body(const omp_ctx *c, omp_tls *tl, size_t a, size_t b,
+                unsigned sh, unsigned mask, const int fl)
+{
+    const KEY_T *src = (const KEY_T *)c->k[0];
+    const unsigned char *vsrc = c->v[0];
+    pk_elem *line = (pk_elem *)(void *)tl->kline;
+    size_t *pos = tl->pos, *start = tl->start;
+    const size_t eshift = c->pk_shift;
+    const ps_xf xf = c->xf;
+    unsigned d;
+    size_t i;
+
+    for (d = 0; d <= mask; d++)
+        pos[d] += eshift;
+    for (i = a; i < b; i++) {
+        uint32_t val;
+        pk_elem e;
+        size_t q, slot;
+        memcpy(&val, vsrc + i * 4, 4);
+        e = (pk_elem)src[i] << 32 | val;
+        d = pk_digit(e, xf, sh, mask, fl);
+        q = pos[d]++;
+        slot = q & (PK_LINE - 1);
+        line[(size_t)d * PK_LINE + slot] = e;
+        if (slot == PK_LINE - 1) {
+            size_t end = q + 1 - eshift, ours = end - start[d];
+            pk_flush(c, tl, d, end, ours < PK_LINE ? ours : PK_LINE, PK_LINE);
+        }
+    }
+    for (d = 0; d <= mask; d++) {
+        size_t end = pos[d] -= eshift, fill = (end + eshift) & (PK_LINE - 1);
+        size_t ours = end - start[d];
+        if (fill > 0 && ours > 0)
+            pk_flush(c, tl, d, end, ours < fill ? ours : fill, fill);
+    }
+    ps_stream_fence();
+}
+
+static void pk_scatter(const omp_ctx *c, omp_tls *tl, size_t a, size_t b,
+                       unsigned sh, unsigned mask)
+{
+    if (c->xf.fneg != 0)
+        pk_scatter_body(c, tl, a, b, sh, mask, 1);
+    else
+        pk_scatter_body(c, tl, a, b, sh, mask, 0);
+}
+
+/* Histograms of np digits of w bits from bit lo of the key images of
+ * e[0, m), bits from hi up masked off; as FN(leaf_hist_body). */
+static inline __attribute__((always_inline)) void
+pk_hist_body(const pk_elem *e, size_t m, ps_xf xf, unsigned lo, unsigned hi,
+             unsigned w, const unsigned np, uint32_t *h, const int fl)
+{
+    unsigned j, mask = (1u << w) - 1;
+    KEY_T below = (KEY_T)(hi >= 32 ? ~(KEY_T)0 : (KEY_T)(((KEY_T)1 << hi) - 1));
+    size_t i;
+    memset(h, 0, (size_t)np * ((size_t)mask + 1) * sizeof *h);
+    for (i = 0; i < m; i++) {
+        KEY_T t = (KEY_T)((FN(img)((KEY_T)(e[i] >> 32), xf, fl) & below) >> lo);
+        for (j = 0; j < np; j++)
+            h[((size_t)j << w) + ((t >> (j * w)) & mask)]++;
+    }
+}
+
+/* One leaf pass: packed to packed (k == NULL) or, the last, packed to the
+ * caller's keys k and values v. */
+static inline __attribute__((always_inline)) void
+pk_pass_body(const pk_elem *src, pk_elem *dst, KEY_T *k, unsigned char *v,
+             size_t m, ps_xf xf, unsigned sh, unsigned mask, uint32_t *off,
+             const int split, const int fl)
+{
+    size_t i;
+    for (i = 0; i < m; i++) {
+        pk_elem e = src[i];
+        uint32_t o = off[pk_digit(e, xf, sh, mask, fl)]++;
+        if (split)
+            pk_split(k, v, o, e);
+        else
+            dst[o] = e;
+    }
+}
+
+static void pk_pass(const omp_ctx *c, const pk_elem *src, pk_elem *dst,
+                    KEY_T *k, unsigned char *v, size_t m, unsigned sh,
+                    unsigned mask, uint32_t *off)
+{
+    int fl = c->xf.fneg != 0, split = k != NULL;
+    switch (split * 2 + fl) {
+    case 0: pk_pass_body(src, dst, k, v, m, c->xf, sh, mask, off, 0, 0); break;
+    case 1: pk_pass_body(src, dst, k, v, m, c->xf, sh, mask, off, 0, 1); break;
+    case 2: pk_pass_body(src, dst, k, v, m, c->xf, sh, mask, off, 1, 0); break;
+    default: pk_pass_body(src, dst, k, v, m, c->xf, sh, mask, off, 1, 1); break;
+    }
+}
+
+/* Sort the packed elements at [a, a + m) of the scratch by key image bits
+ * [lo, hi) and leave them, apart, at [a, a + m) of the caller's arrays:
+ * LSD passes of at most PS_LEAF_BITS bits, alternating between the scratch
+ * and the thread's buffer, the last one splitting.  m <= leaf_cap. */
+static void pk_leaf(const omp_ctx *c, omp_tls *tl, size_t a, size_t m,
+                    unsigned lo, unsigned hi)
+{
+    pk_elem *e = (pk_elem *)c->k[1] + a, *buf[2];
+    KEY_T *k = (KEY_T *)c->k[0] + a;
+    unsigned char *v = c->v[0] + a * 4;
+    uint32_t *h = tl->lhist, *off = tl->loff;
+    unsigned sh[PS_MAX_LEAF_DIGITS], mk[PS_MAX_LEAF_DIGITS];
+    unsigned np = 0, p = 0, w = 0, i, j, d;
+    const int fl = c->xf.fneg != 0;
+
+    prefetch_for_write(k, m * sizeof(KEY_T));
+    prefetch_for_write(v, m * 4);
+    if (m > 1 && hi > lo) {
+        unsigned nb = hi - lo;
+        np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
+        w = (nb + np - 1) / np;
+        switch (np * 2 + fl) {
+        case 2: pk_hist_body(e, m, c->xf, lo, hi, w, 1, h, 0); break;
+        case 3: pk_hist_body(e, m, c->xf, lo, hi, w, 1, h, 1); break;
+        case 4: pk_hist_body(e, m, c->xf, lo, hi, w, 2, h, 0); break;
+        case 5: pk_hist_body(e, m, c->xf, lo, hi, w, 2, h, 1); break;
+        default:
+            if (fl)
+                pk_hist_body(e, m, c->xf, lo, hi, w, np, h, 1);
+            else
+                pk_hist_body(e, m, c->xf, lo, hi, w, np, h, 0);
+            break;
+        }
+        /* Keep the digits that vary, as FN(lsd_leaf) does. */
+        for (j = 0; j < np; j++) {
+            unsigned s0 = lo + j * w, bits = hi - s0 < w ? hi - s0 : w;
+            unsigned mj = (1u << bits) - 1;
+            const uint32_t *hj = h + ((size_t)j << w);
+            if (hj[pk_digit(e[0], c->xf, s0, mj, fl)] == m)
+                continue;
+            if (p != j)
+                memcpy(h + ((size_t)p << w), hj, ((size_t)mj + 1) * sizeof *h);
+            sh[p] = s0;
+            mk[p] = mj;
+            p++;
+        }
+    }
+    if (p == 0) {   /* nothing to sort on: unpack in order */
+        for (i = 0; i < m; i++)
+            pk_split(k, v, i, e[i]);
+        return;
+    }
+    buf[0] = e;
+    buf[1] = (pk_elem *)(void *)tl->tmp;
+    for (i = 0; i < p; i++) {
+        const uint32_t *hi_ = h + ((size_t)i << w);
+        uint32_t sum = 0;
+        for (d = 0; d <= mk[i]; d++) {
+            off[d] = sum;
+            sum += hi_[d];
+        }
+        pk_pass(c, buf[i & 1], buf[(i + 1) & 1], i + 1 == p ? k : NULL,
+                v, m, sh[i], mk[i], off);
+    }
+}
+
+/* The packed route from a pass whose bucket bounds are known: every thread
+ * of the team (or the one caller, nt = 1) scatters its slice [slo, shi),
+ * cursors already in tl->pos and tl->start, then the buckets become leaves. */
+static void pk_route(const omp_ctx *c, omp_tls *tl, size_t slo, size_t shi,
+                     const size_t *bounds, unsigned lo, unsigned sh,
+                     unsigned mask, int team)
+{
+    long bd;
+    pk_scatter(c, tl, slo, shi, sh, mask);
+    if (!team) {
+        for (bd = 0; bd <= (long)mask; bd++)
+            if (bounds[bd + 1] > bounds[bd])
+                pk_leaf(c, tl, bounds[bd], bounds[bd + 1] - bounds[bd], lo, sh);
+        return;
+    }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 8)
+    for (bd = 0; bd <= (long)mask; bd++)
+        if (bounds[bd + 1] > bounds[bd])
+            pk_leaf(c, tl, bounds[bd], bounds[bd + 1] - bounds[bd], lo, sh);
+}
+
+#undef PK_LINE
