@@ -8,7 +8,8 @@
  *   NAME:N for another size; default: all four at 16,000,000 (2^24 for
  *   u32p2), 7 repetitions.
  *
- * Prints the median rate of each sorter and the ratios; every result is
+ * Each round runs every sorter once, in turn.  Prints the median rate of
+ * each sorter and the ratios; every result is
  * checked against the others.  PS_CPUBENCH_NOCACHE=1 releases libportsort's
  * scratch cache before each of its sorts (outside the timing).
  */
@@ -114,9 +115,9 @@ static void bench(const bcase *bc, int reps)
     unsigned char *src = malloc(n * kb), *work = malloc(n * kb);
     unsigned char *first = malloc(n * kb);
     uint32_t *v = bc->pairs ? malloc(n * 4) : NULL;
-    double med[NSORTERS];
+    double med[NSORTERS], t[NSORTERS][64];
     uint64_t seed = 42;
-    int s, r, have_first = 0;
+    int s, r, ok[NSORTERS], have_first = 0;
 
     if (src == NULL || work == NULL || first == NULL || (bc->pairs && v == NULL)) {
         fprintf(stderr, "ps_cpubench: out of memory\n");
@@ -126,12 +127,18 @@ static void bench(const bcase *bc, int reps)
         uint64_t x = splitmix(&seed);
         memcpy(src + i * kb, &x, kb);
     }
-    for (s = 0; s < NSORTERS; s++) {
-        double t[64];
-        med[s] = 0;
-        for (r = 0; r < reps && r < 64; r++) {
+    /* Round-robin: each round runs every sorter once on the same data, so
+     * that the machine's drift (shared hosts: 10-30% within minutes)
+     * falls on all of them alike instead of on whichever ran last. */
+    if (reps > 64)
+        reps = 64;
+    for (s = 0; s < NSORTERS; s++)
+        ok[s] = 1;
+    for (r = 0; r < reps; r++) {
+        for (s = 0; s < NSORTERS; s++) {
             double t0;
-            int st;
+            if (!ok[s])
+                continue;
             memcpy(work, src, n * kb);
             if (v != NULL)
                 for (i = 0; i < n; i++)
@@ -139,10 +146,11 @@ static void bench(const bcase *bc, int reps)
             if (s == OURS && no_cache)
                 ps_release_cache();
             t0 = now();
-            st = run_sorter(s, bc, work, v);
-            t[r] = now() - t0;
-            if (st != 0)
-                break;
+            if (run_sorter(s, bc, work, v) != 0) {
+                ok[s] = 0;      /* not built in, or failed: shown as "-" */
+                continue;
+            }
+            t[s][r] = now() - t0;
             if (!have_first) {
                 memcpy(first, work, n * kb);
                 have_first = 1;
@@ -152,9 +160,12 @@ static void bench(const bcase *bc, int reps)
                 exit(1);
             }
         }
-        if (r == reps || r == 64) {
-            qsort(t, (size_t)r, sizeof t[0], cmp_double);
-            med[s] = t[r / 2];
+    }
+    for (s = 0; s < NSORTERS; s++) {
+        med[s] = 0;
+        if (ok[s]) {
+            qsort(t[s], (size_t)reps, sizeof t[s][0], cmp_double);
+            med[s] = t[s][reps / 2];
         }
     }
     printf("%-6s n=%-9zu", bc->name, n);
