@@ -235,7 +235,7 @@ static void pk_leaf(const omp_ctx *c, omp_tls *tl, size_t a, size_t m,
 }
 
 /* The packed route from a pass whose bucket bounds are known: every thread
- * of the team (or the one caller, nt = 1) scatters its slice [slo, shi),
+ * of the team (team != 0), or the one caller, scatters its slice [slo, shi),
  * cursors already in tl->pos and tl->start, then the buckets become leaves. */
 static void pk_route(const omp_ctx *c, omp_tls *tl, size_t slo, size_t shi,
                      const size_t *bounds, unsigned lo, unsigned sh,
