@@ -234,6 +234,29 @@ FN(leaf_pass_body)(const KEY_T *src, KEY_T *dst, const unsigned char *vsrc,
     }
 }
 
+/* Count the np digits of w bits of t, lowest first, into the np tables of
+ * h (1 << w counters each).  t has no bits above its top digit, which so
+ * needs no mask.  Two and three digits are written out: as a loop over
+ * j, even with np constant, gcc kept variable shifts and a loop counter,
+ * and 16K-key sorts (three digits) ran 25-40% slower. */
+static inline __attribute__((always_inline)) void
+FN(count_digits)(uint32_t *h, KEY_T t, unsigned w, unsigned mask,
+                 const unsigned np)
+{
+    unsigned j;
+    if (np == 2) {
+        h[t & mask]++;
+        h[((size_t)1 << w) + (t >> w)]++;
+    } else if (np == 3) {
+        h[t & mask]++;
+        h[((size_t)1 << w) + ((t >> w) & mask)]++;
+        h[((size_t)2 << w) + (t >> (2 * w))]++;
+    } else {
+        for (j = 0; j < np; j++)
+            h[((size_t)j << w) + ((t >> (j * w)) & mask)]++;
+    }
+}
+
 /* Histograms of the leaf digits (np digits of w bits from bit lo, the last
  * one ending at hi) of keys[0, m), in one read.  Bits from hi up belong to
  * MSD digits already sorted on: masked off, so the last digit counts only
@@ -244,16 +267,14 @@ FN(leaf_hist_body)(const omp_ctx *c, const KEY_T *keys, size_t m,
                    unsigned lo, unsigned hi, unsigned w, const unsigned np,
                    uint32_t *h, const int fl)
 {
-    unsigned j, mask = (1u << w) - 1;
+    unsigned mask = (1u << w) - 1;
     KEY_T below = (KEY_T)(hi >= PS_W ? ~(KEY_T)0 : (KEY_T)(((KEY_T)1 << hi) - 1));
     const ps_xf xf = c->xf;
     size_t i;
     memset(h, 0, (size_t)np * ((size_t)mask + 1) * sizeof *h);
-    for (i = 0; i < m; i++) {
-        KEY_T t = (KEY_T)((FN(img)(keys[i], xf, fl) & below) >> lo);
-        for (j = 0; j < np; j++)
-            h[((size_t)j << w) + ((t >> (j * w)) & mask)]++;
-    }
+    for (i = 0; i < m; i++)
+        FN(count_digits)(h, (KEY_T)((FN(img)(keys[i], xf, fl) & below) >> lo),
+                         w, mask, np);
 }
 
 static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,

@@ -126,15 +126,13 @@ static inline __attribute__((always_inline)) void
 pk_hist_body(const pk_elem *e, size_t m, ps_xf xf, unsigned lo, unsigned hi,
              unsigned w, const unsigned np, uint32_t *h, const int fl)
 {
-    unsigned j, mask = (1u << w) - 1;
+    unsigned mask = (1u << w) - 1;
     KEY_T below = (KEY_T)(hi >= 32 ? ~(KEY_T)0 : (KEY_T)(((KEY_T)1 << hi) - 1));
     size_t i;
     memset(h, 0, (size_t)np * ((size_t)mask + 1) * sizeof *h);
-    for (i = 0; i < m; i++) {
-        KEY_T t = (KEY_T)((FN(img)((KEY_T)(e[i] >> 32), xf, fl) & below) >> lo);
-        for (j = 0; j < np; j++)
-            h[((size_t)j << w) + ((t >> (j * w)) & mask)]++;
-    }
+    for (i = 0; i < m; i++)
+        FN(count_digits)(h, (KEY_T)((FN(img)((KEY_T)(e[i] >> 32), xf, fl)
+                                     & below) >> lo), w, mask, np);
 }
 
 /* One leaf pass: packed to packed (k == NULL) or, the last, packed to the
@@ -194,6 +192,8 @@ static void pk_leaf(const omp_ctx *c, omp_tls *tl, size_t a, size_t m,
         case 3: pk_hist_body(e, m, c->xf, lo, hi, w, 1, h, 1); break;
         case 4: pk_hist_body(e, m, c->xf, lo, hi, w, 2, h, 0); break;
         case 5: pk_hist_body(e, m, c->xf, lo, hi, w, 2, h, 1); break;
+        case 6: pk_hist_body(e, m, c->xf, lo, hi, w, 3, h, 0); break;
+        case 7: pk_hist_body(e, m, c->xf, lo, hi, w, 3, h, 1); break;
         default:
             if (fl)
                 pk_hist_body(e, m, c->xf, lo, hi, w, np, h, 1);
