@@ -153,6 +153,15 @@ static inline unsigned msd_bits(const omp_ctx *c, size_t m, unsigned lo,
     return b < hi - lo ? b : hi - lo;
 }
 
+/* The counters of the LSD passes over nb bits of a leaf
+ * (FN(lsd_leaf)): one table of 2^w per pass. */
+static inline size_t lsd_counters(unsigned nb)
+{
+    unsigned np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
+    unsigned w = (nb + np - 1) / np;
+    return (size_t)np << w;
+}
+
 static inline int is_leaf(const omp_ctx *c, size_t m, unsigned depth)
 {
     return m <= c->leaf_cap || (depth >= PS_MAX_DEPTH - 1 && m <= UINT32_MAX);

@@ -356,14 +356,15 @@ FN(finish_buckets)(const omp_ctx *c, omp_tls *tl, KEY_T *k, unsigned char *v,
     }
 }
 
-/* A leaf with many bits left (four or more LSD passes' worth) but few
- * keys: one pass on its top PS_SPLIT_BITS bits already leaves about one key
- * per bucket, so the buckets are finished by insertion sort instead of
- * passes over the bits below.  A bucket too big for that (skewed data) is
+/* A leaf with many bits left for its few keys (FN(leaf) says when): one
+ * pass on its top bits, at most PS_SPLIT_BITS and at most `most` buckets,
+ * already leaves about one key per bucket, so the buckets are finished by
+ * insertion sort instead of passes over the bits below.  A bucket too big for that (skewed data) is
  * a leaf of its own.  The data first moves to array 1 (when it is in array
  * 0), so that the pass ends in array 0. */
 static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
-                           size_t a, size_t m, unsigned lo, unsigned hi)
+                           size_t a, size_t m, unsigned lo, unsigned hi,
+                           size_t most)
 {
     const size_t vs = c->vs;
     KEY_T *k0 = (KEY_T *)c->k[0] + a, *k1 = (KEY_T *)c->k[1] + a;
@@ -375,12 +376,12 @@ static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
     uint32_t *bnd = tl->split, *off = tl->lhist, sum = 0;
     const int fl = c->xf.fneg != 0;
 
-    /* About as many buckets as keys: 2^b at most 1.5 m.  Measured on u64:
-     * twice as many buckets as keys costs more in the bucket loop than it
-     * saves in insertion sorts (64K keys 20% slower), half as many more
-     * in insertion sorts (16M keys 9% slower). */
-    while (b > 1 && ((size_t)1 << b) > m + m / 2)
+    /* About as many buckets as keys: 2^b at most `most` (FN(leaf)), and
+     * no more bits than are left. */
+    while (b > 1 && ((size_t)1 << b) > most)
         b--;
+    if (b > hi - lo)
+        b = hi - lo;
     sh = hi - b;
     mask = (1u << b) - 1;
 
@@ -498,15 +499,28 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 }
 
 /* Finish positions [a, a + m) of array `where` by image bits [lo, hi), in
- * array 0: LSD passes, or a split pass and insertion sorts when four or
- * more passes would be left for few keys (measured: with three, the passes
- * win: u32 at 1M keys, whose leaves keep 25 bits, ran 19% slower split). */
+ * array 0: LSD passes, or a split pass and insertion sorts
+ *  - when four or more passes would be left for few keys, with up to 1.5
+ *    buckets a key (measured on u64: twice as many buckets as keys costs
+ *    more in the bucket loop than it saves in insertion sorts, 64K keys
+ *    20% slower; half as many more in insertion sorts, 16M keys 9%
+ *    slower; with three passes, the passes win: u32 at 1M keys, whose
+ *    leaves keep 25 bits, ran 19% slower split);
+ *  - when the passes' counters would outnumber the keys twice (small
+ *    arrays, whose sort is then mostly clearing and summing counters),
+ *    with at most one bucket a key.  Measured on one thread against the
+ *    passes, random u32 keys: 100 keys 5x faster, 300 2.4x, 1000 1.6x,
+ *    2900 1.18x; u32 pairs 4x, 1.9x, 1.3x, 1.05x; at 4096 keys the
+ *    passes win by 8%, by 12-27% with 22-24 bits left.  One bucket a key
+ *    rather than 1.5 made 1536 and 3072 keys 13-49% faster. */
 static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                      size_t m, unsigned lo, unsigned hi)
 {
     if (m > 1 && hi - lo > 3 * PS_LEAF_BITS
         && m <= ((size_t)2 << PS_SPLIT_BITS))
-        FN(split_leaf)(c, tl, where, a, m, lo, hi);
+        FN(split_leaf)(c, tl, where, a, m, lo, hi, m + m / 2);
+    else if (m > 1 && hi > lo && lsd_counters(hi - lo) > 2 * m)
+        FN(split_leaf)(c, tl, where, a, m, lo, hi, m);
     else
         FN(lsd_leaf)(c, tl, where, a, m, lo, hi);
 }
