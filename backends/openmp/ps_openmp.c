@@ -65,8 +65,9 @@ _Static_assert((PS_MAX_LEAF_DIGITS << PS_LEAF_BITS) >= (1 << PS_SPLIT_BITS),
 
 /* Below this many keys the sort runs on the calling thread: waking the team
  * costs more than it saves.  Measured on random u32 (doc/results-openmp.md):
- * one thread wins at 16K keys, two threads from 32K up. */
-#define PS_PARALLEL_MIN ((size_t)1 << 15)
+ * one thread wins at 32K keys (182-292 against 149-226 Mkeys/s, three
+ * rounds), they tie at 48K, two threads win from 64K up. */
+#define PS_PARALLEL_MIN ((size_t)48 * 1024)
 /* A bucket of at most this many bytes (keys and values) is finished by one
  * thread in cache.  Measured at 16 KiB to 512 KiB (doc/results-openmp.md):
  * for keys, 128 KiB (buckets of 32-64 KiB) beats 64 KiB by 3-5% at 16M
