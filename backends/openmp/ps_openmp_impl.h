@@ -507,20 +507,23 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
  *    slower; with three passes, the passes win: u32 at 1M keys, whose
  *    leaves keep 25 bits, ran 19% slower split);
  *  - when the passes' counters would outnumber the keys twice (small
- *    arrays, whose sort is then mostly clearing and summing counters),
- *    with at most one bucket a key.  Measured on one thread against the
- *    passes, random u32 keys: 100 keys 5x faster, 300 2.4x, 1000 1.6x,
- *    2900 1.18x; u32 pairs 4x, 1.9x, 1.3x, 1.05x; at 4096 keys the
- *    passes win by 8%, by 12-27% with 22-24 bits left.  One bucket a key
- *    rather than 1.5 made 1536 and 3072 keys 13-49% faster. */
+ *    arrays, whose sort is then mostly clearing and summing counters).
+ *    Measured on one thread against the passes, random u32 keys: 100 keys
+ *    5x faster, 300 2.4x, 1000 1.6x, 2900 1.18x; u32 pairs 4x to 1.05x;
+ *    at 4096 keys the passes win by 8%, by 12-27% with 22-24 bits left.
+ * A leaf that is the whole input, and every leaf of the second kind, has
+ * at most a bucket for two keys: against one a key, 8-11% faster at 1500
+ * u32 keys, 20-25% at 4096 and 8192 u64 keys.  (Leaves of larger sorts
+ * lose 15-20% that way: u64 at 64K to 4M keys.) */
 static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                      size_t m, unsigned lo, unsigned hi)
 {
     if (m > 1 && hi - lo > 3 * PS_LEAF_BITS
         && m <= ((size_t)2 << PS_SPLIT_BITS))
-        FN(split_leaf)(c, tl, where, a, m, lo, hi, m + m / 2);
+        FN(split_leaf)(c, tl, where, a, m, lo, hi,
+                       m == c->n ? m / 2 : m + m / 2);
     else if (m > 1 && hi > lo && lsd_counters(hi - lo) > 2 * m)
-        FN(split_leaf)(c, tl, where, a, m, lo, hi, m);
+        FN(split_leaf)(c, tl, where, a, m, lo, hi, m / 2);
     else
         FN(lsd_leaf)(c, tl, where, a, m, lo, hi);
 }
