@@ -358,10 +358,10 @@ FN(finish_buckets)(const omp_ctx *c, omp_tls *tl, KEY_T *k, unsigned char *v,
 
 /* A leaf with many bits left for its few keys (FN(leaf) says when): one
  * pass on its top bits, at most PS_SPLIT_BITS and at most `most` buckets,
- * already leaves about one key per bucket, so the buckets are finished by
- * insertion sort instead of passes over the bits below.  A bucket too big for that (skewed data) is
- * a leaf of its own.  The data first moves to array 1 (when it is in array
- * 0), so that the pass ends in array 0. */
+ * already leaves a key or two per bucket, so the buckets are finished by
+ * insertion sort instead of passes over the bits below.  A bucket too big
+ * for that (skewed data) is a leaf of its own.  The data first moves to
+ * array 1 (when it is in array 0), so that the pass ends in array 0. */
 static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
                            size_t a, size_t m, unsigned lo, unsigned hi,
                            size_t most)
