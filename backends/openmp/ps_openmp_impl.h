@@ -58,7 +58,7 @@ typedef KEY_T FN(kvec) __attribute__((vector_size(16)));
 static inline __attribute__((always_inline)) void
 FN(survey_body)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
                 unsigned mask, size_t *cnt, size_t *cnt2, uint64_t *orand,
-                const int fl)
+                const int fl, const int count)
 {
     const KEY_T *keys = (const KEY_T *)c->k[0];
     const ps_xf xf = c->xf;     /* a local: the counts' stores may alias c */
@@ -74,6 +74,8 @@ FN(survey_body)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
             memcpy(&x, keys + i, sizeof x);
             vo |= x;
             vn &= x;
+            if (!count)
+                continue;
 #pragma GCC unroll 16
             for (l = 0; l < KVEC_N; l += 2) {
                 cnt[(FN(img)(keys[i + l], xf, 0) >> sh) & mask]++;
@@ -90,7 +92,8 @@ FN(survey_body)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
         KEY_T t = FN(img)(keys[i], xf, fl);
         o |= fl ? t : keys[i];
         n &= fl ? t : keys[i];
-        (i & 1 ? cnt2 : cnt)[(t >> sh) & mask]++;
+        if (count)
+            (i & 1 ? cnt2 : cnt)[(t >> sh) & mask]++;
     }
     for (d = 0; d <= mask; d++)
         cnt[d] += cnt2[d];
@@ -103,9 +106,21 @@ static void FN(survey)(const omp_ctx *c, size_t a, size_t b, unsigned sh,
                        uint64_t *orand)
 {
     if (c->xf.fneg != 0)
-        FN(survey_body)(c, a, b, sh, mask, cnt, cnt2, orand, 1);
+        FN(survey_body)(c, a, b, sh, mask, cnt, cnt2, orand, 1, 1);
     else
-        FN(survey_body)(c, a, b, sh, mask, cnt, cnt2, orand, 0);
+        FN(survey_body)(c, a, b, sh, mask, cnt, cnt2, orand, 0, 1);
+}
+
+/* The survey of an input that is a single leaf: its OR and AND only (the
+ * counts, all zero, are not used).  At 1000 u32 keys the counting took
+ * a tenth of the sort. */
+static void FN(survey_leaf)(const omp_ctx *c, size_t n, size_t *cnt,
+                            size_t *cnt2, uint64_t *orand)
+{
+    if (c->xf.fneg != 0)
+        FN(survey_body)(c, 0, n, 0, 0, cnt, cnt2, orand, 1, 0);
+    else
+        FN(survey_body)(c, 0, n, 0, 0, cnt, cnt2, orand, 0, 0);
 }
 
 /* Histogram of digit (sh, mask) of positions [a, b) of array `where`. */
@@ -716,7 +731,10 @@ static void FN(sort)(const omp_ctx *c)
     if (c->nthreads <= 1) {
         omp_tls *tl = tls_of(c, 0);
         unsigned lo, hi;
-        FN(survey)(c, 0, c->n, sh0, mask0, tl->pos, tl->start, c->orand);
+        if (is_leaf(c, c->n, 0))
+            FN(survey_leaf)(c, c->n, tl->pos, tl->start, c->orand);
+        else
+            FN(survey)(c, 0, c->n, sh0, mask0, tl->pos, tl->start, c->orand);
         if (FN(varying)(c->orand, 1, &lo, &hi))
             FN(solo)(c, tl, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0);
         return;
