@@ -527,15 +527,18 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
  *    20% slower; half as many more in insertion sorts, 16M keys 9%
  *    slower; with three passes, the passes win: u32 at 1M keys, whose
  *    leaves keep 25 bits, ran 19% slower split);
- *  - when the passes' counters would outnumber the keys twice (small
- *    arrays, whose sort is then mostly clearing and summing counters).
- *    Measured on one thread against the passes, random u32 keys: 100 keys
- *    5x faster, 300 2.4x, 1000 1.6x, 2900 1.18x; u32 pairs 4x to 1.05x;
- *    at 4096 keys the passes win by 8%, by 12-27% with 22-24 bits left.
- * A leaf that is the whole input, and every leaf of the second kind, has
- * at most a bucket for two keys: against one a key, 8-11% faster at 1500
- * u32 keys, 20-25% at 4096 and 8192 u64 keys.  (Leaves of larger sorts
- * lose 15-20% that way: u64 at 64K to 4M keys.) */
+ *  - when the leaf is the whole input (a small array) and the passes'
+ *    counters would outnumber its keys twice: the sort would then be
+ *    mostly clearing and summing counters.  Measured on one thread
+ *    against the passes, random u32 keys: 100 keys 5x faster, 300 2.4x,
+ *    1000 1.6x, 2900 1.18x; u32 pairs 4x to 1.05x; at 4096 keys the
+ *    passes win by 8%, by 12-27% with 22-24 bits left.  The leaves of
+ *    larger sorts keep their passes: split, u32 at 1M keys (leaves of
+ *    about 4096 keys and 24 bits) ran 28% slower.
+ * A leaf that is the whole input has at most a bucket for two keys:
+ * against one a key, 8-11% faster at 1500 u32 keys, 20-25% at 4096 and
+ * 8192 u64 keys.  (Leaves of larger sorts lose 15-20% that way: u64 at
+ * 64K to 4M keys.) */
 static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                      size_t m, unsigned lo, unsigned hi)
 {
@@ -543,7 +546,7 @@ static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
         && m <= ((size_t)2 << PS_SPLIT_BITS))
         FN(split_leaf)(c, tl, where, a, m, lo, hi,
                        m == c->n ? m / 2 : m + m / 2);
-    else if (m > 1 && hi > lo && lsd_counters(hi - lo) > 2 * m)
+    else if (m == c->n && m > 1 && hi > lo && lsd_counters(hi - lo) > 2 * m)
         FN(split_leaf)(c, tl, where, a, m, lo, hi, m / 2);
     else
         FN(lsd_leaf)(c, tl, where, a, m, lo, hi);
