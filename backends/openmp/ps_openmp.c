@@ -50,11 +50,12 @@
 /* A leaf with bits for four or more passes left and at most
  * 2^(PS_SPLIT_BITS + 1) keys (u64 keys, mostly) is split once by its top
  * PS_SPLIT_BITS bits instead, and the buckets, of about one key each,
- * finished by insertion sort; a bucket above PS_SPLIT_SMALL keys (skewed
- * data) becomes a leaf of its own.  Measured on random u64 at 16M: 10-18%
- * faster than the four or five LSD passes (doc/results-openmp.md); 13
- * bits rather than 12 let the 8K-key leaves of 16M keys have a bucket per
- * key: 8% faster at 4M and 16M (2 threads, interleaved runs). */
+ * finished by one insertion sort over the leaf (finish_buckets); a bucket
+ * above PS_SPLIT_SMALL keys (skewed data) becomes a leaf of its own when
+ * that is cheaper.  Measured on random u64 at 16M: 10-18% faster than the
+ * four or five LSD passes (doc/results-openmp.md); 13 bits rather than 12
+ * let the 8K-key leaves of 16M keys have a bucket per key: 8% faster at 4M
+ * and 16M (2 threads, interleaved runs).  14 bits measured the same. */
 #define PS_SPLIT_BITS 13
 #define PS_SPLIT_SMALL 16
 /* Smallest bucket an MSD pass makes just to spare its leaves a third LSD
