@@ -98,7 +98,7 @@ typedef struct omp_tls {
     size_t *bounds;     /* [PS_MAX_DEPTH][msd radix + 1] bucket bounds per level */
     uint32_t *lhist;    /* [PS_MAX_LEAF_DIGITS][leaf radix] leaf histograms */
     uint32_t *loff;     /* [leaf radix] leaf offsets */
-    uint32_t *split;    /* [split radix + 1] bucket bounds of a split leaf */
+    uint32_t *split;    /* [split radix] a split leaf's counts, offsets, ends */
     unsigned char *tmp; /* a leaf's worth of keys, then of values */
     unsigned char *kline;   /* [msd buckets][PS_UNIT_BYTES] key buffers */
     unsigned char *vline;   /* [msd buckets][unit keys * vs] value buffers */

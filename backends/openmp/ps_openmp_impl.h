@@ -385,8 +385,8 @@ FN(bubble_body)(KEY_T *k, unsigned char *v, size_t m, ps_xf xf,
         memcpy(v + (m - 1) * vs, &cv, vs);
 }
 
-/* Finish the split leaf k[0, m) (at position a), whose buckets
- * tl->split[0..mask] are in order by image bits [sh, hi) but not yet by
+/* Finish the split leaf k[0, m) (at position a), whose buckets (bucket d
+ * ends at tl->split[d]) are in order by image bits [sh, hi) but not yet by
  * the bits [lo, sh) below: buckets too big for insertion sort (skewed
  * data, when `skewed` says one may be) become LSD leaves, then one
  * insertion sort runs over the whole leaf.  A key never moves past a
@@ -411,10 +411,11 @@ FN(finish_buckets)(const omp_ctx *c, omp_tls *tl, KEY_T *k, unsigned char *v,
          * buckets of 20-100 keys, and LSD passes over each of them ran 7x
          * slower than passes over the whole leaf. */
         const uint64_t lsd_cost = 4 * (uint64_t)lsd_counters(hi - lo);
-        const uint32_t *bnd = tl->split;
+        const uint32_t *end = tl->split;
+        uint32_t s = 0;
         unsigned d;
-        for (d = 0; d <= mask; d++) {
-            uint32_t s = bnd[d], cnt = bnd[d + 1] - s;
+        for (d = 0; d <= mask; s = end[d++]) {
+            uint32_t cnt = end[d] - s;
             if (cnt > PS_SPLIT_SMALL && (uint64_t)cnt * cnt > lsd_cost)
                 FN(lsd_leaf)(c, tl, 0, a + s, cnt, lo, hi);
         }
@@ -442,9 +443,9 @@ static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
     unsigned char *v0 = vs ? c->v[0] + a * vs : NULL;
     unsigned char *v1 = vs ? c->v[1] + a * vs : NULL;
     unsigned b = PS_SPLIT_BITS, sh, mask, d;
-    /* lhist holds PS_MAX_LEAF_DIGITS << PS_LEAF_BITS >= 2^PS_SPLIT_BITS
-     * counters: the split pass's running offsets fit. */
-    uint32_t *bnd = tl->split, *off = tl->lhist, sum = 0, big = 0;
+    /* The counts, then the running offsets, which the pass leaves at the
+     * buckets' ends for finish_buckets (whose LSD leaves use lhist). */
+    uint32_t *off = tl->split, sum = 0, big = 0;
     const int fl = c->xf.fneg != 0;
 
     /* About as many buckets as keys: 2^b at most `most` (FN(leaf)), and
@@ -466,16 +467,17 @@ static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
             prefetch_for_write(v0, m * vs);
     }
     if (fl)
-        FN(split_hist_body)(k1, m, c->xf, sh, mask, bnd, 1);
+        FN(split_hist_body)(k1, m, c->xf, sh, mask, off, 1);
     else
-        FN(split_hist_body)(k1, m, c->xf, sh, mask, bnd, 0);
+        FN(split_hist_body)(k1, m, c->xf, sh, mask, off, 0);
+    /* big, the OR of the counts, exceeds PS_SPLIT_SMALL when a count does
+     * (and sometimes when none does: then finish_buckets looks in vain). */
     for (d = 0; d <= mask; d++) {
-        uint32_t cnt = bnd[d];
-        bnd[d] = off[d] = sum;
+        uint32_t cnt = off[d];
+        off[d] = sum;
         sum += cnt;
-        big = cnt > big ? cnt : big;
+        big |= cnt;
     }
-    bnd[mask + 1] = sum;
     VS_FL(c, FN(leaf_pass_body), k1, k0, v1, v0, m, c->xf, sh, mask, off);
     VS_FL(c, FN(finish_buckets), c, tl, k0, v0, a, m, lo, sh, mask,
           big > PS_SPLIT_SMALL);
