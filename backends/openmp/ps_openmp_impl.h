@@ -347,11 +347,17 @@ FN(insert_body)(KEY_T *k, unsigned char *v, size_t m, ps_xf xf,
  * each new key y sends the smaller of c and y to the sorted prefix, where
  * it mostly stands (a bucket of two keys needs nothing more); the rare key
  * smaller than the prefix's last one sinks.  Ties keep their order: c
- * leaves before an equal y, and a key sinks only past greater ones.  The
- * first npf keys from pf are prefetched into L2 on the way (next_span). */
+ * leaves before an equal y, and a key sinks only past greater ones.
+ *
+ * On the way, the next bucket (next_span: npf keys from pf, values from
+ * pv) is prefetched into L2, and so are the lines its pass will write,
+ * just after k and v: the chain leaves load slots to spare, while the
+ * next leaf would otherwise start with reads from DRAM and writes that
+ * need their lines read first. */
 static inline __attribute__((always_inline)) void
 FN(bubble_body)(KEY_T *k, unsigned char *v, size_t m, ps_xf xf,
-                const KEY_T *pf, size_t npf, const size_t vs, const int fl)
+                const KEY_T *pf, const unsigned char *pv, size_t npf,
+                const size_t vs, const int fl)
 {
     KEY_T c = k[0], ec = FN(img)(c, xf, fl), elast = 0;
     uint64_t cv = 0;
@@ -360,8 +366,14 @@ FN(bubble_body)(KEY_T *k, unsigned char *v, size_t m, ps_xf xf,
         memcpy(&cv, v, vs);
     for (i = 1; i < m; i++) {
         KEY_T y = k[i], ey = FN(img)(y, xf, fl);
-        if ((i & (64 / sizeof(KEY_T) - 1)) == 0 && i < npf)
+        if ((i & (64 / sizeof(KEY_T) - 1)) == 0 && i < npf) {
             __builtin_prefetch(pf + i, 0, 2);
+            __builtin_prefetch(k + m + i, 1, 2);
+            if (vs) {
+                __builtin_prefetch(pv + i * vs, 0, 2);
+                __builtin_prefetch(v + (m + i) * vs, 1, 2);
+            }
+        }
         /* All ones to swap, else zero: xor-swapping under a mask keeps the
          * compiler from turning a 50/50 choice into a branch. */
         KEY_T sw = (KEY_T)0 - (KEY_T)(ec > ey);
@@ -400,12 +412,13 @@ FN(bubble_body)(KEY_T *k, unsigned char *v, size_t m, ps_xf xf,
  * stands after a greater one, and the bubble pass, which leaves one in
  * twenty-five, was 15-25% faster for the whole sort (u64, 1M and 16M);
  * with two keys a bucket (small inputs, split more coarsely) the plain
- * insertion sort was 10-20% faster.  pf: where the next bucket's keys lie
- * (next_span). */
+ * insertion sort was 10-20% faster.  pf and pv: where the next bucket's
+ * keys and values lie (next_span). */
 static inline __attribute__((always_inline)) void
 FN(finish_buckets)(const omp_ctx *c, omp_tls *tl, KEY_T *k, unsigned char *v,
                    size_t a, size_t m, unsigned lo, unsigned hi, unsigned mask,
-                   int skewed, const KEY_T *pf, const size_t vs, const int fl)
+                   int skewed, const KEY_T *pf, const unsigned char *pv,
+                   const size_t vs, const int fl)
 {
     if (skewed) {
         /* A bucket of more than PS_SPLIT_SMALL keys is left to the
@@ -429,7 +442,7 @@ FN(finish_buckets)(const omp_ctx *c, omp_tls *tl, KEY_T *k, unsigned char *v,
     if (m > (size_t)mask + 1 + (mask + 1) / 2)
         FN(insert_body)(k, v, m, c->xf, vs, fl);
     else
-        FN(bubble_body)(k, v, m, c->xf, pf, next_span(c, a, m), vs, fl);
+        FN(bubble_body)(k, v, m, c->xf, pf, pv, next_span(c, a, m), vs, fl);
 }
 
 /* A leaf with many bits left for its few keys (FN(leaf) says when): one
@@ -484,7 +497,8 @@ static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
     }
     VS_FL(c, FN(leaf_pass_body), k1, k0, v1, v0, m, c->xf, sh, mask, off);
     VS_FL(c, FN(finish_buckets), c, tl, k0, v0, a, m, lo, sh, mask,
-          big > PS_SPLIT_SMALL, (const KEY_T *)c->k[where] + a + m);
+          big > PS_SPLIT_SMALL, (const KEY_T *)c->k[where] + a + m,
+          vs ? c->v[where] + (a + m) * vs : NULL);
 }
 
 /* Sort positions [a, a + m) of array `where` by image bits [lo, hi) with
