@@ -218,16 +218,15 @@ static inline void prefetch_for_write(const void *p, size_t bytes)
         __builtin_prefetch(c + i, 1, 3);
 }
 
-/* How many elements of the bucket after [a, a + m) a split leaf's last
- * pass prefetches (at most m).  The omp for hands buckets out in runs of
- * 8, so that bucket is mostly the same thread's next leaf; its keys and
- * values, fetched into L2 while the pass's loads and stores hit in cache,
- * spare the next leaf's first read the wait on DRAM, and its destination
- * lines, fetched for writing, spare its scatter the reads for ownership.
- * Measured, one thread at 16M: u64 +7% for the reads and 7-12% more for
- * the writes, u64 with values +6% and 5-10% more.  (In the LSD leaves of
- * u32 keys and pairs the test in the pass loop cost more than the read
- * prefetch saved: 6-10% slower.) */
+/* How many elements of the bucket after [a, a + m) a leaf's last pass
+ * prefetches (at most m).  The omp for hands buckets out in runs of 8, so
+ * that bucket is mostly the same thread's next leaf; its keys and values,
+ * fetched into L2 while the pass's loads and stores hit in cache, spare
+ * the next leaf's first read the wait on DRAM, and its destination lines,
+ * fetched for writing, spare its scatter the reads for ownership.
+ * Measured, one thread, interleaved: split leaves (u64) at 16M +7% for the
+ * reads and 7-12% more for the writes, with values +6% and 5-10% more;
+ * packed pairs +3-10% at 1M-16M; u32 LSD leaves +1-6% at 4M-16M. */
 static inline size_t next_span(const omp_ctx *c, size_t a, size_t m)
 {
     size_t next = a + m;

@@ -232,21 +232,45 @@ static void FN(scatter)(const omp_ctx *c, omp_tls *tl, int from, size_t a,
     VS_FL(c, FN(scatter_body), c, tl, from, a, b, sh, mask);
 }
 
+/* Element i of an LSD pass: to its digit's next place in dst. */
+static inline __attribute__((always_inline)) void
+FN(leaf_move)(const KEY_T *src, KEY_T *dst, const unsigned char *vsrc,
+              unsigned char *vdst, size_t i, ps_xf xf, unsigned sh,
+              unsigned mask, uint32_t *off, const size_t vs, const int fl)
+{
+    KEY_T k = src[i];
+    uint32_t o = off[(FN(img)(k, xf, fl) >> sh) & mask]++;
+    dst[o] = k;
+    if (vs)
+        memcpy(vdst + (size_t)o * vs, vsrc + i * vs, vs);
+}
+
 /* One LSD pass over a cache-resident bucket: a plain scatter, since the
- * destination is in cache and write-combining would only add work. */
+ * destination is in cache and write-combining would only add work.
+ *
+ * While i < npf, the pass prefetches the next bucket (next_span) a line at
+ * a time: its keys from pf + i into L2, and the lines of pw + i, which its
+ * last pass will write, for writing.  Those steps take a line of keys
+ * each, unrolled, so that the plain loop keeps no test per key (with one,
+ * u32 leaves ran 6-10% slower). */
 static inline __attribute__((always_inline)) void
 FN(leaf_pass_body)(const KEY_T *src, KEY_T *dst, const unsigned char *vsrc,
                    unsigned char *vdst, size_t m, ps_xf xf, unsigned sh,
-                   unsigned mask, uint32_t *off, const size_t vs, const int fl)
+                   unsigned mask, uint32_t *off, const KEY_T *pf, KEY_T *pw,
+                   size_t npf, const size_t vs, const int fl)
 {
-    size_t i;
-    for (i = 0; i < m; i++) {
-        KEY_T k = src[i];
-        uint32_t o = off[(FN(img)(k, xf, fl) >> sh) & mask]++;
-        dst[o] = k;
-        if (vs)
-            memcpy(vdst + (size_t)o * vs, vsrc + i * vs, vs);
+    const size_t line = 64 / sizeof(KEY_T);
+    size_t i = 0, j;
+    for (; i < npf && i + line <= m; i += line) {
+        __builtin_prefetch(pf + i, 0, 2);
+        __builtin_prefetch(pw + i, 1, 2);
+#pragma GCC unroll 16
+        for (j = 0; j < line; j++)
+            FN(leaf_move)(src, dst, vsrc, vdst, i + j, xf, sh, mask, off, vs,
+                          fl);
     }
+    for (; i < m; i++)
+        FN(leaf_move)(src, dst, vsrc, vdst, i, xf, sh, mask, off, vs, fl);
 }
 
 /* Count the np digits of w bits of t, lowest first, into the np tables of
@@ -495,7 +519,8 @@ static void FN(split_leaf)(const omp_ctx *c, omp_tls *tl, int where,
         sum += cnt;
         big |= cnt;
     }
-    VS_FL(c, FN(leaf_pass_body), k1, k0, v1, v0, m, c->xf, sh, mask, off);
+    VS_FL(c, FN(leaf_pass_body), k1, k0, v1, v0, m, c->xf, sh, mask, off,
+          NULL, NULL, 0);
     VS_FL(c, FN(finish_buckets), c, tl, k0, v0, a, m, lo, sh, mask,
           big > PS_SPLIT_SMALL, (const KEY_T *)c->k[where] + a + m,
           vs ? c->v[where] + (a + m) * vs : NULL);
@@ -582,7 +607,9 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
             sum += hi_[d];
         }
         VS_FL(c, FN(leaf_pass_body), karr[path[i]], karr[path[i + 1]],
-              varr[path[i]], varr[path[i + 1]], m, c->xf, sh[i], mk, off);
+              varr[path[i]], varr[path[i + 1]], m, c->xf, sh[i], mk, off,
+              (const KEY_T *)c->k[where] + a + m, (KEY_T *)c->k[0] + a + m,
+              i + 1 == p ? next_span(c, a, m) : 0);
     }
     if (path[p] != 0 && m > 0) {
         memcpy(karr[0], karr[path[p]], m * sizeof(KEY_T));
