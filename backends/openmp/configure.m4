@@ -11,7 +11,25 @@ AS_IF([test "x$ps_openmp_request" != xno],
   [AC_OPENMP
    AS_IF([test "x$ac_cv_prog_c_openmp" != x && test "x$ac_cv_prog_c_openmp" != xunsupported],
      [ps_openmp_enabled=yes
-      AC_DEFINE([PS_HAVE_OPENMP], [1], [Define to 1 to build the OpenMP backend.])],
+      AC_DEFINE([PS_HAVE_OPENMP], [1], [Define to 1 to build the OpenMP backend.])
+      # The leaves' sorting networks (ps_openmp_net.c) are AVX-512 code in
+      # functions of their own, chosen at run time: the compiler must accept
+      # target attributes and ask the CPU what it runs.
+      AC_CACHE_CHECK([whether $CC builds AVX-512 functions by target attribute],
+        [ps_cv_avx512_target],
+        [AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <immintrin.h>
+__attribute__((target("avx512f"))) static int f(const unsigned *p)
+{
+    __m512i v = _mm512_maskz_loadu_epi32(3, p);
+    v = _mm512_mask_max_epu32(_mm512_min_epu32(v, v), 1, v, v);
+    return _mm512_reduce_add_epi32(v);
+}]], [[unsigned a[16] = {0};
+__builtin_cpu_init();
+return __builtin_cpu_supports("avx512f") ? f(a) : 0;]])],
+          [ps_cv_avx512_target=yes], [ps_cv_avx512_target=no])])
+      AS_IF([test "x$ps_cv_avx512_target" = xyes],
+        [AC_DEFINE([PS_HAVE_AVX512_TARGET], [1],
+           [Define to 1 when the compiler builds AVX-512 functions by target attribute.])])],
      [AS_IF([test "x$ps_openmp_request" = xyes],
         [AC_MSG_ERROR([--enable-openmp: $CC does not support OpenMP])])])])
 AM_CONDITIONAL([PS_HAVE_OPENMP], [test "x$ps_openmp_enabled" = xyes])

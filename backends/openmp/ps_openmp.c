@@ -33,6 +33,7 @@
 #endif
 
 #include "ps_backend.h"
+#include "ps_openmp_net.h"
 
 /* Digit widths, chosen by measurement (doc/results-openmp.md).  An MSD
  * pass takes up to PS_MSD_BITS bits, as many as needed to cut its range into
@@ -118,6 +119,8 @@ typedef struct omp_ctx {
     int pack;                   /* 4-byte keys and values: the packed route
                                    may be taken (ps_openmp_packed.h) */
     int pk_stream;              /* the packed scratch may be streamed */
+    int net;                    /* 4-byte keys without values, AVX-512:
+                                   leaves may end in sorting networks */
     size_t pk_shift;            /* its offset, in elements, from a unit */
     uint64_t *orand;            /* [threads][2] OR and AND of the images */
     size_t *tcount;             /* [threads][msd radix] */
@@ -162,6 +165,17 @@ static inline size_t lsd_counters(unsigned nb)
     unsigned np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
     unsigned w = (nb + np - 1) / np;
     return (size_t)np << w;
+}
+
+/* Bits of the counting pass of a network leaf of m keys (FN(net_leaf)):
+ * the fewest that leave at most 16 keys a bucket on average, so that most
+ * buckets fit one 16-lane network and few exceed PS_NET_MAX. */
+static inline unsigned net_bits(size_t m)
+{
+    unsigned b = 1;
+    while (b < PS_LEAF_BITS && (m >> b) > 16)
+        b++;
+    return b;
 }
 
 static inline int is_leaf(const omp_ctx *c, size_t m, unsigned depth)
@@ -373,12 +387,31 @@ static void on_fork_child(void)
     in_forked_child = 1;
 }
 
+/* Whether leaves may use the AVX-512 sorting networks: when the CPU has
+ * AVX-512F, unless PORTSORT_OPENMP_AVX512=0 says no (which the tests use
+ * to run the other path too).  Read once, at init. */
+static int net_usable;
+
+static int net_wanted(void)
+{
+#if defined(PS_HAVE_AVX512_TARGET)
+    const char *e = getenv("PORTSORT_OPENMP_AVX512");
+    if (e != NULL && strcmp(e, "0") == 0)
+        return 0;
+    return ps_omp_net_cpu_ok();
+#else
+    return 0;
+#endif
+}
+
 static int openmp_init(const ps_host *h, void **state)
 {
     host = h;
     pthread_atfork(NULL, NULL, on_fork_child);
     team_size = threads_wanted();
-    host->log("openmp: %d threads", team_size);
+    net_usable = net_wanted();
+    host->log("openmp: %d threads, AVX-512 leaf networks %s", team_size,
+              net_usable ? "on" : "off");
     *state = NULL;
     return PS_OK;
 }
@@ -519,6 +552,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
             c.stream[i] |= 2;
     }
     c.pack = kb == 4 && c.vs == 4;
+    c.net = net_usable && kb == 4 && c.vs == 0;
     c.pk_shift = ((uintptr_t)c.k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
     c.pk_stream = n * 8 > PS_STREAM_BYTES;
     switch (kb) {
