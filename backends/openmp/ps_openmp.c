@@ -443,7 +443,8 @@ static size_t layout(omp_ctx *c, unsigned char *base, int threads)
                     + round64(PS_MAX_DEPTH * (mr + 1) * sizeof(size_t))
                     + round64((PS_MAX_LEAF_DIGITS + 1) * lr * sizeof(uint32_t))
                     + round64(((1u << PS_SPLIT_BITS) + 1) * sizeof(uint32_t))
-                    + round64(c->leaf_cap * kb) + round64(c->leaf_cap * c->vs);
+                    + round64(c->leaf_cap * kb * (c->net ? 5 : 1)) /* net_leaf */
+                    + round64(c->leaf_cap * c->vs);
     if (base != NULL) {
         unsigned char *p = base + kbytes + vbytes;
         c->k[1] = base;
@@ -530,6 +531,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     c.bits = (unsigned)(8 * kb);
     c.nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
     c.leaf_cap = (c.vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c.vs);
+    c.net = net_usable && kb == 4 && c.vs == 0;
     bytes = layout(&c, NULL, c.nthreads);
     if (bytes == 0) {
         host->fail("openmp: %zu elements overflow the scratch size", n);
@@ -552,7 +554,6 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
             c.stream[i] |= 2;
     }
     c.pack = kb == 4 && c.vs == 4;
-    c.net = net_usable && kb == 4 && c.vs == 0;
     c.pk_shift = ((uintptr_t)c.k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
     c.pk_stream = n * 8 > PS_STREAM_BYTES;
     switch (kb) {

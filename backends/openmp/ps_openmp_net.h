@@ -35,6 +35,14 @@ int ps_omp_net_buckets32(const uint32_t *src, uint32_t *dst,
                          const uint32_t *ends, size_t nb, uint32_t flip,
                          uint32_t fneg);
 
+/* The same for buckets that lie in slots of PS_NET_MAX keys: bucket d
+ * holds slots[d * PS_NET_MAX, ends[d]), at most PS_NET_MAX keys, and goes,
+ * sorted, right after bucket d - 1 in dst, which takes the m keys of all
+ * the buckets and is not written past them. */
+void ps_omp_net_slots32(const uint32_t *slots, uint32_t *dst,
+                        const uint32_t *ends, size_t nb, uint32_t m,
+                        uint32_t flip, uint32_t fneg);
+
 #endif
 
 #endif /* PS_OPENMP_NET_H */
