@@ -12,7 +12,9 @@
  * equal adjacent keys must have increasing indices (stability).  A
  * keys-only sort of the same data must give the same keys.
  *
- * PS_TEST_LARGE_N, when set, replaces both sizes (for quick runs).
+ * One smaller case aims at a corner of the packed pairs' leaves.
+ *
+ * PS_TEST_LARGE_N, when set, replaces both large sizes (for quick runs).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,7 +23,7 @@
 
 #include "ps_test_util.h"
 
-enum { G_RANDOM, G_FEW, G_LOWENT, G_NARROW };
+enum { G_RANDOM, G_FEW, G_LOWENT, G_NARROW, G_THIN };
 
 static void generate(unsigned char *keys, size_t n, ps_type type, int g,
                      uint64_t seed)
@@ -36,6 +38,13 @@ static void generate(unsigned char *keys, size_t n, ps_type type, int g,
         case G_FEW: v = few[t_rand(&s) % 5]; break;
         case G_LOWENT: v = t_rand(&s) & t_rand(&s) & t_rand(&s); break;
         case G_NARROW: v = t_rand(&s) % 3000; break;
+        /* 34 keys under 2^30, the rest above, all multiples of 64: for
+         * u32 pairs, the first pass takes two bits (the constant low ones
+         * leave too few for more), and one of its buckets gets 34 keys
+         * whose bits 27-29 differ. */
+        case G_THIN:
+            v = (i < 34 ? t_rand(&s) >> 34 : t_rand(&s) | 1u << 30) & ~(uint64_t)63;
+            break;
         default: v = t_rand(&s); break;
         }
         memcpy(keys + i * kb, &v, kb);
@@ -205,6 +214,9 @@ int main(void)
     check("i32 narrow, 16M", PS_I32, 0, m16, G_NARROW, 4, 7);
     check("u16 random desc, 2^24", PS_U16, PS_DESCENDING, p2, G_RANDOM, 4, 8);
     check("i8 random, 16M", PS_I8, 0, m16, G_RANDOM, 8, 9);
+    /* A bucket too thin for the pairs' sorting networks (pk_net_leaf):
+     * its keys share fewer than the 5 top bits those need. */
+    check("u32 one thin bucket, 39034", PS_U32, 0, 39034, G_THIN, 4, 10);
     allocation_failure(p2);
     concurrent_release();
     printf("ps_test_openmp_large: passed on backend %s\n", ps_backend_name());

@@ -121,6 +121,7 @@ typedef struct omp_ctx {
     int pk_stream;              /* the packed scratch may be streamed */
     int net;                    /* 4-byte keys without values, AVX-512:
                                    leaves may end in sorting networks */
+    int pk_net;                 /* the same for packed pairs */
     size_t pk_shift;            /* its offset, in elements, from a unit */
     uint64_t *orand;            /* [threads][2] OR and AND of the images */
     size_t *tcount;             /* [threads][msd radix] */
@@ -167,13 +168,14 @@ static inline size_t lsd_counters(unsigned nb)
     return (size_t)np << w;
 }
 
-/* Bits of the counting pass of a network leaf of m keys (FN(net_leaf)):
- * the fewest that leave at most 16 keys a bucket on average, so that most
- * buckets fit one 16-lane network and few exceed PS_NET_MAX. */
-static inline unsigned net_bits(size_t m)
+/* Bits of the counting pass of a network leaf of m elements (FN(net_leaf),
+ * pk_net_leaf): the fewest that leave at most `avg` a bucket on average,
+ * so that most buckets fit a network of one or two registers and few
+ * exceed PS_NET_MAX. */
+static inline unsigned net_bits(size_t m, size_t avg)
 {
     unsigned b = 1;
-    while (b < PS_LEAF_BITS && (m >> b) > 16)
+    while (b < PS_LEAF_BITS && (m >> b) > avg)
         b++;
     return b;
 }
@@ -444,7 +446,8 @@ static size_t layout(omp_ctx *c, unsigned char *base, int threads)
                     + round64((PS_MAX_LEAF_DIGITS + 1) * lr * sizeof(uint32_t))
                     + round64(((1u << PS_SPLIT_BITS) + 1) * sizeof(uint32_t))
                     + round64(c->leaf_cap * kb * (c->net ? 5 : 1)) /* net_leaf */
-                    + round64(c->leaf_cap * c->vs);
+                    + round64(c->leaf_cap * c->vs)
+                    + (c->pk_net ? round64(c->leaf_cap * 64) : 0); /* pk_net_leaf */
     if (base != NULL) {
         unsigned char *p = base + kbytes + vbytes;
         c->k[1] = base;
@@ -532,6 +535,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     c.nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
     c.leaf_cap = (c.vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c.vs);
     c.net = net_usable && kb == 4 && c.vs == 0;
+    c.pk_net = net_usable && kb == 4 && c.vs == 4;
     bytes = layout(&c, NULL, c.nthreads);
     if (bytes == 0) {
         host->fail("openmp: %zu elements overflow the scratch size", n);

@@ -620,7 +620,7 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 
 #if PS_W == 32 && defined(PS_HAVE_AVX512_TARGET)
 /* A leaf of 4-byte keys without values, on a CPU with AVX-512 (c->net):
- * one counting pass on its top bits (net_bits: about 16 keys a bucket)
+ * one counting pass on its top bits (net_bits: 8 to 16 keys a bucket)
  * into the thread's buffer, then each bucket sorted by a network on its
  * way into array 0 (ps_openmp_net.h).  Against two LSD passes, the second
  * pass and the counting of its digit are gone, for about 1.3 cycles a key
@@ -644,7 +644,7 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 {
     KEY_T *k0 = (KEY_T *)c->k[0] + a, *buf = (KEY_T *)(void *)tl->tmp;
     const KEY_T *src = (const KEY_T *)c->k[where] + a;
-    unsigned b = net_bits(m), sh = hi - b, mask = (1u << b) - 1, d;
+    unsigned b = net_bits(m, 16), sh = hi - b, mask = (1u << b) - 1, d;
     uint32_t *off = tl->split, sum = 0, over = 0;
     const uint32_t flip = (uint32_t)c->xf.flip, fneg = (uint32_t)c->xf.fneg;
     const int fl = fneg != 0;
@@ -729,7 +729,7 @@ static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                      size_t m, unsigned lo, unsigned hi)
 {
 #if PS_W == 32 && defined(PS_HAVE_AVX512_TARGET)
-    if (c->net && m > PS_NET_MAX && m <= c->leaf_cap && hi - lo > net_bits(m)
+    if (c->net && m > PS_NET_MAX && m <= c->leaf_cap && hi - lo > net_bits(m, 16)
         && FN(net_leaf)(c, tl, where, a, m, lo, hi))
         return;
 #endif

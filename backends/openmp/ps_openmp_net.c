@@ -174,4 +174,148 @@ PS_AVX512 void ps_omp_net_slots32(const uint32_t *slots, uint32_t *dst,
     }
 }
 
+/* ---- packed pairs: 8 lanes of 64 bits ------------------------------ */
+
+/* Partners at distance 1, 2 and 4 lanes of 64 bits. */
+#define PS_Q1(v) _mm512_shuffle_epi32((v), _MM_PERM_BADC)
+#define PS_Q2(v) _mm512_shuffle_i64x2((v), (v), _MM_SHUFFLE(2, 3, 0, 1))
+#define PS_Q4(v) _mm512_shuffle_i64x2((v), (v), _MM_SHUFFLE(1, 0, 3, 2))
+
+#define PS_NETQ_STEP(v, partner, hi)                                         \
+    do {                                                                     \
+        __m512i p_ = (partner);                                              \
+        (v) = _mm512_mask_max_epu64(_mm512_min_epu64((v), p_), (hi), (v), p_); \
+    } while (0)
+
+/* Bitonic merge of 8 lanes: up all ones for ascending, 0 descending. */
+PS_NET_INLINE __m512i merge8q(__m512i v, __mmask8 up)
+{
+    PS_NETQ_STEP(v, PS_Q4(v), (__mmask8)(0xf0 ^ ~up));
+    PS_NETQ_STEP(v, PS_Q2(v), (__mmask8)(0xcc ^ ~up));
+    PS_NETQ_STEP(v, PS_Q1(v), (__mmask8)(0xaa ^ ~up));
+    return v;
+}
+
+/* Bitonic sort of 8 lanes, masks as in sort16. */
+PS_NET_INLINE __m512i sort8q(__m512i v, __mmask8 up)
+{
+    PS_NETQ_STEP(v, PS_Q1(v), (__mmask8)(0x66 ^ ~up));
+    PS_NETQ_STEP(v, PS_Q2(v), (__mmask8)(0x3c ^ ~up));
+    PS_NETQ_STEP(v, PS_Q1(v), (__mmask8)(0x5a ^ ~up));
+    return merge8q(v, up);
+}
+
+/* Sort the bitonic sequence of 16 lanes in r0, r1 (r0 first). */
+PS_NET_INLINE void merge16q(__m512i *r0, __m512i *r1, __mmask8 up)
+{
+    __m512i lo = _mm512_min_epu64(*r0, *r1), hi = _mm512_max_epu64(*r0, *r1);
+    *r0 = merge8q(up ? lo : hi, up);
+    *r1 = merge8q(up ? hi : lo, up);
+}
+
+/* Sort 16 lanes in r0, r1 (r0 first). */
+PS_NET_INLINE void sort16q(__m512i *r0, __m512i *r1, __mmask8 up)
+{
+    *r0 = sort8q(*r0, 0xff);
+    *r1 = sort8q(*r1, 0);
+    merge16q(r0, r1, up);
+}
+
+/* The sort key of a packed element e = key << 32 | value at position pos
+ * of its bucket: the key's image (fhi holds the bucket's flip in the odd
+ * 32-bit lanes) shifted up by 5, the position in those 5 bits, the value
+ * below.  Ordering these 64-bit numbers orders by key, then by position:
+ * stable.  The 5 bits shifted out are the image's top bits, the same in
+ * every key of the bucket (the caller sees to it), and lanes past cnt
+ * (0..8) become all ones, which sort last. */
+PS_NET_INLINE __m512i pk_lanes(const uint64_t *p, unsigned cnt, __m512i fhi,
+                               __m512i pos)
+{
+    __mmask8 k = (__mmask8)((1u << cnt) - 1);
+    __m512i x = _mm512_xor_si512(_mm512_maskz_loadu_epi64(k, p), fhi);
+    x = _mm512_mask_slli_epi32(x, 0xaaaa, x, 5);
+    return _mm512_mask_or_epi64(_mm512_set1_epi64(-1), k, x, pos);
+}
+
+/* Undo pk_lanes for the first cnt (0..8) lanes of v: keys to k (the top 5
+ * bits from khi, the flip undone with flo), values to val; all 8 lanes
+ * when `whole` (as in store_keys). */
+PS_NET_INLINE void pk_store(void *k, void *val, __m512i v, __m512i flo,
+                            __m512i khi, unsigned cnt, int whole)
+{
+    __mmask8 m = whole ? 0xff : (__mmask8)((1u << cnt) - 1);
+    v = _mm512_mask_srli_epi32(v, 0xaaaa, v, 5);
+    v = _mm512_ternarylogic_epi32(v, flo, khi, 0xbe);  /* (v ^ flo) | khi */
+    _mm512_mask_cvtepi64_storeu_epi32(val, m, v);
+    _mm512_mask_cvtepi64_storeu_epi32(k, m, _mm512_srli_epi64(v, 32));
+}
+
+/* How many of cnt keys fall in lanes [8 i, 8 i + 8). */
+static inline unsigned lanes_in(uint32_t cnt, unsigned i)
+{
+    return cnt <= 8 * i ? 0 : cnt - 8 * i >= 8 ? 8 : cnt - 8 * i;
+}
+
+PS_AVX512 void ps_omp_net_pairs32(const uint64_t *slots, void *keys,
+                                  void *vals, const uint32_t *ends,
+                                  size_t nb, uint32_t m, uint32_t flip,
+                                  uint32_t fneg)
+{
+    char *kc = keys, *vc = vals;
+    __m512i pos[4];
+    uint32_t o = 0;
+    size_t d;
+    unsigned i;
+
+    for (i = 0; i < 4; i++)
+        pos[i] = _mm512_set_epi64((8LL * i + 7) << 32, (8LL * i + 6) << 32,
+                                  (8LL * i + 5) << 32, (8LL * i + 4) << 32,
+                                  (8LL * i + 3) << 32, (8LL * i + 2) << 32,
+                                  (8LL * i + 1) << 32, (8LL * i) << 32);
+    for (d = 0; d < nb; d++) {
+        const uint64_t *from = slots + d * PS_NET_MAX;
+        uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX, room = m - o;
+        uint32_t key0, f;
+        __m512i fhi, flo, khi, r[4];
+        if (cnt == 0)
+            continue;
+        key0 = (uint32_t)(from[0] >> 32);
+        f = flip ^ (fneg & (0u - (key0 >> 31)));
+        fhi = _mm512_set1_epi64((long long)((uint64_t)f << 32));
+        flo = _mm512_set1_epi64((long long)((uint64_t)(f & 0x07ffffffu) << 32));
+        khi = _mm512_set1_epi64((long long)((uint64_t)(key0 & 0xf8000000u) << 32));
+        if (cnt <= 8) {
+            r[0] = sort8q(pk_lanes(from, cnt, fhi, pos[0]), 0xff);
+            pk_store(kc + 4 * o, vc + 4 * o, r[0], flo, khi, cnt, room >= 8);
+        } else if (cnt <= 16) {
+            r[0] = pk_lanes(from, 8, fhi, pos[0]);
+            r[1] = pk_lanes(from + 8, cnt - 8, fhi, pos[1]);
+            sort16q(&r[0], &r[1], 0xff);
+            pk_store(kc + 4 * o, vc + 4 * o, r[0], flo, khi, 8, 1);
+            pk_store(kc + 4 * (o + 8), vc + 4 * (o + 8), r[1], flo, khi,
+                     cnt - 8, room >= 16);
+        } else {
+            /* 32 lanes: two sorted halves of 16, the second descending,
+             * one step across the halves, then each half merged. */
+            __m512i lo, hi;
+            for (i = 0; i < 4; i++)
+                r[i] = pk_lanes(from + 8 * i, lanes_in(cnt, i), fhi, pos[i]);
+            sort16q(&r[0], &r[1], 0xff);
+            sort16q(&r[2], &r[3], 0);
+            for (i = 0; i < 2; i++) {
+                lo = _mm512_min_epu64(r[i], r[i + 2]);
+                hi = _mm512_max_epu64(r[i], r[i + 2]);
+                r[i] = lo;
+                r[i + 2] = hi;
+            }
+            merge16q(&r[0], &r[1], 0xff);
+            merge16q(&r[2], &r[3], 0xff);
+            for (i = 0; i < 4; i++)
+                pk_store(kc + 4 * (o + 8 * i), vc + 4 * (o + 8 * i), r[i], flo,
+                         khi, lanes_in(cnt, i), room >= 8 * i + 8);
+        }
+        o += cnt;
+    }
+}
+
 #endif /* PS_HAVE_AVX512_TARGET */

@@ -43,6 +43,14 @@ void ps_omp_net_slots32(const uint32_t *slots, uint32_t *dst,
                         const uint32_t *ends, size_t nb, uint32_t m,
                         uint32_t flip, uint32_t fneg);
 
+/* The same for packed pairs (key << 32 | value, ps_openmp_packed.h) in
+ * slots of PS_NET_MAX elements: each bucket, sorted stably by key image,
+ * goes apart into keys and vals, right after the bucket before.  The keys
+ * of a bucket must share their top 5 bits. */
+void ps_omp_net_pairs32(const uint64_t *slots, void *keys, void *vals,
+                        const uint32_t *ends, size_t nb, uint32_t m,
+                        uint32_t flip, uint32_t fneg);
+
 #endif
 
 #endif /* PS_OPENMP_NET_H */

@@ -189,6 +189,42 @@ static void pk_pass(const omp_ctx *c, const pk_elem *src, pk_elem *dst,
         pk_pass_body(src, dst, m, c->xf, sh, mask, off, pf, npf, 0);
 }
 
+#if defined(PS_HAVE_AVX512_TARGET)
+/* pk_leaf with sorting networks (c->pk_net; ps_openmp_net.h): one pass on
+ * the top bits, 4 to 8 elements a bucket, into slots of PS_NET_MAX in the
+ * thread's buffer, no counting (as FN(net_leaf)), then each bucket sorted
+ * stably by a network on 64-bit lanes and unpacked into the caller's
+ * arrays.  Returns 0, having written nothing but the buffer, when it does
+ * not apply: the key bits below the digit must fit the 27 bits of a lane's
+ * sort key, and a bucket that overflows its slot (skewed data) sends the
+ * leaf to the LSD passes.  The buffer holds at most
+ * (2^b - 1) * PS_NET_MAX + m < 9m elements, since net_bits leaves more
+ * than 4 a bucket. */
+static int pk_net_leaf(const omp_ctx *c, omp_tls *tl, size_t a, size_t m,
+                       unsigned lo, unsigned hi)
+{
+    const pk_elem *e = (const pk_elem *)c->k[1] + a;
+    pk_elem *buf = (pk_elem *)(void *)tl->tmp;
+    unsigned b = net_bits(m, 8), sh = hi - b, mask = (1u << b) - 1, d;
+    uint32_t *off = tl->split, over = 0;
+
+    if (m <= PS_NET_MAX || m > c->leaf_cap || hi - lo <= b || sh > 27)
+        return 0;
+    for (d = 0; d <= mask; d++)
+        off[d] = d * PS_NET_MAX;
+    pk_pass(c, e, buf, m, sh, mask, off, (const pk_elem *)c->k[1] + a + m,
+            next_span(c, a, m));
+    for (d = 0; d <= mask; d++)
+        over |= off[d] - d * PS_NET_MAX > PS_NET_MAX;
+    if (over)
+        return 0;
+    ps_omp_net_pairs32(buf, (KEY_T *)c->k[0] + a, c->v[0] + a * 4, off,
+                       (size_t)mask + 1, (uint32_t)m, (uint32_t)c->xf.flip,
+                       (uint32_t)c->xf.fneg);
+    return 1;
+}
+#endif
+
 /* Sort the packed elements at [a, a + m) of the scratch by key image bits
  * [lo, hi) and leave them, apart, at [a, a + m) of the caller's arrays:
  * LSD passes of at most PS_LEAF_BITS bits, alternating between the scratch
@@ -211,6 +247,10 @@ static void pk_leaf(const omp_ctx *c, omp_tls *tl, size_t a, size_t m,
     unsigned np = 0, p = 0, w = 0, i, j, d;
     const int fl = c->xf.fneg != 0;
 
+#if defined(PS_HAVE_AVX512_TARGET)
+    if (c->pk_net && pk_net_leaf(c, tl, a, m, lo, hi))
+        return;
+#endif
     if (m > 1 && hi > lo) {
         unsigned nb = hi - lo;
         np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
