@@ -119,7 +119,7 @@ typedef struct omp_ctx {
     int pack;                   /* 4-byte keys and values: the packed route
                                    may be taken (ps_openmp_packed.h) */
     int pk_stream;              /* the packed scratch may be streamed */
-    int net;                    /* 4-byte keys without values, AVX-512:
+    int net;                    /* 4- or 8-byte keys without values, AVX-512:
                                    leaves may end in sorting networks */
     int pk_net;                 /* the same for packed pairs */
     size_t pk_shift;            /* its offset, in elements, from a unit */
@@ -445,7 +445,7 @@ static size_t layout(omp_ctx *c, unsigned char *base, int threads)
                     + round64(PS_MAX_DEPTH * (mr + 1) * sizeof(size_t))
                     + round64((PS_MAX_LEAF_DIGITS + 1) * lr * sizeof(uint32_t))
                     + round64(((1u << PS_SPLIT_BITS) + 1) * sizeof(uint32_t))
-                    + round64(c->leaf_cap * kb * (c->net ? 5 : 1)) /* net_leaf */
+                    + round64(c->leaf_cap * kb * (c->net ? 9 : 1)) /* net_leaf */
                     + round64(c->leaf_cap * c->vs)
                     + (c->pk_net ? round64(c->leaf_cap * 64) : 0); /* pk_net_leaf */
     if (base != NULL) {
@@ -534,7 +534,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     c.bits = (unsigned)(8 * kb);
     c.nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
     c.leaf_cap = (c.vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c.vs);
-    c.net = net_usable && kb == 4 && c.vs == 0;
+    c.net = net_usable && (kb == 4 || kb == 8) && c.vs == 0;
     c.pk_net = net_usable && kb == 4 && c.vs == 4;
     bytes = layout(&c, NULL, c.nthreads);
     if (bytes == 0) {

@@ -618,56 +618,21 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
     }
 }
 
-#if PS_W == 32 && defined(PS_HAVE_AVX512_TARGET)
-/* A leaf of 4-byte keys without values, on a CPU with AVX-512 (c->net):
- * one counting pass on its top bits (net_bits: 8 to 16 keys a bucket)
- * into the thread's buffer, then each bucket sorted by a network on its
- * way into array 0 (ps_openmp_net.h).  Against two LSD passes, the second
- * pass and the counting of its digit are gone, for about 1.3 cycles a key
- * of networks (32K-key leaves of 22 bits: 8.1 -> 5.7 cycles a key in a
- * microbenchmark; random u32 at 16M, one thread, 288 -> 316 Mkeys/s).
- *
- * The pass first goes without counting at all: bucket d fills a slot of
- * PS_NET_MAX keys at d * PS_NET_MAX, and the networks pack the buckets as
- * they go (5-25% faster than counting first, 2 threads, 1K-16M keys).
- * When a bucket overflows its slot (skewed data; with random keys about
- * one leaf in 20 at 16K keys), the slots are dropped and the leaf starts
- * over: counts, then exact places, and buckets above PS_NET_MAX keys are
- * finished as finish_buckets does.  The thread's buffer holds the slots
- * and any overflow: at most (2^b - 1) * PS_NET_MAX + m < 5m keys, since
- * net_bits leaves more than 8 keys a bucket.
- *
- * Returns 0, having written nothing to array 0, when every key has the
- * same top digit: the LSD passes skip such digits. */
-static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
-                        size_t m, unsigned lo, unsigned hi)
+#if (PS_W == 32 || PS_W == 64) && defined(PS_HAVE_AVX512_TARGET)
+#if PS_W == 32
+/* FN(net_leaf) when a bucket overflowed its slot: counts, then exact
+ * places, and buckets above PS_NET_MAX keys finished as finish_buckets
+ * does.  The slots pass did not write array 0. */
+static int FN(net_leaf_counted)(const omp_ctx *c, omp_tls *tl, int where,
+                                size_t a, size_t m, unsigned lo, unsigned hi,
+                                unsigned b)
 {
     KEY_T *k0 = (KEY_T *)c->k[0] + a, *buf = (KEY_T *)(void *)tl->tmp;
     const KEY_T *src = (const KEY_T *)c->k[where] + a;
-    unsigned b = net_bits(m, 16), sh = hi - b, mask = (1u << b) - 1, d;
-    uint32_t *off = tl->split, sum = 0, over = 0;
-    const uint32_t flip = (uint32_t)c->xf.flip, fneg = (uint32_t)c->xf.fneg;
+    unsigned sh = hi - b, mask = (1u << b) - 1, d;
+    uint32_t *off = tl->split, sum = 0;
+    const KEY_T flip = (KEY_T)c->xf.flip, fneg = (KEY_T)c->xf.fneg;
     const int fl = fneg != 0;
-
-    if (where != 0)     /* the networks write array 0: warm it */
-        prefetch_for_write(k0, m * sizeof(KEY_T));
-    for (d = 0; d <= mask; d++)
-        off[d] = d * PS_NET_MAX;
-    /* The pass leaves off[d] at the end of bucket d, and prefetches the
-     * next leaf as an LSD leaf's last pass does. */
-    if (fl)
-        FN(leaf_pass_body)(src, buf, NULL, NULL, m, c->xf, sh, mask, off,
-                           src + m, k0 + m, next_span(c, a, m), 0, 1);
-    else
-        FN(leaf_pass_body)(src, buf, NULL, NULL, m, c->xf, sh, mask, off,
-                           src + m, k0 + m, next_span(c, a, m), 0, 0);
-    for (d = 0; d <= mask; d++)
-        over |= off[d] - d * PS_NET_MAX > PS_NET_MAX;
-    if (!over) {
-        ps_omp_net_slots32(buf, k0, off, (size_t)mask + 1, (uint32_t)m, flip,
-                           fneg);
-        return 1;
-    }
 
     if (fl)
         FN(split_hist_body)(src, m, c->xf, sh, mask, off, 1);
@@ -705,6 +670,70 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 }
 #endif
 
+/* A leaf of 4- or 8-byte keys without values, on a CPU with AVX-512
+ * (c->net): one counting pass on its top bits (net_bits: 8 to 16 4-byte
+ * keys a bucket, 4 to 8 8-byte ones) into the thread's buffer, then each
+ * bucket sorted by a network of one to four registers on its way into
+ * array 0 (ps_openmp_net.h).  Against two LSD passes, the second pass and
+ * the counting of its digit are gone, for about 1.3 cycles a key of
+ * networks (4-byte keys, 32K-key leaves of 22 bits: 8.1 -> 5.7 cycles a
+ * key in a microbenchmark; random u32 at 16M, one thread, 288 -> 316
+ * Mkeys/s).
+ *
+ * The pass goes without counting at all: bucket d fills a slot of
+ * PS_NET_MAX keys at d * PS_NET_MAX, and the networks pack the buckets as
+ * they go (5-25% faster than counting first, 2 threads, 1K-16M keys).
+ * When a bucket overflows its slot (skewed data; with random 4-byte keys
+ * about one leaf in 20 at 16K keys), the slots are dropped: 4-byte keys
+ * start over counted (net_leaf_counted), 8-byte ones go to the split
+ * leaves, which handle skew well.  The thread's buffer holds the slots
+ * and any overflow: at most (2^b - 1) * PS_NET_MAX + m < 9m keys, since
+ * net_bits leaves more than 4 a bucket.
+ *
+ * Returns 0, having written nothing to array 0, when it did not sort. */
+static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
+                        size_t m, unsigned lo, unsigned hi)
+{
+    KEY_T *k0 = (KEY_T *)c->k[0] + a, *buf = (KEY_T *)(void *)tl->tmp;
+    const KEY_T *src = (const KEY_T *)c->k[where] + a;
+    unsigned b = net_bits(m, 64 / PS_W * 8), sh = hi - b;
+    unsigned mask = (1u << b) - 1, d;
+    uint32_t *off = tl->split, over = 0;
+    const KEY_T flip = (KEY_T)c->xf.flip, fneg = (KEY_T)c->xf.fneg;
+    const int fl = fneg != 0;
+
+    if (where != 0)     /* the networks write array 0: warm it */
+        prefetch_for_write(k0, m * sizeof(KEY_T));
+    for (d = 0; d <= mask; d++)
+        off[d] = d * PS_NET_MAX;
+    /* The pass leaves off[d] at the end of bucket d, and prefetches the
+     * next leaf as an LSD leaf's last pass does. */
+    if (fl)
+        FN(leaf_pass_body)(src, buf, NULL, NULL, m, c->xf, sh, mask, off,
+                           src + m, k0 + m, next_span(c, a, m), 0, 1);
+    else
+        FN(leaf_pass_body)(src, buf, NULL, NULL, m, c->xf, sh, mask, off,
+                           src + m, k0 + m, next_span(c, a, m), 0, 0);
+    for (d = 0; d <= mask; d++)
+        over |= off[d] - d * PS_NET_MAX > PS_NET_MAX;
+#if PS_W == 32
+    if (!over) {
+        ps_omp_net_slots32(buf, k0, off, (size_t)mask + 1, (uint32_t)m, flip,
+                           fneg);
+        return 1;
+    }
+    return FN(net_leaf_counted)(c, tl, where, a, m, lo, hi, b);
+#else
+    /* 8-byte keys: the split leaves handle skewed buckets well. */
+    (void)lo;
+    if (!over)
+        ps_omp_net_slots64(buf, k0, off, (size_t)mask + 1, (uint32_t)m, flip,
+                           fneg);
+    return !over;
+#endif
+}
+#endif
+
 /* Finish positions [a, a + m) of array `where` by image bits [lo, hi), in
  * array 0: LSD passes, or a split pass and insertion sorts
  *  - when four or more passes would be left for few keys, with up to 1.5
@@ -728,8 +757,9 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                      size_t m, unsigned lo, unsigned hi)
 {
-#if PS_W == 32 && defined(PS_HAVE_AVX512_TARGET)
-    if (c->net && m > PS_NET_MAX && m <= c->leaf_cap && hi - lo > net_bits(m, 16)
+#if (PS_W == 32 || PS_W == 64) && defined(PS_HAVE_AVX512_TARGET)
+    if (c->net && m > PS_NET_MAX && m <= c->leaf_cap
+        && hi - lo > net_bits(m, 64 / PS_W * 8)
         && FN(net_leaf)(c, tl, where, a, m, lo, hi))
         return;
 #endif

@@ -256,6 +256,70 @@ static inline unsigned lanes_in(uint32_t cnt, unsigned i)
     return cnt <= 8 * i ? 0 : cnt - 8 * i >= 8 ? 8 : cnt - 8 * i;
 }
 
+/* Registers of 8 lanes that sort_lanes_q sorts for cnt keys. */
+static inline unsigned regs_for(uint32_t cnt)
+{
+    return cnt <= 8 ? 1 : cnt <= 16 ? 2 : 4;
+}
+
+/* Sort the cnt (1..32) lanes of 64 bits in r[0..3] (r[0] first; lanes past
+ * cnt all ones) with the smallest network that holds them. */
+PS_NET_INLINE void sort_lanes_q(__m512i r[4], uint32_t cnt)
+{
+    unsigned i;
+    if (cnt <= 8) {
+        r[0] = sort8q(r[0], 0xff);
+    } else if (cnt <= 16) {
+        sort16q(&r[0], &r[1], 0xff);
+    } else {
+        /* Two sorted halves of 16, the second descending, one step
+         * across the halves, then each half merged. */
+        sort16q(&r[0], &r[1], 0xff);
+        sort16q(&r[2], &r[3], 0);
+        for (i = 0; i < 2; i++) {
+            __m512i lo = _mm512_min_epu64(r[i], r[i + 2]);
+            r[i + 2] = _mm512_max_epu64(r[i], r[i + 2]);
+            r[i] = lo;
+        }
+        merge16q(&r[0], &r[1], 0xff);
+        merge16q(&r[2], &r[3], 0xff);
+    }
+}
+
+PS_AVX512 void ps_omp_net_slots64(const uint64_t *slots, uint64_t *dst,
+                                  const uint32_t *ends, size_t nb, uint32_t m,
+                                  uint64_t flip, uint64_t fneg)
+{
+    uint32_t o = 0;
+    size_t d;
+
+    for (d = 0; d < nb; d++) {
+        const uint64_t *from = slots + d * PS_NET_MAX;
+        uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX, room = m - o;
+        __m512i f, r[4];
+        unsigned i;
+        if (cnt == 0)
+            continue;
+        f = _mm512_set1_epi64((long long)(flip ^ (fneg & (0 - (from[0] >> 63)))));
+        for (i = 0; i < regs_for(cnt); i++) {
+            __mmask8 k = (__mmask8)((1u << lanes_in(cnt, i)) - 1);
+            r[i] = _mm512_mask_xor_epi64(_mm512_set1_epi64(-1), k,
+                                         _mm512_maskz_loadu_epi64(k, from + 8 * i),
+                                         f);
+        }
+        sort_lanes_q(r, cnt);
+        for (i = 0; i < (cnt + 7) / 8; i++) {
+            __m512i v = _mm512_xor_si512(r[i], f);
+            if (room >= 8 * i + 8)
+                _mm512_storeu_si512(dst + o + 8 * i, v);
+            else
+                _mm512_mask_storeu_epi64(dst + o + 8 * i,
+                                         (__mmask8)((1u << lanes_in(cnt, i)) - 1), v);
+        }
+        o += cnt;
+    }
+}
+
 PS_AVX512 void ps_omp_net_pairs32(const uint64_t *slots, void *keys,
                                   void *vals, const uint32_t *ends,
                                   size_t nb, uint32_t m, uint32_t flip,
@@ -277,6 +341,7 @@ PS_AVX512 void ps_omp_net_pairs32(const uint64_t *slots, void *keys,
         uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX, room = m - o;
         uint32_t key0, f;
         __m512i fhi, flo, khi, r[4];
+        unsigned i;
         if (cnt == 0)
             continue;
         key0 = (uint32_t)(from[0] >> 32);
@@ -284,36 +349,12 @@ PS_AVX512 void ps_omp_net_pairs32(const uint64_t *slots, void *keys,
         fhi = _mm512_set1_epi64((long long)((uint64_t)f << 32));
         flo = _mm512_set1_epi64((long long)((uint64_t)(f & 0x07ffffffu) << 32));
         khi = _mm512_set1_epi64((long long)((uint64_t)(key0 & 0xf8000000u) << 32));
-        if (cnt <= 8) {
-            r[0] = sort8q(pk_lanes(from, cnt, fhi, pos[0]), 0xff);
-            pk_store(kc + 4 * o, vc + 4 * o, r[0], flo, khi, cnt, room >= 8);
-        } else if (cnt <= 16) {
-            r[0] = pk_lanes(from, 8, fhi, pos[0]);
-            r[1] = pk_lanes(from + 8, cnt - 8, fhi, pos[1]);
-            sort16q(&r[0], &r[1], 0xff);
-            pk_store(kc + 4 * o, vc + 4 * o, r[0], flo, khi, 8, 1);
-            pk_store(kc + 4 * (o + 8), vc + 4 * (o + 8), r[1], flo, khi,
-                     cnt - 8, room >= 16);
-        } else {
-            /* 32 lanes: two sorted halves of 16, the second descending,
-             * one step across the halves, then each half merged. */
-            __m512i lo, hi;
-            for (i = 0; i < 4; i++)
-                r[i] = pk_lanes(from + 8 * i, lanes_in(cnt, i), fhi, pos[i]);
-            sort16q(&r[0], &r[1], 0xff);
-            sort16q(&r[2], &r[3], 0);
-            for (i = 0; i < 2; i++) {
-                lo = _mm512_min_epu64(r[i], r[i + 2]);
-                hi = _mm512_max_epu64(r[i], r[i + 2]);
-                r[i] = lo;
-                r[i + 2] = hi;
-            }
-            merge16q(&r[0], &r[1], 0xff);
-            merge16q(&r[2], &r[3], 0xff);
-            for (i = 0; i < 4; i++)
-                pk_store(kc + 4 * (o + 8 * i), vc + 4 * (o + 8 * i), r[i], flo,
-                         khi, lanes_in(cnt, i), room >= 8 * i + 8);
-        }
+        for (i = 0; i < regs_for(cnt); i++)
+            r[i] = pk_lanes(from + 8 * i, lanes_in(cnt, i), fhi, pos[i]);
+        sort_lanes_q(r, cnt);
+        for (i = 0; i < (cnt + 7) / 8; i++)
+            pk_store(kc + 4 * (o + 8 * i), vc + 4 * (o + 8 * i), r[i], flo,
+                     khi, lanes_in(cnt, i), room >= 8 * i + 8);
         o += cnt;
     }
 }
