@@ -256,33 +256,83 @@ static inline unsigned lanes_in(uint32_t cnt, unsigned i)
     return cnt <= 8 * i ? 0 : cnt - 8 * i >= 8 ? 8 : cnt - 8 * i;
 }
 
-/* Registers of 8 lanes that sort_lanes_q sorts for cnt keys. */
-static inline unsigned regs_for(uint32_t cnt)
+/* What a bucket of 64-bit lanes comes from and goes to: 8-byte keys
+ * (pairs = 0: f is the bucket's flip, dst the output), or packed pairs
+ * (pairs = 1: f, flo, khi and pos as pk_lanes and pk_store take them,
+ * keys and values to k and v). */
+typedef struct net_q {
+    __m512i f, flo, khi, pos[4];
+    uint64_t *dst;
+    char *k, *v;
+} net_q;
+
+/* Register i (lanes [8 i, 8 i + 8)) of the bucket at p, cnt (0..8) of
+ * them real: images, the rest all ones. */
+PS_NET_INLINE __m512i q_load(const uint64_t *p, unsigned cnt, unsigned i,
+                             const net_q *q, const int pairs)
 {
-    return cnt <= 8 ? 1 : cnt <= 16 ? 2 : 4;
+    __mmask8 k = (__mmask8)((1u << cnt) - 1);
+    if (pairs)
+        return pk_lanes(p + 8 * i, cnt, q->f, q->pos[i]);
+    return _mm512_mask_xor_epi64(_mm512_set1_epi64(-1), k,
+                                 _mm512_maskz_loadu_epi64(k, p + 8 * i), q->f);
 }
 
-/* Sort the cnt (1..32) lanes of 64 bits in r[0..3] (r[0] first; lanes past
- * cnt all ones) with the smallest network that holds them. */
-PS_NET_INLINE void sort_lanes_q(__m512i r[4], uint32_t cnt)
+/* Store the first cnt lanes of v at output place o, all 8 when whole. */
+PS_NET_INLINE void q_store(__m512i v, uint32_t o, unsigned cnt, int whole,
+                           const net_q *q, const int pairs)
 {
-    unsigned i;
+    if (pairs) {
+        pk_store(q->k + 4 * (size_t)o, q->v + 4 * (size_t)o, v, q->flo, q->khi,
+                 cnt, whole);
+    } else {
+        v = _mm512_xor_si512(v, q->f);
+        if (whole)
+            _mm512_storeu_si512(q->dst + o, v);
+        else
+            _mm512_mask_storeu_epi64(q->dst + o, (__mmask8)((1u << cnt) - 1), v);
+    }
+}
+
+/* Sort the cnt (1..32) elements at `from` into output places [o, o + cnt)
+ * with the smallest network that holds them; room: the places left up to
+ * the end of the output (as in sort_bucket).  Each size written out, so
+ * that every register index is a constant: with loops over a register
+ * array, gcc kept it in memory, and pairs at 16M ran 15% slower. */
+PS_NET_INLINE void bucket_q(const uint64_t *from, uint32_t o, uint32_t cnt,
+                            uint32_t room, const net_q *q, const int pairs)
+{
+    __m512i r0, r1, r2, r3, lo;
     if (cnt <= 8) {
-        r[0] = sort8q(r[0], 0xff);
+        r0 = sort8q(q_load(from, cnt, 0, q, pairs), 0xff);
+        q_store(r0, o, cnt, room >= 8, q, pairs);
     } else if (cnt <= 16) {
-        sort16q(&r[0], &r[1], 0xff);
+        r0 = q_load(from, 8, 0, q, pairs);
+        r1 = q_load(from, cnt - 8, 1, q, pairs);
+        sort16q(&r0, &r1, 0xff);
+        q_store(r0, o, 8, 1, q, pairs);
+        q_store(r1, o + 8, cnt - 8, room >= 16, q, pairs);
     } else {
         /* Two sorted halves of 16, the second descending, one step
          * across the halves, then each half merged. */
-        sort16q(&r[0], &r[1], 0xff);
-        sort16q(&r[2], &r[3], 0);
-        for (i = 0; i < 2; i++) {
-            __m512i lo = _mm512_min_epu64(r[i], r[i + 2]);
-            r[i + 2] = _mm512_max_epu64(r[i], r[i + 2]);
-            r[i] = lo;
-        }
-        merge16q(&r[0], &r[1], 0xff);
-        merge16q(&r[2], &r[3], 0xff);
+        r0 = q_load(from, 8, 0, q, pairs);
+        r1 = q_load(from, 8, 1, q, pairs);
+        r2 = q_load(from, lanes_in(cnt, 2), 2, q, pairs);
+        r3 = q_load(from, lanes_in(cnt, 3), 3, q, pairs);
+        sort16q(&r0, &r1, 0xff);
+        sort16q(&r2, &r3, 0);
+        lo = _mm512_min_epu64(r0, r2);
+        r2 = _mm512_max_epu64(r0, r2);
+        r0 = lo;
+        lo = _mm512_min_epu64(r1, r3);
+        r3 = _mm512_max_epu64(r1, r3);
+        r1 = lo;
+        merge16q(&r0, &r1, 0xff);
+        merge16q(&r2, &r3, 0xff);
+        q_store(r0, o, 8, 1, q, pairs);
+        q_store(r1, o + 8, 8, 1, q, pairs);
+        q_store(r2, o + 16, lanes_in(cnt, 2), room >= 24, q, pairs);
+        q_store(r3, o + 24, lanes_in(cnt, 3), room >= 32, q, pairs);
     }
 }
 
@@ -290,32 +340,18 @@ PS_AVX512 void ps_omp_net_slots64(const uint64_t *slots, uint64_t *dst,
                                   const uint32_t *ends, size_t nb, uint32_t m,
                                   uint64_t flip, uint64_t fneg)
 {
+    net_q q;
     uint32_t o = 0;
     size_t d;
 
+    q.dst = dst;
     for (d = 0; d < nb; d++) {
         const uint64_t *from = slots + d * PS_NET_MAX;
-        uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX, room = m - o;
-        __m512i f, r[4];
-        unsigned i;
+        uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX;
         if (cnt == 0)
             continue;
-        f = _mm512_set1_epi64((long long)(flip ^ (fneg & (0 - (from[0] >> 63)))));
-        for (i = 0; i < regs_for(cnt); i++) {
-            __mmask8 k = (__mmask8)((1u << lanes_in(cnt, i)) - 1);
-            r[i] = _mm512_mask_xor_epi64(_mm512_set1_epi64(-1), k,
-                                         _mm512_maskz_loadu_epi64(k, from + 8 * i),
-                                         f);
-        }
-        sort_lanes_q(r, cnt);
-        for (i = 0; i < (cnt + 7) / 8; i++) {
-            __m512i v = _mm512_xor_si512(r[i], f);
-            if (room >= 8 * i + 8)
-                _mm512_storeu_si512(dst + o + 8 * i, v);
-            else
-                _mm512_mask_storeu_epi64(dst + o + 8 * i,
-                                         (__mmask8)((1u << lanes_in(cnt, i)) - 1), v);
-        }
+        q.f = _mm512_set1_epi64((long long)(flip ^ (fneg & (0 - (from[0] >> 63)))));
+        bucket_q(from, o, cnt, m - o, &q, 0);
         o += cnt;
     }
 }
@@ -325,36 +361,29 @@ PS_AVX512 void ps_omp_net_pairs32(const uint64_t *slots, void *keys,
                                   size_t nb, uint32_t m, uint32_t flip,
                                   uint32_t fneg)
 {
-    char *kc = keys, *vc = vals;
-    __m512i pos[4];
+    net_q q;
     uint32_t o = 0;
     size_t d;
     unsigned i;
 
+    q.k = keys;
+    q.v = vals;
     for (i = 0; i < 4; i++)
-        pos[i] = _mm512_set_epi64((8LL * i + 7) << 32, (8LL * i + 6) << 32,
-                                  (8LL * i + 5) << 32, (8LL * i + 4) << 32,
-                                  (8LL * i + 3) << 32, (8LL * i + 2) << 32,
-                                  (8LL * i + 1) << 32, (8LL * i) << 32);
+        q.pos[i] = _mm512_set_epi64((8LL * i + 7) << 32, (8LL * i + 6) << 32,
+                                    (8LL * i + 5) << 32, (8LL * i + 4) << 32,
+                                    (8LL * i + 3) << 32, (8LL * i + 2) << 32,
+                                    (8LL * i + 1) << 32, (8LL * i) << 32);
     for (d = 0; d < nb; d++) {
         const uint64_t *from = slots + d * PS_NET_MAX;
-        uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX, room = m - o;
-        uint32_t key0, f;
-        __m512i fhi, flo, khi, r[4];
-        unsigned i;
+        uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX, key0, f;
         if (cnt == 0)
             continue;
         key0 = (uint32_t)(from[0] >> 32);
         f = flip ^ (fneg & (0u - (key0 >> 31)));
-        fhi = _mm512_set1_epi64((long long)((uint64_t)f << 32));
-        flo = _mm512_set1_epi64((long long)((uint64_t)(f & 0x07ffffffu) << 32));
-        khi = _mm512_set1_epi64((long long)((uint64_t)(key0 & 0xf8000000u) << 32));
-        for (i = 0; i < regs_for(cnt); i++)
-            r[i] = pk_lanes(from + 8 * i, lanes_in(cnt, i), fhi, pos[i]);
-        sort_lanes_q(r, cnt);
-        for (i = 0; i < (cnt + 7) / 8; i++)
-            pk_store(kc + 4 * (o + 8 * i), vc + 4 * (o + 8 * i), r[i], flo,
-                     khi, lanes_in(cnt, i), room >= 8 * i + 8);
+        q.f = _mm512_set1_epi64((long long)((uint64_t)f << 32));
+        q.flo = _mm512_set1_epi64((long long)((uint64_t)(f & 0x07ffffffu) << 32));
+        q.khi = _mm512_set1_epi64((long long)((uint64_t)(key0 & 0xf8000000u) << 32));
+        bucket_q(from, o, cnt, m - o, &q, 1);
         o += cnt;
     }
 }
