@@ -200,21 +200,38 @@ FN(scatter_body)(const omp_ctx *c, omp_tls *tl, int from, size_t a, size_t b,
      * loop an add per key. */
     for (d = 0; d <= mask; d++)
         pos[d] += kshift;
-    for (i = a; i < b; i++) {
-        KEY_T k = src[i];
-        size_t q, slot;
-        d = (unsigned)((FN(img)(k, xf, fl) >> sh) & mask);
-        q = pos[d]++;
-        slot = q & (LINE - 1);
-        kl[(size_t)d * LINE + slot] = k;
-        if (vs)
-            memcpy(vl + ((size_t)d * LINE + slot) * vs, vsrc + i * vs, vs);
-        if (slot == LINE - 1) {
-            size_t end = q + 1 - kshift, ours = end - start[d];
-            FN(flush)(c, tl, 1 - from, d, end, ours < LINE ? ours : LINE,
-                      LINE, vs);
+#define PS_SCATTER_ONE(k, d, i)                                              \
+    do {                                                                     \
+        size_t q = pos[d]++, slot = q & (LINE - 1);                          \
+        kl[(size_t)(d) * LINE + slot] = (k);                                 \
+        if (vs)                                                              \
+            memcpy(vl + ((size_t)(d) * LINE + slot) * vs, vsrc + (i) * vs, vs); \
+        if (slot == LINE - 1) {                                              \
+            size_t end = q + 1 - kshift, ours = end - start[d];              \
+            FN(flush)(c, tl, 1 - from, d, end, ours < LINE ? ours : LINE,    \
+                      LINE, vs);                                             \
+        }                                                                    \
+    } while (0)
+    /* Digits first, 16 at a time: gcc turns that loop into vector code,
+     * which frees the scatter loop of the shift, the mask and the flip and
+     * of the registers they hold (u32 at 16M 3-5% faster, one and two
+     * threads; u64 the same). */
+    for (i = a; i + 16 <= b; i += 16) {
+        uint32_t dg[16];
+        unsigned j;
+        for (j = 0; j < 16; j++)
+            dg[j] = (uint32_t)((FN(img)(src[i + j], xf, fl) >> sh) & mask);
+        for (j = 0; j < 16; j++) {
+            d = dg[j];
+            PS_SCATTER_ONE(src[i + j], d, i + j);
         }
     }
+    for (; i < b; i++) {
+        KEY_T k = src[i];
+        d = (unsigned)((FN(img)(k, xf, fl) >> sh) & mask);
+        PS_SCATTER_ONE(k, d, i);
+    }
+#undef PS_SCATTER_ONE
     /* What is left in every bucket's last, partial line. */
     for (d = 0; d <= mask; d++) {
         size_t end = pos[d] -= kshift, fill = (end + kshift) & (LINE - 1);
