@@ -19,7 +19,8 @@
 #define PS_AVX512 __attribute__((target("avx512f")))
 /* Forced: with two callers, gcc made sort_bucket a call, and the networks
  * ran 60% slower (u32 at 16M: 12% slower in all). */
-#define PS_NET_INLINE static inline __attribute__((always_inline, target("avx512f")))
+#define PS_NET_INLINE \
+    static inline __attribute__((always_inline, target("avx512f")))
 
 int ps_omp_net_cpu_ok(void)
 {
@@ -77,7 +78,7 @@ PS_NET_INLINE __m512i sort16(__m512i v, __mmask16 up)
  * lanes all ones, so that they sort last.  The masked load reads nothing
  * past p + cnt. */
 PS_NET_INLINE __m512i load_images(const uint32_t *p, unsigned cnt,
-                                            __m512i flip)
+                                  __m512i flip)
 {
     __mmask16 k = (__mmask16)((1u << cnt) - 1);
     return _mm512_mask_xor_epi32(_mm512_set1_epi32(-1), k,
@@ -88,7 +89,7 @@ PS_NET_INLINE __m512i load_images(const uint32_t *p, unsigned cnt,
  * past the bucket land on later buckets' places, which are written after
  * this one), else only the first cnt. */
 PS_NET_INLINE void store_keys(uint32_t *p, __m512i v, __m512i flip,
-                                        unsigned cnt, int whole)
+                              unsigned cnt, int whole)
 {
     v = _mm512_xor_si512(v, flip);
     if (whole)
@@ -102,8 +103,8 @@ PS_NET_INLINE void store_keys(uint32_t *p, __m512i v, __m512i flip,
  * stored when they fit, the lanes past cnt landing on later buckets'
  * places, which are written after this one). */
 PS_NET_INLINE void sort_bucket(const uint32_t *from, uint32_t *to,
-                                         uint32_t cnt, uint32_t room,
-                                         __m512i f)
+                               uint32_t cnt, uint32_t room,
+                               __m512i f)
 {
     if (cnt <= 16) {
         __m512i v = sort16(load_images(from, cnt, f), 0xffff);
@@ -127,7 +128,7 @@ PS_NET_INLINE void sort_bucket(const uint32_t *from, uint32_t *to,
 /* The images of a bucket whose first key is k: keys of a bucket share
  * their top bit, so one xor serves the whole bucket. */
 PS_NET_INLINE __m512i bucket_flip(uint32_t k, uint32_t flip,
-                                            uint32_t fneg)
+                                  uint32_t fneg)
 {
     return _mm512_set1_epi32((int)(flip ^ (fneg & (0u - (k >> 31)))));
 }
@@ -290,7 +291,8 @@ PS_NET_INLINE void q_store(__m512i v, uint32_t o, unsigned cnt, int whole,
         if (whole)
             _mm512_storeu_si512(q->dst + o, v);
         else
-            _mm512_mask_storeu_epi64(q->dst + o, (__mmask8)((1u << cnt) - 1), v);
+            _mm512_mask_storeu_epi64(q->dst + o,
+                                     (__mmask8)((1u << cnt) - 1), v);
     }
 }
 
@@ -350,7 +352,8 @@ PS_AVX512 void ps_omp_net_slots64(const uint64_t *slots, uint64_t *dst,
         uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX;
         if (cnt == 0)
             continue;
-        q.f = _mm512_set1_epi64((long long)(flip ^ (fneg & (0 - (from[0] >> 63)))));
+        q.f = _mm512_set1_epi64(
+            (long long)(flip ^ (fneg & (0 - (from[0] >> 63)))));
         bucket_q(from, o, cnt, m - o, &q, 0);
         o += cnt;
     }
@@ -381,8 +384,10 @@ PS_AVX512 void ps_omp_net_pairs32(const uint64_t *slots, void *keys,
         key0 = (uint32_t)(from[0] >> 32);
         f = flip ^ (fneg & (0u - (key0 >> 31)));
         q.f = _mm512_set1_epi64((long long)((uint64_t)f << 32));
-        q.flo = _mm512_set1_epi64((long long)((uint64_t)(f & 0x07ffffffu) << 32));
-        q.khi = _mm512_set1_epi64((long long)((uint64_t)(key0 & 0xf8000000u) << 32));
+        q.flo = _mm512_set1_epi64(
+            (long long)((uint64_t)(f & 0x07ffffffu) << 32));
+        q.khi = _mm512_set1_epi64(
+            (long long)((uint64_t)(key0 & 0xf8000000u) << 32));
         bucket_q(from, o, cnt, m - o, &q, 1);
         o += cnt;
     }

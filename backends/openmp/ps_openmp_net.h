@@ -2,13 +2,17 @@
  * ps_openmp_net.h - sorting networks for the buckets of a leaf, on CPUs
  * with AVX-512 (ps_openmp_net.c).  Used by the OpenMP backend only.
  *
- * A leaf of 4-byte keys without values is split once by its top bits into
- * buckets of about 16 keys; each bucket is then sorted whole, by bitonic
- * networks in one or two 512-bit registers, on its way from the thread's
- * buffer into the caller's array.  That replaces a second counting pass
- * and the counting of its digit (doc/results-openmp.md).  Networks are not
- * stable, which no one can see: keys without values that compare equal
- * have the same bits (the order image is a bijection).
+ * A leaf (of 4- or 8-byte keys without values, or of packed pairs) is
+ * split once by its top bits into buckets of a few keys; each bucket is
+ * then sorted whole, by bitonic networks in one to four 512-bit
+ * registers, on its way from the thread's buffer into the caller's
+ * arrays.  That replaces a second counting pass and the counting of the
+ * leaf's digits (doc/results-openmp.md).  Networks are not stable, which
+ * no one can see for keys without values: keys that compare equal have
+ * the same bits (the order image is a bijection).  For pairs, the lanes'
+ * sort keys make them stable (ps_omp_net_pairs32).
+ *
+ * Every function here must be called only when ps_omp_net_cpu_ok().
  */
 #ifndef PS_OPENMP_NET_H
 #define PS_OPENMP_NET_H
@@ -27,10 +31,10 @@ int ps_omp_net_cpu_ok(void);
 /* Sort each bucket of src into the same positions of dst: bucket d holds
  * src[ends[d - 1], ends[d]) (from 0 for d = 0), nb buckets, and is sorted
  * by its order image (ps_enc32 with this flip and fneg) as an unsigned
- * number; the keys of a bucket must share their top bit.  A bucket of more than PS_NET_MAX
- * keys is copied as it is.  dst[ends[nb - 1] ...] is not written; src
- * and dst do not overlap.  Returns 1 when some bucket was too big (the
- * caller then sorts those), else 0.  Call only when ps_omp_net_cpu_ok(). */
+ * number; the keys of a bucket must share their top bit.  A bucket of
+ * more than PS_NET_MAX keys is copied as it is.  dst[ends[nb - 1] ...] is
+ * not written; src and dst do not overlap.  Returns 1 when some bucket was
+ * too big (the caller then sorts those), else 0. */
 int ps_omp_net_buckets32(const uint32_t *src, uint32_t *dst,
                          const uint32_t *ends, size_t nb, uint32_t flip,
                          uint32_t fneg);
