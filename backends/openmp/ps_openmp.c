@@ -119,8 +119,9 @@ typedef struct omp_ctx {
     int pack;                   /* 4-byte keys and values: the packed route
                                    may be taken (ps_openmp_packed.h) */
     int pk_stream;              /* the packed scratch may be streamed */
-    int net;                    /* 4- or 8-byte keys without values, AVX-512:
-                                   leaves may end in sorting networks */
+    int net;                    /* 4- or 8-byte keys without values: the
+                                   networks their leaves may end in
+                                   (PS_NET_*; 8-byte: AVX-512 only) */
     int pk_net;                 /* the same for packed pairs */
     size_t pk_shift;            /* its offset, in elements, from a unit */
     uint64_t *orand;            /* [threads][2] OR and AND of the images */
@@ -389,20 +390,30 @@ static void on_fork_child(void)
     in_forked_child = 1;
 }
 
-/* Whether leaves may use the AVX-512 sorting networks: when the CPU has
- * AVX-512F, unless PORTSORT_OPENMP_AVX512=0 says no (which the tests use
- * to run the other path too).  Read once, at init. */
-static int net_usable;
+/* Which sorting networks the leaves may use (ps_openmp_net.h): the best
+ * the CPU runs, or less when PORTSORT_OPENMP_SIMD says so (`avx2` or
+ * `none`; the tests use it to run every path on one machine).  Read once,
+ * at init. */
+static int net_isa;
+
+static const char *const net_isa_names[] = { "none", "avx2", "avx512" };
 
 static int net_wanted(void)
 {
 #if defined(PS_HAVE_AVX512_TARGET)
-    const char *e = getenv("PORTSORT_OPENMP_AVX512");
-    if (e != NULL && strcmp(e, "0") == 0)
-        return 0;
-    return ps_omp_net_cpu_ok();
+    const char *e = getenv("PORTSORT_OPENMP_SIMD");
+    int have = ps_omp_net_isa(), want = have, i;
+    if (e != NULL && e[0] != '\0') {
+        for (i = 0; i <= PS_NET_AVX512; i++)
+            if (strcmp(e, net_isa_names[i]) == 0)
+                want = i;
+        if (strcmp(e, net_isa_names[want]) != 0 && host != NULL)
+            host->log("openmp: ignoring PORTSORT_OPENMP_SIMD=%s "
+                      "(want avx512, avx2 or none)", e);
+    }
+    return want < have ? want : have;
 #else
-    return 0;
+    return PS_NET_NONE;
 #endif
 }
 
@@ -411,9 +422,9 @@ static int openmp_init(const ps_host *h, void **state)
     host = h;
     pthread_atfork(NULL, NULL, on_fork_child);
     team_size = threads_wanted();
-    net_usable = net_wanted();
-    host->log("openmp: %d threads, AVX-512 leaf networks %s", team_size,
-              net_usable ? "on" : "off");
+    net_isa = net_wanted();
+    host->log("openmp: %d threads, leaf networks: %s", team_size,
+              net_isa_names[net_isa]);
     *state = NULL;
     return PS_OK;
 }
@@ -534,8 +545,10 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     c.bits = (unsigned)(8 * kb);
     c.nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
     c.leaf_cap = (c.vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c.vs);
-    c.net = net_usable && (kb == 4 || kb == 8) && c.vs == 0;
-    c.pk_net = net_usable && kb == 4 && c.vs == 4;
+    c.net = c.vs != 0 ? PS_NET_NONE
+            : kb == 4 ? net_isa
+            : kb == 8 && net_isa == PS_NET_AVX512 ? PS_NET_AVX512 : PS_NET_NONE;
+    c.pk_net = net_isa == PS_NET_AVX512 && kb == 4 && c.vs == 4;
     bytes = layout(&c, NULL, c.nthreads);
     if (bytes == 0) {
         host->fail("openmp: %zu elements overflow the scratch size", n);

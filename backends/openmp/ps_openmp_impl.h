@@ -687,8 +687,8 @@ static int FN(net_leaf_counted)(const omp_ctx *c, omp_tls *tl, int where,
 }
 #endif
 
-/* A leaf of 4- or 8-byte keys without values, on a CPU with AVX-512
- * (c->net): one counting pass on its top bits (net_bits: 8 to 16 4-byte
+/* A leaf of 4- or 8-byte keys without values, on a CPU with AVX-512 (or
+ * AVX2, 4-byte keys; c->net): one counting pass on its top bits (net_bits: 8 to 16 4-byte
  * keys a bucket, 4 to 8 8-byte ones) into the thread's buffer, then each
  * bucket sorted by a network of one to four registers on its way into
  * array 0 (ps_openmp_net.h).  Against two LSD passes, the second pass and
@@ -735,10 +735,17 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
         over |= off[d] - d * PS_NET_MAX > PS_NET_MAX;
 #if PS_W == 32
     if (!over) {
-        ps_omp_net_slots32(buf, k0, off, (size_t)mask + 1, (uint32_t)m, flip,
-                           fneg);
+        if (c->net == PS_NET_AVX512)
+            ps_omp_net_slots32(buf, k0, off, (size_t)mask + 1, (uint32_t)m,
+                               flip, fneg);
+        else
+            ps_omp_net_slots32_avx2(buf, k0, off, (size_t)mask + 1,
+                                    (uint32_t)m, flip, fneg);
         return 1;
     }
+    /* With AVX2 only, the LSD passes take skewed leaves. */
+    if (c->net != PS_NET_AVX512)
+        return 0;
     return FN(net_leaf_counted)(c, tl, where, a, m, lo, hi, b);
 #else
     /* 8-byte keys: the split leaves handle skewed buckets well. */

@@ -2,9 +2,9 @@
  * ps_openmp_net.c - bitonic sorting networks for the small buckets of the
  * OpenMP backend's leaves (ps_openmp_net.h says when and why).
  *
- * Only these functions use AVX-512, through target attributes: the rest of
- * the library stays built for the baseline ISA, and the backend calls them
- * after ps_omp_net_cpu_ok() said yes.
+ * Only these functions use AVX-512 or AVX2, through target attributes: the
+ * rest of the library stays built for the baseline ISA, and the backend
+ * calls them after ps_omp_net_isa() said which the CPU runs.
  */
 #include <config.h>
 
@@ -22,10 +22,14 @@
 #define PS_NET_INLINE \
     static inline __attribute__((always_inline, target("avx512f")))
 
-int ps_omp_net_cpu_ok(void)
+int ps_omp_net_isa(void)
 {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
+    if (__builtin_cpu_supports("avx512f"))
+        return PS_NET_AVX512;
+    if (__builtin_cpu_supports("avx2"))
+        return PS_NET_AVX2;
+    return PS_NET_NONE;
 }
 
 /* One compare-exchange step between each lane and the lane its partner
@@ -389,6 +393,156 @@ PS_AVX512 void ps_omp_net_pairs32(const uint64_t *slots, void *keys,
         q.khi = _mm512_set1_epi64(
             (long long)((uint64_t)(key0 & 0xf8000000u) << 32));
         bucket_q(from, o, cnt, m - o, &q, 1);
+        o += cnt;
+    }
+}
+
+/* ---- 4-byte keys with AVX2: 8 lanes a register ---------------------- *
+ * The same networks as above in 256-bit registers, for CPUs without
+ * AVX-512.  AVX2's blend takes an immediate, so each step's mask is a
+ * literal (macros, not inline functions: at -O0 an argument is not a
+ * constant). */
+
+#define PS_AVX2 __attribute__((target("avx2")))
+#define PS_NET2_INLINE \
+    static inline __attribute__((always_inline, target("avx2")))
+
+/* Lane i takes the greater of itself and its partner where bit i of hi
+ * (a literal) is set, else the smaller. */
+#define PS_N2_STEP(v, partner, hi)                                           \
+    do {                                                                     \
+        __m256i p_ = (partner);                                              \
+        (v) = _mm256_blend_epi32(_mm256_min_epu32((v), p_),                  \
+                                 _mm256_max_epu32((v), p_), (hi));           \
+    } while (0)
+#define PS_E1(v) _mm256_shuffle_epi32((v), _MM_SHUFFLE(2, 3, 0, 1))
+#define PS_E2(v) _mm256_shuffle_epi32((v), _MM_SHUFFLE(1, 0, 3, 2))
+#define PS_E4(v) _mm256_permute4x64_epi64((v), _MM_SHUFFLE(1, 0, 3, 2))
+
+/* Bitonic merge of 8 lanes, ascending (UP) or descending (DOWN). */
+#define PS_N2_MERGE_UP(v)                                                    \
+    do {                                                                     \
+        PS_N2_STEP(v, PS_E4(v), 0xf0);                                       \
+        PS_N2_STEP(v, PS_E2(v), 0xcc);                                       \
+        PS_N2_STEP(v, PS_E1(v), 0xaa);                                       \
+    } while (0)
+#define PS_N2_MERGE_DOWN(v)                                                  \
+    do {                                                                     \
+        PS_N2_STEP(v, PS_E4(v), 0x0f);                                       \
+        PS_N2_STEP(v, PS_E2(v), 0x33);                                       \
+        PS_N2_STEP(v, PS_E1(v), 0x55);                                       \
+    } while (0)
+/* Bitonic sort of 8 lanes (masks as in sort16). */
+#define PS_N2_SORT_UP(v)                                                     \
+    do {                                                                     \
+        PS_N2_STEP(v, PS_E1(v), 0x66);                                       \
+        PS_N2_STEP(v, PS_E2(v), 0x3c);                                       \
+        PS_N2_STEP(v, PS_E1(v), 0x5a);                                       \
+        PS_N2_MERGE_UP(v);                                                   \
+    } while (0)
+#define PS_N2_SORT_DOWN(v)                                                   \
+    do {                                                                     \
+        PS_N2_STEP(v, PS_E1(v), 0x99);                                       \
+        PS_N2_STEP(v, PS_E2(v), 0xc3);                                       \
+        PS_N2_STEP(v, PS_E1(v), 0xa5);                                       \
+        PS_N2_MERGE_DOWN(v);                                                 \
+    } while (0)
+
+/* Sort the bitonic sequence of 16 lanes in r0, r1 (r0 first) with
+ * MERGE (PS_N2_MERGE_UP or _DOWN); r0 gets FIRST (lo_ ascending, hi_
+ * descending), r1 the other half. */
+#define PS_N2_MERGE16(r0, r1, MERGE, FIRST, SECOND)                          \
+    do {                                                                     \
+        __m256i lo_ = _mm256_min_epu32((r0), (r1));                          \
+        __m256i hi_ = _mm256_max_epu32((r0), (r1));                          \
+        MERGE(lo_);                                                          \
+        MERGE(hi_);                                                          \
+        (r0) = FIRST;                                                        \
+        (r1) = SECOND;                                                       \
+    } while (0)
+/* Sort 16 lanes in r0, r1: two sorted halves, the second descending,
+ * form a bitonic sequence. */
+#define PS_N2_SORT16(r0, r1, MERGE, FIRST, SECOND)                           \
+    do {                                                                     \
+        PS_N2_SORT_UP(r0);                                                   \
+        PS_N2_SORT_DOWN(r1);                                                 \
+        PS_N2_MERGE16(r0, r1, MERGE, FIRST, SECOND);                         \
+    } while (0)
+
+/* All ones in lanes [0, cnt) (cnt 0..8), else zero. */
+PS_NET2_INLINE __m256i lanes_below(unsigned cnt)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)cnt),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* Register i of the bucket at p, cnt (0..8) keys in it: images (key ^
+ * f), the other lanes all ones.  The masked load reads no key past
+ * cnt. */
+PS_NET2_INLINE __m256i load8(const uint32_t *p, unsigned cnt, __m256i f)
+{
+    __m256i m = lanes_below(cnt);
+    __m256i x = _mm256_xor_si256(_mm256_maskload_epi32((const int *)p, m), f);
+    return _mm256_or_si256(x, _mm256_andnot_si256(m, _mm256_set1_epi32(-1)));
+}
+
+/* Store the keys of the first cnt images of v at p, all 8 when whole. */
+PS_NET2_INLINE void store8(uint32_t *p, __m256i v, __m256i f, unsigned cnt,
+                           int whole)
+{
+    v = _mm256_xor_si256(v, f);
+    if (whole)
+        _mm256_storeu_si256((__m256i *)(void *)p, v);
+    else
+        _mm256_maskstore_epi32((int *)p, lanes_below(cnt), v);
+}
+
+PS_AVX2 void ps_omp_net_slots32_avx2(const uint32_t *slots, uint32_t *dst,
+                                     const uint32_t *ends, size_t nb,
+                                     uint32_t m, uint32_t flip, uint32_t fneg)
+{
+    uint32_t o = 0;
+    size_t d;
+
+    for (d = 0; d < nb; d++) {
+        const uint32_t *from = slots + d * PS_NET_MAX;
+        uint32_t cnt = ends[d] - (uint32_t)d * PS_NET_MAX, room = m - o;
+        uint32_t *to = dst + o;
+        __m256i f, r0, r1, r2, r3, lo;
+        if (cnt == 0)
+            continue;
+        f = _mm256_set1_epi32((int)(flip ^ (fneg & (0u - (from[0] >> 31)))));
+        if (cnt <= 8) {
+            r0 = load8(from, cnt, f);
+            PS_N2_SORT_UP(r0);
+            store8(to, r0, f, cnt, room >= 8);
+        } else if (cnt <= 16) {
+            r0 = load8(from, 8, f);
+            r1 = load8(from + 8, cnt - 8, f);
+            PS_N2_SORT16(r0, r1, PS_N2_MERGE_UP, lo_, hi_);
+            store8(to, r0, f, 8, 1);
+            store8(to + 8, r1, f, cnt - 8, room >= 16);
+        } else {
+            r0 = load8(from, 8, f);
+            r1 = load8(from + 8, 8, f);
+            r2 = load8(from + 16, lanes_in(cnt, 2), f);
+            r3 = load8(from + 24, lanes_in(cnt, 3), f);
+            /* 32 lanes: as bucket_q does with 64-bit lanes. */
+            PS_N2_SORT16(r0, r1, PS_N2_MERGE_UP, lo_, hi_);
+            PS_N2_SORT16(r2, r3, PS_N2_MERGE_DOWN, hi_, lo_);
+            lo = _mm256_min_epu32(r0, r2);
+            r2 = _mm256_max_epu32(r0, r2);
+            r0 = lo;
+            lo = _mm256_min_epu32(r1, r3);
+            r3 = _mm256_max_epu32(r1, r3);
+            r1 = lo;
+            PS_N2_MERGE16(r0, r1, PS_N2_MERGE_UP, lo_, hi_);
+            PS_N2_MERGE16(r2, r3, PS_N2_MERGE_UP, lo_, hi_);
+            store8(to, r0, f, 8, 1);
+            store8(to + 8, r1, f, 8, 1);
+            store8(to + 16, r2, f, lanes_in(cnt, 2), room >= 24);
+            store8(to + 24, r3, f, lanes_in(cnt, 3), room >= 32);
+        }
         o += cnt;
     }
 }

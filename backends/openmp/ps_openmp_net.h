@@ -12,7 +12,8 @@
  * the same bits (the order image is a bijection).  For pairs, the lanes'
  * sort keys make them stable (ps_omp_net_pairs32).
  *
- * Every function here must be called only when ps_omp_net_cpu_ok().
+ * Each function below needs the ISA that ps_omp_net_isa() names for it:
+ * AVX-512F, except ps_omp_net_slots32_avx2 (AVX2).
  */
 #ifndef PS_OPENMP_NET_H
 #define PS_OPENMP_NET_H
@@ -23,10 +24,15 @@
 /* Buckets of more than this many keys are left to the caller. */
 #define PS_NET_MAX 32
 
+/* What ps_omp_net_isa() finds: the networks this CPU can run. */
+enum { PS_NET_NONE, PS_NET_AVX2, PS_NET_AVX512 };
+
 #if defined(PS_HAVE_AVX512_TARGET)
 
-/* 1 when this CPU (and its OS) runs AVX-512F code, else 0. */
-int ps_omp_net_cpu_ok(void);
+/* Which networks this CPU (and its OS) runs: PS_NET_AVX512 when it has
+ * AVX-512F, else PS_NET_AVX2 with AVX2 (4-byte keys only), else
+ * PS_NET_NONE. */
+int ps_omp_net_isa(void);
 
 /* Sort each bucket of src into the same positions of dst: bucket d holds
  * src[ends[d - 1], ends[d]) (from 0 for d = 0), nb buckets, and is sorted
@@ -46,6 +52,11 @@ int ps_omp_net_buckets32(const uint32_t *src, uint32_t *dst,
 void ps_omp_net_slots32(const uint32_t *slots, uint32_t *dst,
                         const uint32_t *ends, size_t nb, uint32_t m,
                         uint32_t flip, uint32_t fneg);
+
+/* ps_omp_net_slots32 with AVX2, for CPUs without AVX-512. */
+void ps_omp_net_slots32_avx2(const uint32_t *slots, uint32_t *dst,
+                             const uint32_t *ends, size_t nb, uint32_t m,
+                             uint32_t flip, uint32_t fneg);
 
 /* ps_omp_net_slots32 for 8-byte keys (ps_enc64's flip and fneg). */
 void ps_omp_net_slots64(const uint64_t *slots, uint64_t *dst,
