@@ -12,7 +12,7 @@
  * equal adjacent keys must have increasing indices (stability).  A
  * keys-only sort of the same data must give the same keys.
  *
- * One smaller case aims at a corner of the packed pairs' leaves.
+ * Three smaller cases aim at corners of the leaves' sorting networks.
  *
  * PS_TEST_LARGE_N, when set, replaces both large sizes (for quick runs).
  */
@@ -23,7 +23,7 @@
 
 #include "ps_test_util.h"
 
-enum { G_RANDOM, G_FEW, G_LOWENT, G_NARROW, G_THIN };
+enum { G_RANDOM, G_FEW, G_LOWENT, G_NARROW, G_THIN, G_SLOT33 };
 
 static void generate(unsigned char *keys, size_t n, ps_type type, int g,
                      uint64_t seed)
@@ -44,6 +44,17 @@ static void generate(unsigned char *keys, size_t n, ps_type type, int g,
          * whose bits 27-29 differ. */
         case G_THIN:
             v = (i < 34 ? t_rand(&s) >> 34 : t_rand(&s) | 1u << 30) & ~(uint64_t)63;
+            break;
+        /* 33 copies of one key, which no other key matches in its top
+         * 12 bits: the leaf bucket holding them (its digit takes at
+         * least those bits) overflows the networks' 32-key slots by
+         * exactly one. */
+        case G_SLOT33:      /* (kb is 4 or 8: v's low kb bytes count) */
+            v = t_rand(&s);
+            if (i < 33)
+                v = few[0];
+            else if (((v ^ few[0]) << (64 - 8 * kb)) >> 52 == 0)
+                v ^= (uint64_t)1 << (8 * kb - 1);
             break;
         default: v = t_rand(&s); break;
         }
@@ -217,6 +228,8 @@ int main(void)
     /* A bucket too thin for the pairs' sorting networks (pk_net_leaf):
      * its keys share fewer than the 5 top bits those need. */
     check("u32 one thin bucket, 39034", PS_U32, 0, 39034, G_THIN, 4, 10);
+    check("u32 a bucket of 33, 50000", PS_U32, 0, 50000, G_SLOT33, 4, 11);
+    check("u64 a bucket of 33, 50000", PS_U64, 0, 50000, G_SLOT33, 8, 12);
     allocation_failure(p2);
     concurrent_release();
     printf("ps_test_openmp_large: passed on backend %s\n", ps_backend_name());

@@ -62,6 +62,11 @@
 /* Smallest bucket an MSD pass makes just to spare its leaves a third LSD
  * pass (msd_bits). */
 #define PS_TWO_PASS_MIN 4096
+/* After a leaf whose buckets overflowed the networks' slots by more than
+ * a sixteenth of its keys (skewed data), this many more leaves of the
+ * same thread skip the networks (FN(net_leaf)): the omp for hands out
+ * runs of 8 neighbouring buckets, which tend to be skewed alike. */
+#define PS_NET_SKIP 8
 _Static_assert((PS_MAX_LEAF_DIGITS << PS_LEAF_BITS) >= (1 << PS_SPLIT_BITS),
                "a split leaf keeps its offsets in the leaf histograms");
 
@@ -101,6 +106,7 @@ typedef struct omp_tls {
     uint32_t *loff;     /* [leaf radix] leaf offsets */
     uint32_t *split;    /* [split radix] a split leaf's counts, offsets, ends */
     unsigned char *tmp; /* a leaf's worth of keys, then of values */
+    unsigned net_skip;  /* leaves to keep from the networks (FN(net_leaf)) */
     unsigned char *kline;   /* [msd buckets][PS_UNIT_BYTES] key buffers */
     unsigned char *vline;   /* [msd buckets][unit keys * vs] value buffers */
 } omp_tls;
@@ -487,6 +493,7 @@ static size_t layout(omp_ctx *c, unsigned char *base, int threads)
             tl->split = (uint32_t *)(void *)p;
             p += round64(((1u << PS_SPLIT_BITS) + 1) * sizeof(uint32_t));
             tl->tmp = p;
+            tl->net_skip = 0;
         }
     }
     return kbytes + vbytes + shared + (size_t)threads * c->tls_stride;

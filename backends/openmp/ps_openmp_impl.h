@@ -636,56 +636,6 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 }
 
 #if (PS_W == 32 || PS_W == 64) && defined(PS_HAVE_AVX512_TARGET)
-#if PS_W == 32
-/* FN(net_leaf) when a bucket overflowed its slot: counts, then exact
- * places, and buckets above PS_NET_MAX keys finished as finish_buckets
- * does.  The slots pass did not write array 0. */
-static int FN(net_leaf_counted)(const omp_ctx *c, omp_tls *tl, int where,
-                                size_t a, size_t m, unsigned lo, unsigned hi,
-                                unsigned b)
-{
-    KEY_T *k0 = (KEY_T *)c->k[0] + a, *buf = (KEY_T *)(void *)tl->tmp;
-    const KEY_T *src = (const KEY_T *)c->k[where] + a;
-    unsigned sh = hi - b, mask = (1u << b) - 1, d;
-    uint32_t *off = tl->split, sum = 0;
-    const KEY_T flip = (KEY_T)c->xf.flip, fneg = (KEY_T)c->xf.fneg;
-    const int fl = fneg != 0;
-
-    if (fl)
-        FN(split_hist_body)(src, m, c->xf, sh, mask, off, 1);
-    else
-        FN(split_hist_body)(src, m, c->xf, sh, mask, off, 0);
-    if (off[(FN(img)(src[0], c->xf, fl) >> sh) & mask] == m)
-        return 0;
-    for (d = 0; d <= mask; d++) {
-        uint32_t cnt = off[d];
-        off[d] = sum;
-        sum += cnt;
-    }
-    if (fl)
-        FN(leaf_pass_body)(src, buf, NULL, NULL, m, c->xf, sh, mask, off,
-                           NULL, NULL, 0, 0, 1);
-    else
-        FN(leaf_pass_body)(src, buf, NULL, NULL, m, c->xf, sh, mask, off,
-                           NULL, NULL, 0, 0, 0);
-    if (ps_omp_net_buckets32(buf, k0, off, (size_t)mask + 1, flip, fneg)) {
-        const uint64_t lsd_cost = 4 * (uint64_t)lsd_counters(sh - lo);
-        uint32_t s = 0;
-        for (d = 0; d <= mask; s = off[d++]) {
-            uint32_t cnt = off[d] - s;
-            if (cnt <= PS_NET_MAX)
-                continue;
-            if ((uint64_t)cnt * cnt > lsd_cost)
-                FN(lsd_leaf)(c, tl, 0, a + s, cnt, lo, sh);
-            else if (fl)
-                FN(insert_body)(k0 + s, NULL, cnt, c->xf, 0, 1);
-            else
-                FN(insert_body)(k0 + s, NULL, cnt, c->xf, 0, 0);
-        }
-    }
-    return 1;
-}
-#endif
 
 /* A leaf of 4- or 8-byte keys without values, on a CPU with AVX-512 (or
  * AVX2, 4-byte keys; c->net): one counting pass on its top bits (net_bits: 8 to 16 4-byte
@@ -700,12 +650,15 @@ static int FN(net_leaf_counted)(const omp_ctx *c, omp_tls *tl, int where,
  * The pass goes without counting at all: bucket d fills a slot of
  * PS_NET_MAX keys at d * PS_NET_MAX, and the networks pack the buckets as
  * they go (5-25% faster than counting first, 2 threads, 1K-16M keys).
- * When a bucket overflows its slot (skewed data; with random 4-byte keys
- * about one leaf in 20 at 16K keys), the slots are dropped: 4-byte keys
- * start over counted (net_leaf_counted), 8-byte ones go to the split
- * leaves, which handle skew well.  The thread's buffer holds the slots
- * and any overflow: at most (2^b - 1) * PS_NET_MAX + m < 9m keys, since
- * net_bits leaves more than 4 a bucket.
+ * When a bucket overflows its slot (with random keys, about one leaf in
+ * 20 at 16K 4-byte keys, one in 8 at 2^24 keys), the leaf goes to the
+ * other leaf sorts: they handle skewed data better than networks do.
+ * When the overflow is large (skewed data: more than m / 16 keys past
+ * their slots), the thread's next PS_NET_SKIP leaves go there directly,
+ * without a pass that would be wasted again (FN(leaf)).  The thread's
+ * buffer holds the slots and any overflow: at most
+ * (2^b - 1) * PS_NET_MAX + m < 9m keys, since net_bits leaves more than 8
+ * 4-byte keys and more than 4 8-byte keys a bucket.
  *
  * Returns 0, having written nothing to array 0, when it did not sort. */
 static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
@@ -715,7 +668,7 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
     const KEY_T *src = (const KEY_T *)c->k[where] + a;
     unsigned b = net_bits(m, 64 / PS_W * 8), sh = hi - b;
     unsigned mask = (1u << b) - 1, d;
-    uint32_t *off = tl->split, over = 0;
+    uint32_t *off = tl->split, excess = 0;
     const KEY_T flip = (KEY_T)c->xf.flip, fneg = (KEY_T)c->xf.fneg;
     const int fl = fneg != 0;
 
@@ -731,30 +684,28 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
     else
         FN(leaf_pass_body)(src, buf, NULL, NULL, m, c->xf, sh, mask, off,
                            src + m, k0 + m, next_span(c, a, m), 0, 0);
-    for (d = 0; d <= mask; d++)
-        over |= off[d] - d * PS_NET_MAX > PS_NET_MAX;
-#if PS_W == 32
-    if (!over) {
-        if (c->net == PS_NET_AVX512)
-            ps_omp_net_slots32(buf, k0, off, (size_t)mask + 1, (uint32_t)m,
-                               flip, fneg);
-        else
-            ps_omp_net_slots32_avx2(buf, k0, off, (size_t)mask + 1,
-                                    (uint32_t)m, flip, fneg);
-        return 1;
+    for (d = 0; d <= mask; d++) {
+        uint32_t cnt = off[d] - d * PS_NET_MAX;
+        excess += cnt > PS_NET_MAX ? cnt - PS_NET_MAX : 0;
     }
-    /* With AVX2 only, the LSD passes take skewed leaves. */
-    if (c->net != PS_NET_AVX512)
-        return 0;
-    return FN(net_leaf_counted)(c, tl, where, a, m, lo, hi, b);
-#else
-    /* 8-byte keys: the split leaves handle skewed buckets well. */
     (void)lo;
-    if (!over)
-        ps_omp_net_slots64(buf, k0, off, (size_t)mask + 1, (uint32_t)m, flip,
+    if (excess > 0) {
+        if (excess > m / 16)
+            tl->net_skip = PS_NET_SKIP;
+        return 0;
+    }
+#if PS_W == 32
+    if (c->net == PS_NET_AVX512)
+        ps_omp_net_slots32(buf, k0, off, (size_t)mask + 1, (uint32_t)m, flip,
                            fneg);
-    return !over;
+    else
+        ps_omp_net_slots32_avx2(buf, k0, off, (size_t)mask + 1, (uint32_t)m,
+                                flip, fneg);
+#else
+    ps_omp_net_slots64(buf, k0, off, (size_t)mask + 1, (uint32_t)m, flip,
+                       fneg);
 #endif
+    return 1;
 }
 #endif
 
@@ -783,9 +734,12 @@ static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 {
 #if (PS_W == 32 || PS_W == 64) && defined(PS_HAVE_AVX512_TARGET)
     if (c->net && m > PS_NET_MAX && m <= c->leaf_cap
-        && hi - lo > net_bits(m, 64 / PS_W * 8)
-        && FN(net_leaf)(c, tl, where, a, m, lo, hi))
-        return;
+        && hi - lo > net_bits(m, 64 / PS_W * 8)) {
+        if (tl->net_skip > 0)
+            tl->net_skip--;
+        else if (FN(net_leaf)(c, tl, where, a, m, lo, hi))
+            return;
+    }
 #endif
     if (m > 1 && hi - lo > 3 * PS_LEAF_BITS
         && m <= ((size_t)2 << PS_SPLIT_BITS))

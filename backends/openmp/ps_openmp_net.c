@@ -8,7 +8,6 @@
  */
 #include <config.h>
 
-#include <string.h>
 
 #include "ps_openmp_net.h"
 
@@ -135,30 +134,6 @@ PS_NET_INLINE __m512i bucket_flip(uint32_t k, uint32_t flip,
                                   uint32_t fneg)
 {
     return _mm512_set1_epi32((int)(flip ^ (fneg & (0u - (k >> 31)))));
-}
-
-PS_AVX512 int ps_omp_net_buckets32(const uint32_t *src, uint32_t *dst,
-                                   const uint32_t *ends, size_t nb,
-                                   uint32_t flip, uint32_t fneg)
-{
-    const uint32_t m = nb > 0 ? ends[nb - 1] : 0;
-    uint32_t s = 0;
-    int big = 0;
-    size_t d;
-
-    for (d = 0; d < nb; s = ends[d++]) {
-        uint32_t cnt = ends[d] - s;
-        if (cnt == 0)
-            continue;
-        if (cnt <= PS_NET_MAX) {
-            sort_bucket(src + s, dst + s, cnt, m - s,
-                        bucket_flip(src[s], flip, fneg));
-        } else {
-            memcpy(dst + s, src + s, (size_t)cnt * sizeof *src);
-            big = 1;
-        }
-    }
-    return big;
 }
 
 PS_AVX512 void ps_omp_net_slots32(const uint32_t *slots, uint32_t *dst,

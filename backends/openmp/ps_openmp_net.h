@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Buckets of more than this many keys are left to the caller. */
+/* The most keys a bucket may have: each lies in a slot this big. */
 #define PS_NET_MAX 32
 
 /* What ps_omp_net_isa() finds: the networks this CPU can run. */
@@ -34,21 +34,12 @@ enum { PS_NET_NONE, PS_NET_AVX2, PS_NET_AVX512 };
  * PS_NET_NONE. */
 int ps_omp_net_isa(void);
 
-/* Sort each bucket of src into the same positions of dst: bucket d holds
- * src[ends[d - 1], ends[d]) (from 0 for d = 0), nb buckets, and is sorted
- * by its order image (ps_enc32 with this flip and fneg) as an unsigned
- * number; the keys of a bucket must share their top bit.  A bucket of
- * more than PS_NET_MAX keys is copied as it is.  dst[ends[nb - 1] ...] is
- * not written; src and dst do not overlap.  Returns 1 when some bucket was
- * too big (the caller then sorts those), else 0. */
-int ps_omp_net_buckets32(const uint32_t *src, uint32_t *dst,
-                         const uint32_t *ends, size_t nb, uint32_t flip,
-                         uint32_t fneg);
-
-/* The same for buckets that lie in slots of PS_NET_MAX keys: bucket d
- * holds slots[d * PS_NET_MAX, ends[d]), at most PS_NET_MAX keys, and goes,
- * sorted, right after bucket d - 1 in dst, which takes the m keys of all
- * the buckets and is not written past them. */
+/* Sort each bucket into dst: bucket d lies in slots[d * PS_NET_MAX,
+ * ends[d]), at most PS_NET_MAX keys, and goes, sorted by its order image
+ * (ps_enc32 with this flip and fneg) as an unsigned number, right after
+ * bucket d - 1 in dst, which takes the m keys of all nb buckets and is
+ * not written past them.  The keys of a bucket must share their top bit;
+ * slots and dst do not overlap. */
 void ps_omp_net_slots32(const uint32_t *slots, uint32_t *dst,
                         const uint32_t *ends, size_t nb, uint32_t m,
                         uint32_t flip, uint32_t fneg);

@@ -197,7 +197,7 @@ static void pk_pass(const omp_ctx *c, const pk_elem *src, pk_elem *dst,
  * arrays.  Returns 0, having written nothing but the buffer, when it does
  * not apply: the key bits below the digit must fit the 27 bits of a lane's
  * sort key, and a bucket that overflows its slot (skewed data) sends the
- * leaf to the LSD passes.  The buffer holds at most
+ * leaf to the LSD passes (and maybe the next ones: FN(net_leaf)).  The buffer holds at most
  * (2^b - 1) * PS_NET_MAX + m < 9m elements, since net_bits leaves more
  * than 4 a bucket. */
 static int pk_net_leaf(const omp_ctx *c, omp_tls *tl, size_t a, size_t m,
@@ -206,18 +206,27 @@ static int pk_net_leaf(const omp_ctx *c, omp_tls *tl, size_t a, size_t m,
     const pk_elem *e = (const pk_elem *)c->k[1] + a;
     pk_elem *buf = (pk_elem *)(void *)tl->tmp;
     unsigned b = net_bits(m, 8), sh = hi - b, mask = (1u << b) - 1, d;
-    uint32_t *off = tl->split, over = 0;
+    uint32_t *off = tl->split, excess = 0;
 
     if (m <= PS_NET_MAX || m > c->leaf_cap || hi - lo <= b || sh > 27)
         return 0;
+    if (tl->net_skip > 0) {
+        tl->net_skip--;
+        return 0;
+    }
     for (d = 0; d <= mask; d++)
         off[d] = d * PS_NET_MAX;
     pk_pass(c, e, buf, m, sh, mask, off, (const pk_elem *)c->k[1] + a + m,
             next_span(c, a, m));
-    for (d = 0; d <= mask; d++)
-        over |= off[d] - d * PS_NET_MAX > PS_NET_MAX;
-    if (over)
+    for (d = 0; d <= mask; d++) {
+        uint32_t cnt = off[d] - d * PS_NET_MAX;
+        excess += cnt > PS_NET_MAX ? cnt - PS_NET_MAX : 0;
+    }
+    if (excess > 0) {   /* as in FN(net_leaf) */
+        if (excess > m / 16)
+            tl->net_skip = PS_NET_SKIP;
         return 0;
+    }
     ps_omp_net_pairs32(buf, (KEY_T *)c->k[0] + a, c->v[0] + a * 4, off,
                        (size_t)mask + 1, (uint32_t)m, (uint32_t)c->xf.flip,
                        (uint32_t)c->xf.fneg);
