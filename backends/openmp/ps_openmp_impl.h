@@ -637,15 +637,16 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 
 #if (PS_W == 32 || PS_W == 64) && defined(PS_HAVE_AVX512_TARGET)
 
-/* A leaf of 4- or 8-byte keys without values, on a CPU with AVX-512 (or
- * AVX2, 4-byte keys; c->net): one counting pass on its top bits (net_bits: 8 to 16 4-byte
- * keys a bucket, 4 to 8 8-byte ones) into the thread's buffer, then each
- * bucket sorted by a network of one to four registers on its way into
- * array 0 (ps_openmp_net.h).  Against two LSD passes, the second pass and
- * the counting of its digit are gone, for about 1.3 cycles a key of
- * networks (4-byte keys, 32K-key leaves of 22 bits: 8.1 -> 5.7 cycles a
- * key in a microbenchmark; random u32 at 16M, one thread, 288 -> 316
- * Mkeys/s).
+/* Sort positions [a, a + m) of array `where` by image bits [., hi) into
+ * array 0, for a leaf of 4- or 8-byte keys without values on a CPU with
+ * AVX-512 (or AVX2, 4-byte keys; c->net): one pass on its top bits
+ * (net_bits: 8 to 16 4-byte keys a bucket, 4 to 8 8-byte ones) into the
+ * thread's buffer, then each bucket sorted by a network of one to four
+ * registers on its way into array 0 (ps_openmp_net.h).  The networks sort
+ * whole keys, so the bits below the digit need no more passes.  Against
+ * two LSD passes, the second pass and the counting of the digits are
+ * gone, for about 1.3 cycles a key of networks (4-byte keys, 32K-key
+ * leaves of 22 bits: 8.1 -> 5.7 cycles a key in a microbenchmark).
  *
  * The pass goes without counting at all: bucket d fills a slot of
  * PS_NET_MAX keys at d * PS_NET_MAX, and the networks pack the buckets as
@@ -662,7 +663,7 @@ static void FN(lsd_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
  *
  * Returns 0, having written nothing to array 0, when it did not sort. */
 static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
-                        size_t m, unsigned lo, unsigned hi)
+                        size_t m, unsigned hi)
 {
     KEY_T *k0 = (KEY_T *)c->k[0] + a, *buf = (KEY_T *)(void *)tl->tmp;
     const KEY_T *src = (const KEY_T *)c->k[where] + a;
@@ -688,7 +689,6 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
         uint32_t cnt = off[d] - d * PS_NET_MAX;
         excess += cnt > PS_NET_MAX ? cnt - PS_NET_MAX : 0;
     }
-    (void)lo;
     if (excess > 0) {
         if (excess > m / 16)
             tl->net_skip = PS_NET_SKIP;
@@ -737,7 +737,7 @@ static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
         && hi - lo > net_bits(m, 64 / PS_W * 8)) {
         if (tl->net_skip > 0)
             tl->net_skip--;
-        else if (FN(net_leaf)(c, tl, where, a, m, lo, hi))
+        else if (FN(net_leaf)(c, tl, where, a, m, hi))
             return;
     }
 #endif
