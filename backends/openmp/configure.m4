@@ -12,9 +12,10 @@ AS_IF([test "x$ps_openmp_request" != xno],
    AS_IF([test "x$ac_cv_prog_c_openmp" != x && test "x$ac_cv_prog_c_openmp" != xunsupported],
      [ps_openmp_enabled=yes
       AC_DEFINE([PS_HAVE_OPENMP], [1], [Define to 1 to build the OpenMP backend.])
-      # The leaves' sorting networks (ps_openmp_net.c) are AVX-512 code in
-      # functions of their own, chosen at run time: the compiler must accept
-      # target attributes and ask the CPU what it runs.
+      # The leaves' sorting networks (ps_openmp_net.c) are AVX-512 and AVX2
+      # code in functions of their own, chosen at run time: the compiler
+      # must accept target attributes (one that does for AVX-512 does for
+      # AVX2) and ask the CPU what it runs.
       AC_CACHE_CHECK([whether $CC builds AVX-512 functions by target attribute],
         [ps_cv_avx512_target],
         [AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <immintrin.h>

@@ -197,9 +197,9 @@ static void pk_pass(const omp_ctx *c, const pk_elem *src, pk_elem *dst,
  * arrays.  Returns 0, having written nothing but the buffer, when it does
  * not apply: the key bits below the digit must fit the 27 bits of a lane's
  * sort key, and a bucket that overflows its slot (skewed data) sends the
- * leaf to the LSD passes (and maybe the next ones: FN(net_leaf)).  The buffer holds at most
- * (2^b - 1) * PS_NET_MAX + m < 9m elements, since net_bits leaves more
- * than 4 a bucket. */
+ * leaf, and maybe the thread's next ones (as in FN(net_leaf)), to the LSD
+ * passes.  The buffer holds at most (2^b - 1) * PS_NET_MAX + m < 9m
+ * elements, since net_bits leaves more than 4 a bucket. */
 static int pk_net_leaf(const omp_ctx *c, omp_tls *tl, size_t a, size_t m,
                        unsigned lo, unsigned hi)
 {
