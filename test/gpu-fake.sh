@@ -33,6 +33,12 @@ run() {
 }
 run "" onesweep
 run portable reduce-then-scan
+# A device without memory pools: the device API's own scratch must come
+# from plain allocations instead of failing.
+PS_FAKE_NO_POOLS=1
+export PS_FAKE_NO_POOLS
+run "" onesweep
+unset PS_FAKE_NO_POOLS
 # No device: refused like the real module on a GPU-less machine.
 PS_FAKE_DEVICES=0 "$top/test/ps_test_gpu_refused" cuda || exit 1
 # The device lost while a sort copies its result back: the k-th copy to

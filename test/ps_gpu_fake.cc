@@ -102,8 +102,22 @@ psfakeError_t psfakeMalloc(void **p, size_t bytes)
 psfakeError_t psfakeFree(void *p) { std::free(p); return psfakeSuccess; }
 psfakeError_t psfakeMallocHost(void **p, size_t bytes) { return psfakeMalloc(p, bytes); }
 psfakeError_t psfakeFreeHost(void *p) { return psfakeFree(p); }
+// PS_FAKE_NO_POOLS=1 plays a device without memory pools (some vGPU and
+// WSL setups): the attribute says 0 and stream-ordered allocation fails.
+static bool no_pools()
+{
+    const char *e = std::getenv("PS_FAKE_NO_POOLS");
+    return e != nullptr && std::atoi(e) != 0;
+}
+psfakeError_t psfakeDeviceGetAttribute(int *v, enum psfakeDeviceAttr a, int)
+{
+    *v = a == psfakeDevAttrMemoryPoolsSupported ? !no_pools() : 0;
+    return psfakeSuccess;
+}
 psfakeError_t psfakeMallocAsync(void **p, size_t bytes, psfakeStream_t)
 {
+    if (no_pools())
+        return psfakeErrorNotSupported;
     return psfakeMalloc(p, bytes);
 }
 psfakeError_t psfakeFreeAsync(void *p, psfakeStream_t) { return psfakeFree(p); }

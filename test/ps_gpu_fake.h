@@ -29,6 +29,7 @@ typedef enum psfakeError_t {
     psfakeErrorInsufficientDriver = 35,
     psfakeErrorNoDevice = 100,
     psfakeErrorIllegalAddress = 700,
+    psfakeErrorNotSupported = 801,
     psfakeErrorInvalidValue = 1
 } psfakeError_t;
 
@@ -57,6 +58,8 @@ psfakeError_t psfakeFree(void *p);
 psfakeError_t psfakeMallocHost(void **p, size_t bytes);
 psfakeError_t psfakeFreeHost(void *p);
 psfakeError_t psfakeMallocAsync(void **p, size_t bytes, psfakeStream_t s);
+enum psfakeDeviceAttr { psfakeDevAttrMemoryPoolsSupported = 115 };
+psfakeError_t psfakeDeviceGetAttribute(int *v, enum psfakeDeviceAttr a, int dev);
 psfakeError_t psfakeFreeAsync(void *p, psfakeStream_t s);
 psfakeError_t psfakeMemcpyAsync(void *dst, const void *src, size_t bytes,
                                 enum psfakeMemcpyKind kind, psfakeStream_t s);

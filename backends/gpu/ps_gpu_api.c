@@ -105,17 +105,29 @@ static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
 }
 
 /* Scratch the caller did not give: stream-ordered on CUDA, so the call
- * stays asynchronous.  HIP's stream-ordered allocator is too new in the
- * ROCm releases distributions ship, so HIP allocates plainly and frees
- * after waiting for the stream. */
-static int scratch_get(size_t bytes, ps_rt_stream s, void **p)
+ * stays asynchronous.  Where the device has no memory pools (some vGPU and
+ * WSL setups report cudaDevAttrMemoryPoolsSupported = 0, and
+ * cudaMallocAsync then fails), and on HIP, whose stream-ordered allocator
+ * is too new in the ROCm releases distributions ship, the scratch is
+ * allocated plainly and freed after waiting for the stream (*pooled = 0).
+ * The device asked about is the calling thread's current one, the one the
+ * kernels run on. */
+static int scratch_get(size_t bytes, ps_rt_stream s, void **p, int *pooled)
 {
     ps_rt_err e;
 #if defined(PS_GPU_HIP)
     (void)s;
+    *pooled = 0;
     e = hipMalloc(p, bytes);
 #else
-    e = RT(MallocAsync)(p, bytes, s);
+    int dev = 0, pools = 0;
+    if (RT(GetDevice)(&dev) != RT(Success)
+        || RT(DeviceGetAttribute)(&pools, RT(DevAttrMemoryPoolsSupported), dev)
+               != RT(Success))
+        pools = 0;
+    RT(GetLastError)();
+    *pooled = pools != 0;
+    e = *pooled ? RT(MallocAsync)(p, bytes, s) : RT(Malloc)(p, bytes);
 #endif
     if (e != RT(Success)) {
         RT(GetLastError)();
@@ -126,13 +138,19 @@ static int scratch_get(size_t bytes, ps_rt_stream s, void **p)
     return PS_OK;
 }
 
-static void scratch_put(void *p, ps_rt_stream s)
+static void scratch_put(void *p, ps_rt_stream s, int pooled)
 {
 #if defined(PS_GPU_HIP)
+    (void)pooled;
     hipStreamSynchronize(s);
     hipFree(p);
 #else
-    RT(FreeAsync)(p, s);
+    if (pooled) {
+        RT(FreeAsync)(p, s);
+    } else {
+        RT(StreamSynchronize)(s);
+        RT(Free)(p);
+    }
 #endif
 }
 
@@ -145,6 +163,7 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
     ps_rt_stream s = (ps_rt_stream)stream;
     size_t bytes;
     void *own = NULL;
+    int pooled = 0;
     ps_gpu_job job;
     int st = check(fn, n, type, flags, value_size);
 
@@ -162,7 +181,7 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
     }
     bytes = need(op, n, type, value_size);
     if (scratch == NULL && bytes > 0) {
-        st = scratch_get(bytes, s, &own);
+        st = scratch_get(bytes, s, &own, &pooled);
         if (st != PS_OK)
             return st;
         scratch = own;
@@ -199,7 +218,7 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
     if (st == PS_OK)
         st = ps_gpu_enqueue(api_host, &job);
     if (own != NULL)
-        scratch_put(own, s);
+        scratch_put(own, s, pooled);
     return st;
 }
 
