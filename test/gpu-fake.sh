@@ -41,6 +41,23 @@ run "" onesweep
 unset PS_FAKE_NO_POOLS
 # No device: refused like the real module on a GPU-less machine.
 PS_FAKE_DEVICES=0 "$top/test/ps_test_gpu_refused" cuda || exit 1
+# A driver too old for the runtime the module links, and none at all: each
+# refused with the reason in words a user acts on.
+PS_FAKE_DRIVER_VERSION=12040 "$top/test/ps_test_gpu_refused" cuda > "$dir/log" 2>&1
+rc=$?
+cat "$dir/log"
+[ "$rc" -eq 0 ] || exit 1
+grep -q 'CUDA driver too old (needs >= 13.0, has 12.4)' "$dir/log" || {
+    echo "FAIL: an old driver was not named as such"
+    exit 1
+}
+PS_FAKE_DRIVER_VERSION=0 "$top/test/ps_test_gpu_refused" cuda > "$dir/log" 2>&1
+rc=$?
+cat "$dir/log"
+[ "$rc" -eq 0 ] && grep -q 'no CUDA driver' "$dir/log" || {
+    echo "FAIL: a missing driver was not named as such"
+    exit 1
+}
 # The device lost while a sort copies its result back: the k-th copy to
 # the host fails, for every k up to past the last copy of one sort.  The
 # caller's arrays must come out unchanged (ps_test_gpu_copyfault checks),

@@ -69,10 +69,28 @@ unsigned ps_fake_shfl(unsigned v, unsigned lane)
     return r;
 }
 
+// PS_FAKE_DRIVER_VERSION=N plays a driver for CUDA N (1000 * major + 10 *
+// minor; 0: none installed).  Below 13000, the version the stand-in poses
+// as being built with, it is too old: every call fails as the CUDA runtime
+// does then.
+static int driver_version()
+{
+    const char *e = std::getenv("PS_FAKE_DRIVER_VERSION");
+    return e != nullptr ? std::atoi(e) : 13000;
+}
+psfakeError_t psfakeDriverGetVersion(int *v)
+{
+    *v = driver_version();
+    return psfakeSuccess;
+}
+
 psfakeError_t psfakeGetDeviceCount(int *n)
 {
     // PS_FAKE_DEVICES=0 plays a machine without a GPU.
     const char *e = std::getenv("PS_FAKE_DEVICES");
+    *n = 0;
+    if (driver_version() < 13000)
+        return psfakeErrorInsufficientDriver;
     *n = e != nullptr ? std::atoi(e) : 1;
     return *n > 0 ? psfakeSuccess : psfakeErrorNoDevice;
 }

@@ -30,6 +30,7 @@ typedef enum psfakeError_t {
     psfakeErrorNoDevice = 100,
     psfakeErrorIllegalAddress = 700,
     psfakeErrorNotSupported = 801,
+    psfakeErrorUnsupportedPtxVersion = 222,
     psfakeErrorInvalidValue = 1
 } psfakeError_t;
 
@@ -50,6 +51,7 @@ enum psfakeMemcpyKind {
 #define psfakeEventDisableTiming 2u
 
 psfakeError_t psfakeGetDeviceCount(int *n);
+psfakeError_t psfakeDriverGetVersion(int *v);
 psfakeError_t psfakeGetDeviceProperties(psfakeDeviceProp *p, int dev);
 psfakeError_t psfakeGetDevice(int *dev);
 psfakeError_t psfakeSetDevice(int dev);

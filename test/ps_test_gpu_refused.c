@@ -27,6 +27,7 @@ static int reason_ok(const char *name, const char *detail)
 {
     if (strcmp(name, "cuda") == 0)
         return strstr(detail, "no CUDA driver") != NULL
+               || strstr(detail, "CUDA driver too old") != NULL
                || strstr(detail, "no CUDA device") != NULL;
     return strstr(detail, "no HIP device") != NULL
            || strstr(detail, "no HIP driver") != NULL

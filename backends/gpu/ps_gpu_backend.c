@@ -79,8 +79,19 @@ static void gpu_probe(ps_probe *out)
 
     out->gpu = 1;
     if (PS_RT_NO_DRIVER(e)) {
-        snprintf(out->detail, sizeof out->detail,
-                 "no " PS_GPU_UPPER " driver (%s)", RT(GetErrorString)(e));
+        int drv = 0;
+        if (RT(DriverGetVersion)(&drv) != RT(Success))
+            drv = 0;
+        if (drv > 0 && PS_RT_BUILT_VERSION > 0)
+            /* A driver is there, only too old for the runtime linked in. */
+            snprintf(out->detail, sizeof out->detail, PS_GPU_UPPER " driver too "
+                     "old (needs >= %d.%d, has %d.%d): update the driver, or "
+                     "build with a toolkit no newer than the driver (doc/cuda.md)",
+                     PS_RT_BUILT_VERSION / 1000, PS_RT_BUILT_VERSION % 1000 / 10,
+                     drv / 1000, drv % 1000 / 10);
+        else
+            snprintf(out->detail, sizeof out->detail,
+                     "no " PS_GPU_UPPER " driver (%s)", RT(GetErrorString)(e));
         return;
     }
     if (PS_RT_NO_DEVICE(e) || (e == RT(Success) && count == 0)) {

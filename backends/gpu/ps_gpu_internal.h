@@ -33,6 +33,10 @@ typedef struct cudaDeviceProp ps_rt_prop;
                              || (e) == cudaErrorInvalidDeviceFunction)
 #  define ps_rt_host_alloc(p, n) cudaMallocHost((p), (n))
 #  define ps_rt_host_free(p) cudaFreeHost(p)
+/* PTX compiled by a newer toolkit than the driver knows. */
+#  define PS_RT_PTX_TOO_NEW(e) ((e) == cudaErrorUnsupportedPtxVersion)
+/* The runtime version this module was built with (1000 * major + 10 * minor). */
+#  define PS_RT_BUILT_VERSION CUDART_VERSION
 #elif defined(PS_GPU_HIP)
 #  include <hip/hip_runtime_api.h>
 #  define RT(x) hip##x
@@ -50,6 +54,8 @@ typedef hipDeviceProp_t ps_rt_prop;
                              || (e) == hipErrorInvalidDeviceFunction)
 #  define ps_rt_host_alloc(p, n) hipHostMalloc((p), (n), 0)
 #  define ps_rt_host_free(p) hipHostFree(p)
+#  define PS_RT_PTX_TOO_NEW(e) 0
+#  define PS_RT_BUILT_VERSION 0
 #elif defined(PS_GPU_FAKE)
 /* test/ps_gpu_fake.h: the CUDA host code on a CPU stand-in runtime, for
  * make check on machines without a GPU.  It poses as "cuda". */
@@ -68,6 +74,8 @@ typedef psfakeDeviceProp ps_rt_prop;
 #  define PS_RT_NO_IMAGE(e) 0
 #  define ps_rt_host_alloc(p, n) psfakeMallocHost((p), (n))
 #  define ps_rt_host_free(p) psfakeFreeHost(p)
+#  define PS_RT_PTX_TOO_NEW(e) ((e) == psfakeErrorUnsupportedPtxVersion)
+#  define PS_RT_BUILT_VERSION 13000
 #else
 #  error "compile backends/gpu with -DPS_GPU_CUDA, -DPS_GPU_HIP or -DPS_GPU_FAKE"
 #endif

@@ -182,6 +182,16 @@ static int cl_sort_pairs(void *state, void *keys, void *values,
     }
     tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
     sbytes = ps_cl_scratch_bytes(&tune, n, kb, vb);
+    /* The scratch (a copy of the keys plus the counts) is one buffer too:
+     * larger than the keys, it may pass the limit when they do not (2^32 - 1
+     * u8 keys on pocl), and clCreateBuffer would refuse it as a device
+     * error. */
+    if (sbytes > s->max_alloc) {
+        host->fail("opencl: %zu keys need %zu bytes of scratch in one buffer, "
+                   "beyond the device's largest (%llu bytes)", n, sbytes,
+                   (unsigned long long)s->max_alloc);
+        return PS_ERR_TOO_LARGE;
+    }
 
     pthread_mutex_lock(&s->lock);
     err = ensure(s, &s->kbuf, &s->kcap, n * kb);
