@@ -57,13 +57,20 @@ check-long: $(check_PROGRAMS) $(check_LTLIBRARIES)
 
 # The libFuzzer target (configure --enable-fuzzing with CC=clang); see
 # .ci/fuzz.sh for how CI runs it and doc/reliability.md for results.
-EXTRA_DIST += test/fuzz/ps_fuzz_sort.c test/fuzz/corpus
+# ps_fuzz_shapes is the structured target: its input chooses type, size,
+# distribution and operation, and it generates the keys (issue 16).
+EXTRA_DIST += test/fuzz/ps_fuzz_sort.c test/fuzz/corpus \
+	test/fuzz/ps_fuzz_shapes.c test/fuzz/corpus-shapes
 if PS_FUZZ
-noinst_PROGRAMS += test/fuzz/ps_fuzz_sort
+noinst_PROGRAMS += test/fuzz/ps_fuzz_sort test/fuzz/ps_fuzz_shapes
 test_fuzz_ps_fuzz_sort_SOURCES = test/fuzz/ps_fuzz_sort.c test/ps_test_util.c
 test_fuzz_ps_fuzz_sort_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 test_fuzz_ps_fuzz_sort_LDFLAGS = -fsanitize=fuzzer
 test_fuzz_ps_fuzz_sort_LDADD = lib/libportsort.la
+test_fuzz_ps_fuzz_shapes_SOURCES = test/fuzz/ps_fuzz_shapes.c test/ps_test_util.c
+test_fuzz_ps_fuzz_shapes_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+test_fuzz_ps_fuzz_shapes_LDFLAGS = -fsanitize=fuzzer
+test_fuzz_ps_fuzz_shapes_LDADD = lib/libportsort.la -lm
 endif
 EXTRA_DIST += test/lsan.supp
 
