@@ -76,7 +76,7 @@ for b in $backends; do
             # A case sorts up to 2^21 keys and checks them against a merge
             # sort, under ASan: seconds, so a generous per-input timeout and
             # room for the arrays.
-            args=(-max_len=32 -timeout=120 -rss_limit_mb=4096)
+            args=(-max_len=32 -len_control=0 -timeout=120 -rss_limit_mb=4096)
             if [ "$b" = openmp ]; then
                 set -- $omp_threads
                 per=$(( (seconds + $# - 1) / $# ))

@@ -60,7 +60,7 @@ check-long: $(check_PROGRAMS) $(check_LTLIBRARIES)
 # ps_fuzz_shapes is the structured target: its input chooses type, size,
 # distribution and operation, and it generates the keys (issue 16).
 EXTRA_DIST += test/fuzz/ps_fuzz_sort.c test/fuzz/corpus \
-	test/fuzz/ps_fuzz_shapes.c test/fuzz/corpus-shapes
+	test/fuzz/ps_fuzz_shapes.c test/fuzz/corpus-shapes test/fuzz/shapes-corpus.py
 if PS_FUZZ
 noinst_PROGRAMS += test/fuzz/ps_fuzz_sort test/fuzz/ps_fuzz_shapes
 test_fuzz_ps_fuzz_sort_SOURCES = test/fuzz/ps_fuzz_sort.c test/ps_test_util.c

@@ -15,18 +15,20 @@
  * thread count instead.
  *
  * Input layout (bytes past the end read as 0, so every input is a case;
- * bytes beyond the 18th are ignored):
+ * bytes beyond the 18th are ignored).  The bytes that change the case most
+ * come first, so that short inputs already vary them:
  *   0      type: PS_U8 + byte % 10
- *   1      bit 0 PS_DESCENDING; bits 1-2 operation: 0 keys, 1 and 3 pairs,
+ *   1      distribution (byte % DIST_COUNT), see the dist_names table
+ *   2      size class (byte % 16), see decode_n()
+ *   3      bit 0 PS_DESCENDING; bits 1-2 operation: 0 keys, 1 and 3 pairs,
  *          2 argsort
- *   2      value size for pairs: byte % 20 < 4 gives 4 or 8 (odd/even),
+ *   4      distribution parameter a
+ *   5-6    size parameter, little-endian
+ *   7      value size for pairs: byte % 20 < 4 gives 4 or 8 (even/odd),
  *          else 1 + (byte % 20 - 4), so 1..16
- *   3      size class (byte % 16), see decode_n()
- *   4-5    size parameter, little-endian
- *   6      distribution (byte % DIST_COUNT), see the dist_names table
- *   7-9    distribution parameters a, b, c (their meaning per distribution is
- *          in gen_keys())
- *   10-17  seed, little-endian
+ *   8-9    distribution parameters b and c (what a, b and c mean for each
+ *          distribution is in gen_keys())
+ *   10-17  seed of the generator, little-endian
  *
  * Setting PS_FUZZ_SHAPES_VERBOSE prints each decoded case on stderr.
  */
@@ -125,18 +127,18 @@ static size_t decode_n(unsigned cls, unsigned p)
 
 static void decode(const uint8_t *d, size_t size, shape_case *c)
 {
-    unsigned b1 = byte_at(d, size, 1), b2 = byte_at(d, size, 2) % 20;
+    unsigned b3 = byte_at(d, size, 3), b7 = byte_at(d, size, 7) % 20;
     int i;
     c->type = (ps_type)(PS_U8 + byte_at(d, size, 0) % 10);
-    c->flags = b1 & 1u ? PS_DESCENDING : 0u;
-    c->op = (int)(b1 >> 1 & 3);
+    c->dist = (int)(byte_at(d, size, 1) % DIST_COUNT);
+    c->n = decode_n(byte_at(d, size, 2),
+                    byte_at(d, size, 5) | byte_at(d, size, 6) << 8);
+    c->flags = b3 & 1u ? PS_DESCENDING : 0u;
+    c->op = (int)(b3 >> 1 & 3);
     if (c->op == 3)
         c->op = OP_PAIRS;
-    c->vs = b2 < 4 ? (b2 & 1 ? 8 : 4) : 1 + (b2 - 4);
-    c->n = decode_n(byte_at(d, size, 3),
-                    byte_at(d, size, 4) | byte_at(d, size, 5) << 8);
-    c->dist = (int)(byte_at(d, size, 6) % DIST_COUNT);
-    c->a = byte_at(d, size, 7);
+    c->a = byte_at(d, size, 4);
+    c->vs = b7 < 4 ? (b7 & 1 ? 8 : 4) : 1 + (b7 - 4);
     c->b = byte_at(d, size, 8);
     c->c = byte_at(d, size, 9);
     c->seed = 0;
