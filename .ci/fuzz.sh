@@ -36,9 +36,12 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 # fuzz_one TARGET BACKEND LABEL SECONDS SEED_CORPUS LIBFUZZER_ARGS...
 # Runs the seed corpus once (exit 77: backend not usable, skip), then fuzzes.
+# libFuzzer's own exit code for a finding is 77 too by default, which would
+# pass a crash in the seed corpus off as a skip: -error_exitcode=1.
 fuzz_one() {
     local target=$1 b=$2 label=$3 secs=$4 seeds=$5 rc
     shift 5
+    set -- -error_exitcode=1 "$@"
     run() {
         PORTSORT_BACKEND=$b PORTSORT_MODULE_PATH="$PWD/backends/$b/.libs" \
             ./libtool --mode=execute "./test/fuzz/$target" "$@"
