@@ -29,6 +29,18 @@
 
 #include "portsort.h"
 
+/* PS_DEBUG_ASSERT(x): an invariant a backend relies on (a recursion's
+ * level budget, a buffer's bound), checked in builds configured with
+ * --enable-debug, where a broken one stops the program at the line that
+ * broke it instead of corrupting memory.  Other builds check nothing: the
+ * library never exits, so the code must keep the invariant by itself. */
+#ifdef PS_DEBUG
+#include <assert.h>
+#define PS_DEBUG_ASSERT(x) assert(x)
+#else
+#define PS_DEBUG_ASSERT(x) ((void)0)
+#endif
+
 /* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
  * loader refuses a module whose table carries another value. */
 #define PS_BACKEND_ABI 1u

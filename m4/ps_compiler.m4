@@ -48,3 +48,17 @@ PS_WARN_CFLAGS="-Wall -Wextra"
 AS_IF([test "x$enable_werror" = xyes], [PS_WARN_CFLAGS="$PS_WARN_CFLAGS -Werror"])
 AC_SUBST([PS_WARN_CFLAGS])
 ])
+
+# PS_CHECK_DEBUG
+# --------------
+# --enable-debug defines PS_DEBUG, which turns on the invariant checks of
+# PS_DEBUG_ASSERT (lib/ps_backend.h): recursion budgets, buffer bounds.
+AC_DEFUN([PS_CHECK_DEBUG],
+[AC_ARG_ENABLE([debug],
+  [AS_HELP_STRING([--enable-debug],
+    [check the backends' internal invariants (recursion budgets, buffer
+     bounds) with assertions; slower, for tests and sanitizer runs])],
+  [], [enable_debug=no])
+AS_IF([test "x$enable_debug" = xyes],
+  [AC_DEFINE([PS_DEBUG], [1], [Check internal invariants (--enable-debug).])])
+])

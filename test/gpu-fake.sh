@@ -35,3 +35,29 @@ run "" onesweep
 run portable reduce-then-scan
 # No device: refused like the real module on a GPU-less machine.
 PS_FAKE_DEVICES=0 "$top/test/ps_test_gpu_refused" cuda || exit 1
+# The device lost while a sort copies its result back: the k-th copy to
+# the host fails, for every k up to past the last copy of one sort.  The
+# caller's arrays must come out unchanged (ps_test_gpu_copyfault checks),
+# and some k must fail while the values come back, after the keys.
+for op in keys pairs4 pairs8 argsort; do
+    k=1
+    while :; do
+        out=$(PS_FAKE_FAIL_COPY_OUT=$k "$top/test/ps_test_gpu_copyfault" $op) || {
+            echo "$out"
+            echo "FAIL: ps_test_gpu_copyfault $op with copy $k failing"
+            exit 1
+        }
+        case $out in *sorted) break ;; esac
+        k=$((k + 1))
+        if [ "$k" -gt 200 ]; then
+            echo "FAIL: ps_test_gpu_copyfault $op never got past the copies"
+            exit 1
+        fi
+    done
+    echo "copy-back faults: $op failed cleanly at each of copies 1-$((k - 1))"
+    case $op in keys|argsort) ;; *)
+        # 3000 4-byte keys come back in 12 chunks of 1000 bytes: values
+        # start at copy 13.
+        [ "$k" -gt 13 ] || { echo "FAIL: no fault hit the values ($op)"; exit 1; } ;;
+    esac
+done

@@ -108,9 +108,24 @@ psfakeError_t psfakeMallocAsync(void **p, size_t bytes, psfakeStream_t)
 }
 psfakeError_t psfakeFreeAsync(void *p, psfakeStream_t) { return psfakeFree(p); }
 
-psfakeError_t psfakeMemcpyAsync(void *dst, const void *src, size_t bytes,
-                                enum psfakeMemcpyKind, psfakeStream_t)
+// PS_FAKE_FAIL_COPY_OUT=k: the k-th device-to-host copy of the process
+// (from 1) fails, as a copy does when the device is lost, having written
+// nothing; so do the ones after it.  Tests of the "nothing lost" promise
+// use it to fail a sort's write-back midway (ps_test_gpu_copyfault.c).
+static bool copy_out_fails()
 {
+    static std::mutex m;
+    static long count;
+    const char *e = std::getenv("PS_FAKE_FAIL_COPY_OUT");
+    std::lock_guard<std::mutex> g(m);
+    return e != nullptr && ++count >= std::atol(e);
+}
+
+psfakeError_t psfakeMemcpyAsync(void *dst, const void *src, size_t bytes,
+                                enum psfakeMemcpyKind kind, psfakeStream_t)
+{
+    if (kind == psfakeMemcpyDeviceToHost && copy_out_fails())
+        return psfakeErrorIllegalAddress;
     std::memmove(dst, src, bytes);
     return psfakeSuccess;
 }

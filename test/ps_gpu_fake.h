@@ -28,6 +28,7 @@ typedef enum psfakeError_t {
     psfakeErrorMemoryAllocation = 2,
     psfakeErrorInsufficientDriver = 35,
     psfakeErrorNoDevice = 100,
+    psfakeErrorIllegalAddress = 700,
     psfakeErrorInvalidValue = 1
 } psfakeError_t;
 

@@ -63,5 +63,8 @@ test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/ps_gpu_fake.h
 check_PROGRAMS += test/ps_test_gpu_fake
 test_ps_test_gpu_fake_SOURCES = test/ps_test_gpu_fake.c test/ps_test_util.c
 test_ps_test_gpu_fake_LDADD = lib/libportsort.la
+check_PROGRAMS += test/ps_test_gpu_copyfault
+test_ps_test_gpu_copyfault_SOURCES = test/ps_test_gpu_copyfault.c test/ps_test_util.c
+test_ps_test_gpu_copyfault_LDADD = lib/libportsort.la
 dist_check_SCRIPTS += test/gpu-fake.sh
 TESTS += test/gpu-fake.sh

@@ -7,10 +7,16 @@
  * for its own work and gives the calling thread back the device it had, so
  * that an application using the runtime itself sees no change.
  *
- * Host-array sorts share one cached device buffer and one pair of pinned
- * staging buffers, so they run one at a time (a mutex); the device would
- * serialise them anyway.  Copies go through the two pinned buffers in
- * turn, so the host's memcpy of one chunk overlaps the DMA of the other.
+ * Host-array sorts share one cached device buffer, one pair of pinned
+ * staging buffers and one host buffer, so they run one at a time (a
+ * mutex); the device would serialise them anyway.  Copies go through the
+ * two pinned buffers in turn, so the host's memcpy of one chunk overlaps
+ * the DMA of the other.  The sorted keys and values come back into the
+ * host buffer first and reach the caller's arrays only once every copy
+ * has succeeded: a device lost during the copies (the only step left that
+ * can fail) must leave the caller's arrays as they were, and the
+ * unsorted data exists nowhere else by then.  That costs a host memcpy of
+ * the output.
  */
 #include <config.h>
 
@@ -52,6 +58,8 @@ typedef struct gstate {
     void *dbuf;                 /* keys, values and scratch on the device */
     size_t dbytes;
     void *pin[2];               /* pinned staging, STAGE bytes each, or NULL */
+    void *hbuf;                 /* the sorted output on its way back */
+    size_t hbytes;
 } gstate;
 
 static int env_device(void)
@@ -142,6 +150,9 @@ static void free_cache(gstate *s)
             ps_rt_host_free(s->pin[i]);
         s->pin[i] = NULL;
     }
+    s->host->release(s->hbuf);
+    s->hbuf = NULL;
+    s->hbytes = 0;
 }
 
 static void gpu_release(void *state)
@@ -289,6 +300,24 @@ static int copy_out(gstate *s, void *dst, const void *src, size_t bytes)
     return PS_OK;
 }
 
+/* Host memory for the output of this sort: the cached buffer, grown when
+ * too small. */
+static int reserve_host(gstate *s, size_t bytes)
+{
+    if (s->hbytes >= bytes)
+        return PS_OK;
+    s->host->release(s->hbuf);
+    s->hbytes = 0;
+    s->hbuf = s->host->alloc(bytes);
+    if (s->hbuf == NULL) {
+        s->host->fail(PS_GPU_NAME ": cannot allocate %zu bytes of host memory "
+                      "for the sorted output", bytes);
+        return PS_ERR_NO_MEMORY;
+    }
+    s->hbytes = bytes;
+    return PS_OK;
+}
+
 /* Device memory for this sort: the cached buffer, grown when too small. */
 static int reserve(gstate *s, size_t bytes)
 {
@@ -345,6 +374,8 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
     pthread_mutex_lock(&s->lock);
     st = enter(s, &old);
     if (st == PS_OK)
+        st = reserve_host(s, kbytes + vbytes);
+    if (st == PS_OK)
         st = reserve(s, kbytes + vbytes + ps_gpu_scratch(n, kb, vb));
     if (st == PS_OK) {
         memset(&job, 0, sizeof job);
@@ -367,10 +398,17 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
         e = RT(StreamSynchronize)(s->stream);
         if (st == PS_OK && e != RT(Success))
             st = ps_gpu_status(s->host, e, "sort");
+        /* All or nothing: the caller's arrays change only after both
+         * copies have arrived. */
         if (st == PS_OK)
-            st = copy_out(s, keys, job.keys, n * kb);
+            st = copy_out(s, s->hbuf, job.keys, n * kb);
         if (st == PS_OK && vb)
-            st = copy_out(s, vals, job.vals, n * vb);
+            st = copy_out(s, (char *)s->hbuf + kbytes, job.vals, n * vb);
+        if (st == PS_OK) {
+            memcpy(keys, s->hbuf, n * kb);
+            if (vb)
+                memcpy(vals, (char *)s->hbuf + kbytes, n * vb);
+        }
     }
     leave(old);
     pthread_mutex_unlock(&s->lock);

@@ -33,6 +33,12 @@
 
 #define RADIX (1u << PS_GPU_DIGIT_BITS)
 #define OS_RADIX 256u
+/* The pass loops keep per-pass tables on the stack (plan_passes' totals,
+ * the active lists): sized for 64-bit keys, the widest. */
+#define MAX_PASSES 16u
+_Static_assert((64 + PS_GPU_DIGIT_BITS - 1) / PS_GPU_DIGIT_BITS <= MAX_PASSES,
+               "reduce-then-scan passes of a 64-bit key fit the pass tables");
+_Static_assert(8 <= MAX_PASSES, "Onesweep passes of a 64-bit key fit the pass tables");
 #define ALIGN 256u
 
 /* Onesweep by default where forward progress between work-groups is
@@ -163,7 +169,7 @@ static int plan_passes(const ps_host *host, const ps_gpu_job *job,
 {
     unsigned kb = k->key_bytes;
     unsigned passes = (8u * kb + PS_GPU_DIGIT_BITS - 1) / PS_GPU_DIGIT_BITS;
-    uint32_t totals[16 * RADIX], n32 = (uint32_t)job->n, tpb32 = (uint32_t)tpb;
+    uint32_t totals[MAX_PASSES * RADIX], n32 = (uint32_t)job->n, tpb32 = (uint32_t)tpb;
     unsigned p, d;
     ps_rt_err e;
     int st;
@@ -241,7 +247,7 @@ static int enqueue_portable(const ps_host *host, const ps_gpu_job *job,
     uint64_t zero = 0;
     uint32_t n32 = (uint32_t)job->n, tpb32, shift, enc_in, dec_out, len;
     size_t tile = tile_of(kb, vb), nb, tpb;
-    unsigned active[16], nactive, q;
+    unsigned active[MAX_PASSES], nactive, q;
     void *counts;
     layout l;
     int st;
@@ -336,7 +342,7 @@ static int enqueue_onesweep(const ps_host *host, const ps_gpu_job *job,
     uint64_t zero = 0, boff;
     uint32_t n32 = (uint32_t)job->n, shift, enc_in, dec_out;
     size_t ntiles = (job->n + os_tile_of(k) - 1) / os_tile_of(k);
-    unsigned active[8], nactive, q;
+    unsigned active[MAX_PASSES], nactive, q;
     layout l = make_layout(job->n, k, 1);
     void *bins = (char *)job->scratch + l.bins;
     void *status = (char *)job->scratch + l.status;

@@ -258,12 +258,16 @@ static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
     size_t tile = (size_t)t->wg * t->items, nb, tpb;
     cl_uint n = (cl_uint)job->n, radix = 1u << t->bits;
     cl_uint passes = (8u * kb + t->bits - 1) / t->bits;
+    /* Sized for the widest tuning ps_cl_tune_for allows (1 to 8 bits):
+     * passes * radix is at most 8 * 256 and passes at most 64. */
     cl_uint totals[8 * 256], active[64], nactive = 0, q, pp, d;
     cl_mem scratch = job->scratch;
     layout l;
     cl_int err;
     args a;
 
+    PS_DEBUG_ASSERT(t->bits >= 1 && t->bits <= 8 && passes <= 64
+                    && (size_t)passes * radix <= 8 * 256);
     if (job->n <= tile) {
         cl_ulong koff = job->koff, voff = job->voff;
         a.k = p->local; a.i = 0; a.err = CL_SUCCESS;

@@ -47,7 +47,18 @@
 #define PS_MSD_RADIX (1u << PS_MSD_BITS)
 #define PS_LEAF_BITS 12
 #define PS_MAX_LEAF_DIGITS ((64 + PS_LEAF_BITS - 1) / PS_LEAF_BITS)
-#define PS_MAX_DEPTH 8              /* MSD levels (bounds kept per level) */
+/* MSD levels: each keeps its bucket bounds in tl->bounds[depth] while its
+ * buckets are sorted, so the recursion may never go deeper (the level
+ * budget, as vqsort's remaining_levels).  A range at depth
+ * PS_MAX_DEPTH - 1 is a leaf, whatever its size (is_leaf), and the team
+ * hands no bucket on at that depth (team_worthy); every leaf sort is
+ * correct for any size below 2^32 and any distribution.  A range above
+ * 2^32 keys never reaches that depth: its passes take all PS_MSD_BITS
+ * bits (msd_bits), so 64-bit keys run out of bits first (static
+ * assertion below).  Skewed data, which splits badly level after level,
+ * takes wide passes too (msd_bits' `skew`), so it seldom meets the
+ * budget; when it does, it is slower, never wrong. */
+#define PS_MAX_DEPTH 8
 /* A leaf with bits for four or more passes left and at most
  * 2^(PS_SPLIT_BITS + 1) keys (u64 keys, mostly) is split once by its top
  * PS_SPLIT_BITS bits instead, and the buckets, of about one key each,
@@ -59,6 +70,12 @@
  * and 16M (2 threads, interleaved runs).  14 bits measured the same. */
 #define PS_SPLIT_BITS 13
 #define PS_SPLIT_SMALL 16
+/* A leaf of at most this many keys is finished by insertion sort alone
+ * (FN(tiny_leaf)). */
+#define PS_TINY_LEAF 16
+/* A leaf whose LSD passes would use more than this many counters a key
+ * is split instead (FN(leaf)). */
+#define PS_SPLIT_SPARSE 8
 /* Smallest bucket an MSD pass makes just to spare its leaves a third LSD
  * pass (msd_bits). */
 #define PS_TWO_PASS_MIN 4096
@@ -69,6 +86,8 @@
 #define PS_NET_SKIP 8
 _Static_assert((PS_MAX_LEAF_DIGITS << PS_LEAF_BITS) >= (1 << PS_SPLIT_BITS),
                "a split leaf keeps its offsets in the leaf histograms");
+_Static_assert((PS_MAX_DEPTH - 1) * PS_MSD_BITS >= 64,
+               "a range above 2^32 keys runs out of bits before the budget");
 
 /* Below this many keys the sort runs on the calling thread: waking the team
  * costs more than it saves.  Measured on random u32 (doc/results-openmp.md):
@@ -151,12 +170,18 @@ static inline size_t *tcount_of(const omp_ctx *c, int t)
  * buckets would keep bits for three LSD passes and at least
  * PS_TWO_PASS_MIN keys (measured: u32 at 4M keys, 29% faster with
  * two-pass leaves of 4K keys than with three-pass ones of 8K).  Above 2^32
- * keys always the most, which bounds the depth (leaf counters are 32-bit). */
+ * keys always the most, which bounds the depth (leaf counters are 32-bit).
+ *
+ * The most, too, when `skew` says the range is most of the range it came
+ * from: the pass before split it badly, as magnitudes spread over many
+ * decades do (log-uniform keys leave 8/9 of them in bucket 0 of an 8-bit
+ * pass), and the bits m alone asks for would peel a few bits a level and
+ * take a full pass over nearly all the keys for each. */
 static inline unsigned msd_bits(const omp_ctx *c, size_t m, unsigned lo,
-                                unsigned hi)
+                                unsigned hi, int skew)
 {
     unsigned b = 1;
-    if (m > UINT32_MAX)
+    if (m > UINT32_MAX || skew)
         b = PS_MSD_BITS;
     while (b < PS_MSD_BITS && (m >> b) > c->leaf_cap / 2)
         b++;
@@ -164,6 +189,12 @@ static inline unsigned msd_bits(const omp_ctx *c, size_t m, unsigned lo,
            && (m >> (b + 1)) >= PS_TWO_PASS_MIN)
         b++;
     return b < hi - lo ? b : hi - lo;
+}
+
+/* Is a bucket of bm keys, out of a range of m, most of it? */
+static inline int skewed(size_t bm, size_t m)
+{
+    return bm > m / 2;
 }
 
 /* The counters of the LSD passes over nb bits of a leaf
@@ -187,18 +218,24 @@ static inline unsigned net_bits(size_t m, size_t avg)
     return b;
 }
 
+/* A range of m keys at `depth` is finished as a leaf when it fits in
+ * cache, or when the level budget is spent (PS_MAX_DEPTH). */
 static inline int is_leaf(const omp_ctx *c, size_t m, unsigned depth)
 {
+    PS_DEBUG_ASSERT(depth < PS_MAX_DEPTH);
+    PS_DEBUG_ASSERT(depth < PS_MAX_DEPTH - 1 || m <= UINT32_MAX);
     return m <= c->leaf_cap || (depth >= PS_MAX_DEPTH - 1 && m <= UINT32_MAX);
 }
 
-/* A bucket is sorted by the whole team when it is too big for a leaf and
- * large next to its range: then splitting the buckets among single threads
- * would leave threads idle. */
-static inline int team_worthy(const omp_ctx *c, size_t bm, size_t m, int nt)
+/* A bucket (at depth + 1) is sorted by the whole team when it is too big
+ * for a leaf and large next to its range: then splitting the buckets among
+ * single threads would leave threads idle.  Never at the last level of the
+ * budget, where a bucket is a leaf, and leaves are one thread's. */
+static inline int team_worthy(const omp_ctx *c, size_t bm, size_t m, int nt,
+                              unsigned depth)
 {
     return bm > c->leaf_cap && bm >= PS_PARALLEL_MIN
-           && bm * 4 * (size_t)nt > m;
+           && bm * 4 * (size_t)nt > m && depth + 1 < PS_MAX_DEPTH - 1;
 }
 
 #if defined(__SSE2__)

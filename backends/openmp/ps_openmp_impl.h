@@ -709,6 +709,23 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 }
 #endif
 
+/* A leaf of at most PS_TINY_LEAF keys: an insertion sort in array 0.
+ * Skewed data leaves many such buckets with many bits each (log-uniform
+ * magnitudes: thousands of buckets of 1-10 keys keeping 30-40 bits),
+ * where LSD passes would clear and sum thousands of counters per bucket;
+ * those counters took most of a 1M-key sort. */
+static void FN(tiny_leaf)(const omp_ctx *c, int where, size_t a, size_t m)
+{
+    KEY_T *k0 = (KEY_T *)c->k[0] + a;
+    unsigned char *v0 = c->vs ? c->v[0] + a * c->vs : NULL;
+    if (where != 0) {
+        memcpy(k0, (const KEY_T *)c->k[1] + a, m * sizeof(KEY_T));
+        if (c->vs)
+            memcpy(v0, c->v[1] + a * c->vs, m * c->vs);
+    }
+    VS_FL(c, FN(insert_body), k0, v0, m, c->xf);
+}
+
 /* Finish positions [a, a + m) of array `where` by image bits [lo, hi), in
  * array 0: LSD passes, or a split pass and insertion sorts
  *  - when four or more passes would be left for few keys, with up to 1.5
@@ -732,6 +749,10 @@ static int FN(net_leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
 static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                      size_t m, unsigned lo, unsigned hi)
 {
+    if (m <= PS_TINY_LEAF && hi > lo) {
+        FN(tiny_leaf)(c, where, a, m);
+        return;
+    }
 #if (PS_W == 32 || PS_W == 64) && defined(PS_HAVE_AVX512_TARGET)
     if (c->net && m > PS_NET_MAX && m <= c->leaf_cap
         && hi - lo > net_bits(m, 64 / PS_W * 8)) {
@@ -747,6 +768,8 @@ static void FN(leaf)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                        m == c->n ? m / 2 : m + m / 2);
     else if (m == c->n && m > 1 && hi > lo && lsd_counters(hi - lo) > 2 * m)
         FN(split_leaf)(c, tl, where, a, m, lo, hi, m / 2);
+    else if (hi > lo && lsd_counters(hi - lo) > PS_SPLIT_SPARSE * m)
+        FN(split_leaf)(c, tl, where, a, m, lo, hi, m + m / 2);
     else
         FN(lsd_leaf)(c, tl, where, a, m, lo, hi);
 }
@@ -775,12 +798,13 @@ static int FN(bounds)(const size_t *cnt, unsigned buckets, size_t base,
 
 /* Sort positions [a, a + m) of array `where` by image bits [lo, hi), on one
  * thread: MSD passes while the range is larger than a leaf, then a leaf.
- * Each recursion depth keeps its bucket bounds in tl->bounds[depth].
- * pre_sh/pre_b name a digit whose counts are already in tl->pos (pre_b = 0:
- * none), as the survey leaves them. */
+ * Each recursion depth keeps its bucket bounds in tl->bounds[depth], and
+ * depth stays below PS_MAX_DEPTH (is_leaf).  pre_sh/pre_b name a digit
+ * whose counts are already in tl->pos (pre_b = 0: none), as the survey
+ * leaves them.  skew: the range is most of its parent's (msd_bits). */
 static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
                      size_t m, unsigned lo, unsigned hi, unsigned depth,
-                     unsigned pre_sh, unsigned pre_b)
+                     unsigned pre_sh, unsigned pre_b, int skew)
 {
     unsigned b, sh, mask, d;
     size_t *bounds;
@@ -790,7 +814,7 @@ static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
             FN(leaf)(c, tl, where, a, m, lo, hi);
             return;
         }
-        b = msd_bits(c, m, lo, hi);
+        b = msd_bits(c, m, lo, hi, skew);
         sh = hi - b;
         mask = (1u << b) - 1;
         bounds = tl->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
@@ -800,6 +824,7 @@ static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
         if (!FN(bounds)(tl->pos, mask + 1, a, m, bounds))
             break;
         hi = sh;    /* constant digit: the data stays where it is */
+        skew = 1;
     }
     memcpy(tl->pos, bounds, (mask + 1) * sizeof *bounds);
     memcpy(tl->start, bounds, (mask + 1) * sizeof *bounds);
@@ -810,10 +835,12 @@ static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
     }
 #endif
     FN(scatter)(c, tl, where, a, a + m, sh, mask);
-    for (d = 0; d <= mask; d++)
-        if (bounds[d + 1] > bounds[d])
-            FN(solo)(c, tl, 1 - where, bounds[d], bounds[d + 1] - bounds[d],
-                     lo, sh, depth + 1, 0, 0);
+    for (d = 0; d <= mask; d++) {
+        size_t bm = bounds[d + 1] - bounds[d];
+        if (bm > 0)
+            FN(solo)(c, tl, 1 - where, bounds[d], bm, lo, sh, depth + 1, 0, 0,
+                     skewed(bm, m));
+    }
 }
 
 /* Sort positions [a, a + m) of array `where` by image bits [lo, hi), with
@@ -824,7 +851,7 @@ static void FN(solo)(const omp_ctx *c, omp_tls *tl, int where, size_t a,
  * c->tcount (pre_b = 0: none). */
 static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
                      unsigned lo, unsigned hi, unsigned depth, unsigned pre_sh,
-                     unsigned pre_b)
+                     unsigned pre_b, int skew)
 {
     int t = omp_get_thread_num(), nt = omp_get_num_threads(), u;
     omp_tls *tl = tls_of(c, t);
@@ -834,6 +861,8 @@ static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
     size_t *tot = tl->pos;
     unsigned b, sh, mask, d;
 
+    /* team_worthy keeps the team above the last level of the budget. */
+    PS_DEBUG_ASSERT(depth < PS_MAX_DEPTH - 1);
     for (;;) {
         if (hi <= lo) {
             if (where != 0) {
@@ -846,7 +875,7 @@ static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
 #pragma omp barrier
             return;
         }
-        b = msd_bits(c, m, lo, hi);
+        b = msd_bits(c, m, lo, hi, skew);
         sh = hi - b;
         mask = (1u << b) - 1;
         if (sh != pre_sh || b != pre_b) {
@@ -864,6 +893,7 @@ static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
         if (!FN(bounds)(tot, mask + 1, a, m, bounds))
             break;
         hi = sh;    /* constant digit: the data stays where it is */
+        skew = 1;
         /* Nobody counts into tcount again until all have read it. */
 #pragma omp barrier
     }
@@ -886,17 +916,18 @@ static void FN(team)(const omp_ctx *c, int where, size_t a, size_t m,
      * since their sizes differ. */
     for (d = 0; d <= mask; d++) {
         size_t bm = bounds[d + 1] - bounds[d];
-        if (team_worthy(c, bm, m, nt))
-            FN(team)(c, 1 - where, bounds[d], bm, lo, sh, depth + 1, 0, 0);
+        if (team_worthy(c, bm, m, nt, depth))
+            FN(team)(c, 1 - where, bounds[d], bm, lo, sh, depth + 1, 0, 0,
+                     skewed(bm, m));
     }
     {
         long bd;
 #pragma omp for schedule(dynamic, 8)
         for (bd = 0; bd <= (long)mask; bd++) {
             size_t bm = bounds[bd + 1] - bounds[bd];
-            if (bm > 0 && !team_worthy(c, bm, m, nt))
+            if (bm > 0 && !team_worthy(c, bm, m, nt, depth))
                 FN(solo)(c, tl, 1 - where, bounds[bd], bm, lo, sh, depth + 1,
-                         0, 0);
+                         0, 0, skewed(bm, m));
         }
     }
     /* The omp for ends with a barrier: threads leave together, so that no
@@ -928,7 +959,7 @@ static int FN(varying)(const uint64_t *orand, int nt, unsigned *lo,
  * and the leaves. */
 static void FN(sort)(const omp_ctx *c)
 {
-    unsigned b0 = msd_bits(c, c->n, 0, PS_W), sh0 = PS_W - b0;
+    unsigned b0 = msd_bits(c, c->n, 0, PS_W, 0), sh0 = PS_W - b0;
     unsigned mask0 = (1u << b0) - 1;
     if (c->nthreads <= 1) {
         omp_tls *tl = tls_of(c, 0);
@@ -938,7 +969,8 @@ static void FN(sort)(const omp_ctx *c)
         else
             FN(survey)(c, 0, c->n, sh0, mask0, tl->pos, tl->start, c->orand);
         if (FN(varying)(c->orand, 1, &lo, &hi))
-            FN(solo)(c, tl, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0);
+            FN(solo)(c, tl, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0,
+                     0);
         return;
     }
 #pragma omp parallel num_threads(c->nthreads)
@@ -951,7 +983,7 @@ static void FN(sort)(const omp_ctx *c)
                    tls_of(c, t)->start, c->orand + 2 * t);
 #pragma omp barrier
         if (FN(varying)(c->orand, nt, &lo, &hi))
-            FN(team)(c, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0);
+            FN(team)(c, 0, 0, c->n, lo, hi, 0, sh0, hi == PS_W ? b0 : 0, 0);
     }
 }
 
