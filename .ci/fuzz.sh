@@ -35,31 +35,27 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 # fuzz_one TARGET BACKEND LABEL SECONDS SEED_CORPUS LIBFUZZER_ARGS...
-# Runs the seed corpus once (exit 77: backend not usable, skip), then fuzzes.
-# libFuzzer's own exit code for a finding is 77 too by default, which would
-# pass a crash in the seed corpus off as a skip: -error_exitcode=1.
+# Fuzzes from the seed corpus; exit 77 (from LLVMFuzzerInitialize, before
+# any input) means the backend is not usable here: skipped.  libFuzzer's
+# own exit code for a finding is 77 too by default, which would pass a
+# crash off as a skip: -error_exitcode=1.  The seed corpus is run once, as
+# the start of the timed run (ps_fuzz_shapes's seeds take seconds).
 fuzz_one() {
     local target=$1 b=$2 label=$3 secs=$4 seeds=$5 rc
     shift 5
-    set -- -error_exitcode=1 "$@"
-    run() {
-        PORTSORT_BACKEND=$b PORTSORT_MODULE_PATH="$PWD/backends/$b/.libs" \
-            ./libtool --mode=execute "./test/fuzz/$target" "$@"
-    }
+    mkdir -p "$work/corpus-$label"
     rc=0
-    run -runs=0 "$@" "$seeds" >"$work/$label.log" 2>&1 || rc=$?
+    PORTSORT_BACKEND=$b PORTSORT_MODULE_PATH="$PWD/backends/$b/.libs" \
+        ./libtool --mode=execute "./test/fuzz/$target" -error_exitcode=1 \
+        -max_total_time="$secs" -print_final_stats=1 "$@" \
+        "$work/corpus-$label" "$seeds" >"$work/$label.log" 2>&1 || rc=$?
     if [ "$rc" -eq 77 ]; then
         echo "fuzz: $target: backend $b not usable here, skipped"
         return 0
     fi
-    if [ "$rc" -eq 0 ]; then
-        mkdir -p "$work/corpus-$label"
-        echo "fuzz: $target: $label for ${secs}s"
-        run -max_total_time="$secs" -print_final_stats=1 "$@" \
-            "$work/corpus-$label" "$seeds" >"$work/$label.log" 2>&1 || rc=$?
-        grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss|Done )" \
-            "$work/$label.log" || true
-    fi
+    echo "fuzz: $target: $label, ${secs}s"
+    grep -E "^(#[0-9]+.*(INITED|DONE)|stat::number_of_executed_units|stat::peak_rss|Done )" \
+        "$work/$label.log" || true
     if [ "$rc" -ne 0 ]; then
         echo "fuzz: $target: $label failed (exit $rc)"
         grep -E "^(ps_fuzz_|SUMMARY|==[0-9]+==ERROR)" "$work/$label.log" | head -5 || true
