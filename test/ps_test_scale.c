@@ -1,7 +1,8 @@
 /*
  * ps_test_scale - more than 2^32 elements (u8 keys, about 4.3 GB) through
  * the backend PORTSORT_BACKEND names, checked by sortedness and by the
- * count of every key value.  Needs about 2.2x the array in free memory
+ * count of every key value; then 2^32 - 1 u8 keys, the most the GPU
+ * kernels count, where their 32-bit loop indices come closest to wrapping.  Needs about 2.2x the array in free memory
  * (keys plus the backend's scratch); exits 77 when the machine lacks it.
  * Then 2^29 + 3 u32 keys (just over 2^31 bytes), checked by sortedness and
  * an order-independent checksum: the size where 32-bit byte offsets break.
@@ -69,28 +70,19 @@ static int big_u32(void)
     return 0;
 }
 
-int main(void)
+/* n u8 keys, both directions, checked by order and by the count of every
+ * value.  Returns 0, or fails the test. */
+static int big_u8(size_t n)
 {
-    const size_t n = ((size_t)1 << 32) + 4099;
     size_t count[256] = { 0 }, after[256] = { 0 }, i;
     unsigned char *k;
     uint64_t s = 5, r = 0;
     int st, desc;
 
-    if (sizeof(size_t) < 8) {
-        printf("SKIP: 32-bit size_t\n");
-        return PS_TEST_SKIP;
-    }
-    if (available_bytes() < n / 10 * 22) {
-        printf("SKIP: needs %zu MB free, %zu MB available\n", n / 10 * 22 >> 20,
-               available_bytes() >> 20);
-        return PS_TEST_SKIP;
-    }
-    t_init_or_skip("ps_test_scale");
     k = malloc(n);
     if (k == NULL) {
-        printf("SKIP: cannot allocate %zu bytes\n", n);
-        return PS_TEST_SKIP;
+        printf("ps_test_scale: cannot allocate %zu bytes, skipped\n", n);
+        return 0;
     }
     for (desc = 0; desc < 2; desc++) {
         for (i = 0; i < n; i++) {
@@ -104,8 +96,8 @@ int main(void)
             count[k[i]]++;
         st = ps_sort_keys(k, n, PS_U8, desc ? PS_DESCENDING : 0);
         if (st == PS_ERR_TOO_LARGE || st == PS_ERR_DEVICE_MEMORY) {
-            printf("ps_test_scale: refused cleanly: %s: %s\n", ps_strerror(st),
-                   ps_error_detail());
+            printf("ps_test_scale: %zu u8 keys refused cleanly: %s: %s\n", n,
+                   ps_strerror(st), ps_error_detail());
             continue;
         }
         if (st != PS_OK)
@@ -121,5 +113,26 @@ int main(void)
                desc ? "descending" : "ascending", ps_backend_name());
     }
     free(k);
+    return 0;
+}
+
+int main(void)
+{
+    const size_t n = ((size_t)1 << 32) + 4099;
+
+    if (sizeof(size_t) < 8) {
+        printf("SKIP: 32-bit size_t\n");
+        return PS_TEST_SKIP;
+    }
+    if (available_bytes() < n / 10 * 22) {
+        printf("SKIP: needs %zu MB free, %zu MB available\n", n / 10 * 22 >> 20,
+               available_bytes() >> 20);
+        return PS_TEST_SKIP;
+    }
+    t_init_or_skip("ps_test_scale");
+    big_u8(n);
+    /* The largest n the GPU kernels count (2^32 - 1): their strided loops
+     * must stop before the index wraps past 2^32. */
+    big_u8(((size_t)1 << 32) - 1);
     return big_u32();
 }

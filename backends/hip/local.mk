@@ -26,3 +26,8 @@ backends/hip/ps_hip_k%.lo: $(PS_GPU_KERNEL_DEPS)
 backends/hip/ps_hip_util.lo: $(srcdir)/backends/gpu/ps_gpu_util.cu
 	$(AM_V_GEN)$(call ps_gpu_obj,$(PS_HIPCC),$(srcdir)/backends/gpu/ps_gpu_util.cu,backends/hip/ps_hip_util)
 endif
+
+# The kernels' warp width on wave32 and wave64 targets, compiled with hipcc
+# when it is here, whether or not the module is built (skips without it).
+dist_check_SCRIPTS += test/hip-wavesize.sh
+TESTS += test/hip-wavesize.sh

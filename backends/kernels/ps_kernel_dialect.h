@@ -94,8 +94,18 @@ typedef unsigned long long ps_u64;
  * has never run on an AMD GPU, so it says what it means. */
 #    define PS_ATOMIC_LOAD_GLOBAL(p) atomicAdd((p), 0u)
 #    define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)atomicExch((p), (v)))
-#    ifdef __AMDGCN_WAVEFRONT_SIZE
+/* The wavefront width of the target being compiled for.  clang's
+ * __AMDGCN_WAVEFRONT_SIZE says it, but it is deprecated (ROCm 6.3) and gone
+ * from upstream clang; without it, the target family decides: RDNA (gfx10,
+ * gfx11, gfx12) runs wave32, as hipcc builds it unless told
+ * -mwavefrontsize64, which this build never passes; GCN and CDNA (gfx9 and
+ * older, gfx90a, gfx94x) run wave64.  Assuming 64 on a wave32 target
+ * would rank Onesweep tiles with half-empty ballots: wrong ranks, no
+ * error. */
+#    if defined(__AMDGCN_WAVEFRONT_SIZE)
 #      define PS_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+#    elif defined(__GFX10__) || defined(__GFX11__) || defined(__GFX12__)
+#      define PS_WARP_SIZE 32
 #    else
 #      define PS_WARP_SIZE 64
 #    endif

@@ -216,6 +216,10 @@ PS_KERNEL_WG(PS_WG) ps_hist(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
             PS_ATOMIC_ADD_LOCAL(&h[p * RADIX + ps_digit(k, p * PS_DIGIT_BITS)], 1u);
 #endif
         }
+        /* Near n = 2^32, i + PS_WG would wrap and start over: stop first
+         * (n is at most 2^32 - 1, so hi - i never wraps). */
+        if (hi - i <= PS_WG)
+            break;
     }
     PS_BARRIER();
     for (i = t; i < PASSES * RADIX; i += PS_WG)
@@ -242,8 +246,11 @@ PS_KERNEL_WG(PS_WG) ps_upsweep(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
         cnt[d * PS_WG + t] = 0;
     ps_block_range(n, tpb, b, &lo, &hi);
     /* Private column per item: no atomics; the sum comes at the end. */
-    for (i = lo + t; i < hi; i += PS_WG)
+    for (i = lo + t; i < hi; i += PS_WG) {
         cnt[ps_digit(ps_enc(keys[i], flip, fneg), shift) * PS_WG + t]++;
+        if (hi - i <= PS_WG)    /* i + PS_WG may wrap near 2^32 */
+            break;
+    }
     PS_BARRIER();
     for (d = t; d < RADIX; d += PS_WG) {
         ps_u32 s = 0, j;
@@ -339,6 +346,10 @@ PS_KERNEL_WG(PS_WG) ps_downsweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
         for (d = t; d < RADIX; d += PS_WG)
             run[d] += tstart[d + 1] - tstart[d];
         PS_BARRIER();
+        /* base + TILE may wrap near 2^32; the test is the same for the
+         * whole work-group, so all leave together. */
+        if (hi - base <= TILE)
+            break;
     }
 }
 
