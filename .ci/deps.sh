@@ -9,7 +9,7 @@ SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 PKGS="build-essential autoconf automake libtool pkg-config
       pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libboost-dev
-      libhwy-dev clang libclang-rt-14-dev valgrind
+      libhwy-dev clang libclang-rt-14-dev valgrind gcovr
       hipcc libamdhip64-dev rocm-device-libs"
 missing=
 for p in $PKGS; do

@@ -57,13 +57,20 @@ check-long: $(check_PROGRAMS) $(check_LTLIBRARIES)
 
 # The libFuzzer target (configure --enable-fuzzing with CC=clang); see
 # .ci/fuzz.sh for how CI runs it and doc/reliability.md for results.
-EXTRA_DIST += test/fuzz/ps_fuzz_sort.c test/fuzz/corpus
+# ps_fuzz_shapes is the structured target: its input chooses type, size,
+# distribution and operation, and it generates the keys (issue 16).
+EXTRA_DIST += test/fuzz/ps_fuzz_sort.c test/fuzz/corpus \
+	test/fuzz/ps_fuzz_shapes.c test/fuzz/corpus-shapes test/fuzz/shapes-corpus.py
 if PS_FUZZ
-noinst_PROGRAMS += test/fuzz/ps_fuzz_sort
+noinst_PROGRAMS += test/fuzz/ps_fuzz_sort test/fuzz/ps_fuzz_shapes
 test_fuzz_ps_fuzz_sort_SOURCES = test/fuzz/ps_fuzz_sort.c test/ps_test_util.c
 test_fuzz_ps_fuzz_sort_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 test_fuzz_ps_fuzz_sort_LDFLAGS = -fsanitize=fuzzer
 test_fuzz_ps_fuzz_sort_LDADD = lib/libportsort.la
+test_fuzz_ps_fuzz_shapes_SOURCES = test/fuzz/ps_fuzz_shapes.c test/ps_test_util.c
+test_fuzz_ps_fuzz_shapes_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+test_fuzz_ps_fuzz_shapes_LDFLAGS = -fsanitize=fuzzer
+test_fuzz_ps_fuzz_shapes_LDADD = lib/libportsort.la -lm
 endif
 EXTRA_DIST += test/lsan.supp
 
@@ -84,3 +91,39 @@ test_ps_test_gpu_refused_SOURCES = test/ps_test_gpu_refused.c test/ps_test_util.
 test_ps_test_gpu_refused_LDADD = lib/libportsort.la
 dist_check_SCRIPTS += test/gpu-refused.sh test/cuda.sh test/hip.sh
 TESTS += test/gpu-refused.sh test/cuda.sh test/hip.sh
+
+# make coverage (configure --enable-coverage; .ci/coverage.sh does it all in
+# build-cov/): make check from zeroed counters, then gcovr's line and branch
+# coverage of lib/, reference/ and backends/ into coverage/ (summary.txt,
+# branches.txt, per-directory and per-function tables in tables.md, an
+# HTML report in html/index.html).  doc/coverage.md has the figures.
+EXTRA_DIST += test/coverage-report.py
+# gcovr matches its filters against physical paths: $(abs_top_srcdir) may
+# be build-cov/.., so the rule resolves it first.
+PS_GCOVR_FILTERS = --filter "$$src/lib/" --filter "$$src/reference/" \
+	--filter "$$src/backends/"
+if PS_COVERAGE
+coverage:
+	@test -n "$(GCOVR)" || { echo "make coverage needs gcovr (Debian: gcovr)"; exit 1; }
+	find $(abs_top_builddir) -name '*.gcda' -delete
+	rm -rf coverage && $(MKDIR_P) coverage/html
+	rc=0; $(MAKE) $(AM_MAKEFLAGS) check || rc=$$?; \
+	src=`cd $(top_srcdir) && pwd -P`; \
+	$(GCOVR) -r "$$src" $(abs_top_builddir) $(PS_GCOVR_FILTERS) \
+	  --exclude-unreachable-branches --exclude-throw-branches \
+	  --json coverage/coverage.json --txt coverage/summary.txt \
+	  --html-details coverage/html/index.html \
+	  --html-title 'libportsort: make check coverage' -s && \
+	$(GCOVR) -a coverage/coverage.json -b --txt coverage/branches.txt && \
+	$(PYTHON3) $(top_srcdir)/test/coverage-report.py coverage/coverage.json \
+	  > coverage/tables.md || exit 1; \
+	if [ $$rc -ne 0 ]; then echo "make coverage: make check failed (the report covers what ran)"; fi; \
+	echo "make coverage: reports in $(abs_top_builddir)/coverage/"; exit $$rc
+else
+coverage:
+	@echo "make coverage: configure with --enable-coverage first (see .ci/coverage.sh)"; exit 1
+endif
+.PHONY: coverage
+clean-local:
+	-rm -rf coverage
+	-find . \( -name '*.gcda' -o -name '*.gcno' \) -delete

@@ -1,0 +1,671 @@
+/*
+ * ps_fuzz_shapes - structured libFuzzer target: the input bytes do not become
+ * keys (as in ps_fuzz_sort) but choose a case: key type, n (up to 2^21, most
+ * often near the sizes where the backends change paths), a distribution of
+ * the sorting literature with its parameters, a seed, the direction and the
+ * operation.  The keys are generated from those, deterministically, sorted
+ * through the public API by the backend PORTSORT_BACKEND names, and checked
+ * against the stable merge sort of the tests (test/ps_test_util.c, which
+ * shares no code with the library).  Values are index tags, so pairs check
+ * stability and that every value travelled with its key.  A mismatch aborts
+ * with a message that names the case.
+ *
+ * The OpenMP backend reads PORTSORT_THREADS once, when it is chosen, so the
+ * thread count cannot vary per input: .ci/fuzz.sh runs this target once per
+ * thread count instead.
+ *
+ * Input layout (bytes past the end read as 0, so every input is a case;
+ * bytes beyond the 18th are ignored).  The bytes that change the case most
+ * come first, so that short inputs already vary them:
+ *   0      type: PS_U8 + byte % 10
+ *   1      distribution (byte % DIST_COUNT), see the dist_names table
+ *   2      size class (byte % 16), see decode_n()
+ *   3      bit 0 PS_DESCENDING; bits 1-2 operation: 0 keys, 1 and 3 pairs,
+ *          2 argsort
+ *   4      distribution parameter a
+ *   5-6    size parameter, little-endian
+ *   7      value size for pairs: byte % 20 < 4 gives 4 or 8 (even/odd),
+ *          else 1 + (byte % 20 - 4), so 1..16
+ *   8-9    distribution parameters b and c (what a, b and c mean for each
+ *          distribution is in gen_keys())
+ *   10-17  seed of the generator, little-endian
+ *
+ * Setting PS_FUZZ_SHAPES_VERBOSE prints each decoded case on stderr.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ps_test_util.h"
+
+#define SHAPES_MAX_N ((size_t)1 << 21)
+#define SHAPES_HEADER 18
+
+enum { OP_KEYS, OP_PAIRS, OP_ARGSORT };
+
+enum {
+    D_UNIFORM, D_LOGUNIFORM, D_ZIPF, D_EXPONENTIAL, D_ROOTDUP, D_TWODUP,
+    D_EIGHTDUP, D_FEW, D_NESTED, D_LOWBITS, D_RUNS, D_EQUAL, D_SPECIALS,
+    DIST_COUNT
+};
+
+static const char *const dist_names[DIST_COUNT] = {
+    "uniform", "loguniform", "zipf", "exponential", "rootdup", "twodup",
+    "eightdup", "fewdistinct", "nestedheavy", "lowbits", "runs", "allequal",
+    "specials"
+};
+
+typedef struct shape_case {
+    ps_type type;
+    unsigned flags;
+    int op;
+    size_t vs;                  /* value size, pairs only */
+    size_t n;
+    int dist;
+    unsigned a, b, c;           /* distribution parameters, 0..255 */
+    uint64_t seed;
+} shape_case;
+
+/* Sizes the backends switch paths at or near: OpenMP's calling-thread
+ * cutoff (48K), its two-pass and leaf sizes, the GPU hosts' one-work-group
+ * and tile sizes, and the sizes of issue 16. */
+static const size_t n_marks[16] = {
+    16384, 32768, 49152, 65536, 131072, 4096, 12288, 24576,
+    98304, 196608, 262144, 100000, 8192, 2048, 1024, 256
+};
+static const size_t n_large[8] = {
+    (size_t)1 << 20, (size_t)1 << 21, 1000000, (size_t)1 << 19,
+    200000, 300000, 500000, 1500000
+};
+
+static unsigned byte_at(const uint8_t *d, size_t size, size_t i)
+{
+    return i < size ? d[i] : 0;
+}
+
+/* n from the size class: small sizes and the marks above most often,
+ * large ones (over 256K) in about one input in seven, so that a run of
+ * fixed length spends its time on many cases rather than on a few big
+ * ones. */
+static size_t decode_n(unsigned cls, unsigned p)
+{
+    long long n, delta;
+    switch (cls % 16) {
+    case 0: n = p % 64; break;
+    case 1: n = p % 512; break;
+    case 2: n = p % 4096; break;
+    case 3: n = p % 32768; break;
+    case 4: n = (long long)n_marks[p % 16] + (long long)((p >> 4) % 3) - 1; break;
+    case 5: n = (long long)n_marks[p % 16] + (long long)((p >> 4) % 129) - 64; break;
+    case 6:
+        delta = (long long)((p >> 4) % 4097) - 2048;
+        n = (long long)n_marks[p % 16] + delta;
+        break;
+    case 7: n = (1ll << (p % 22)) + (long long)((p >> 8) % 3) - 1; break;
+    case 8:
+    case 9:                     /* log-uniform over 4K..256K */
+        n = (long long)exp2(12.0 + 6.0 * p / 65536.0);
+        break;
+    case 10: n = 40000 + p % 30000; break;   /* around the 48K cutoff */
+    case 11: n = (long long)n_marks[p % 16] * (1 + (p >> 4) % 4) + (long long)((p >> 6) % 3) - 1; break;
+    case 12:
+    case 13:
+        n = (long long)n_large[p % 8] + (long long)((p >> 3) % 3) - 1;
+        break;
+    case 14: n = (long long)exp2(21.0 * p / 65536.0); break;
+    default: n = 100000 + (long long)(p % 129) - 64; break;
+    }
+    if (n < 0)
+        n = 0;
+    if (n > (long long)SHAPES_MAX_N)
+        n = (long long)SHAPES_MAX_N;
+    return (size_t)n;
+}
+
+static void decode(const uint8_t *d, size_t size, shape_case *c)
+{
+    unsigned b3 = byte_at(d, size, 3), b7 = byte_at(d, size, 7) % 20;
+    int i;
+    c->type = (ps_type)(PS_U8 + byte_at(d, size, 0) % 10);
+    c->dist = (int)(byte_at(d, size, 1) % DIST_COUNT);
+    c->n = decode_n(byte_at(d, size, 2),
+                    byte_at(d, size, 5) | byte_at(d, size, 6) << 8);
+    c->flags = b3 & 1u ? PS_DESCENDING : 0u;
+    c->op = (int)(b3 >> 1 & 3);
+    if (c->op == 3)
+        c->op = OP_PAIRS;
+    c->a = byte_at(d, size, 4);
+    c->vs = b7 < 4 ? (b7 & 1 ? 8 : 4) : 1 + (b7 - 4);
+    c->b = byte_at(d, size, 8);
+    c->c = byte_at(d, size, 9);
+    c->seed = 0;
+    for (i = 7; i >= 0; i--)
+        c->seed = c->seed << 8 | byte_at(d, size, 10 + (size_t)i);
+}
+
+static const char *op_name(int op)
+{
+    return op == OP_KEYS ? "keys" : op == OP_PAIRS ? "pairs" : "argsort";
+}
+
+static void describe(const shape_case *c, char *buf, size_t len)
+{
+    const char *thr = getenv("PORTSORT_THREADS");
+    int k = snprintf(buf, len, "%s n=%zu dist=%s a=%u b=%u c=%u seed=0x%016llx %s %s",
+                     t_type_name(c->type), c->n, dist_names[c->dist], c->a, c->b,
+                     c->c, (unsigned long long)c->seed,
+                     c->flags & PS_DESCENDING ? "desc" : "asc", op_name(c->op));
+    if (k > 0 && (size_t)k < len && c->op == OP_PAIRS)
+        k += snprintf(buf + k, len - (size_t)k, " value_size=%zu", c->vs);
+    if (k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, ", backend %s, PORTSORT_THREADS=%s",
+                 ps_backend_name(), thr ? thr : "(unset)");
+}
+
+static void fail(const shape_case *c, const char *what, size_t at)
+{
+    char buf[512];
+    describe(c, buf, sizeof buf);
+    fprintf(stderr, "ps_fuzz_shapes: %s at index %zu: %s (detail '%s')\n", what,
+            at, buf, ps_error_detail());
+    abort();
+}
+
+/* ---- key generation ---------------------------------------------------- */
+
+typedef struct gen {
+    ps_type type;
+    unsigned char *k;
+    size_t kb;                  /* bytes per key */
+    int w;                      /* bits per key */
+    int is_float, is_signed;
+    uint64_t rng;
+} gen;
+
+static uint64_t rnd(gen *g)
+{
+    return t_rand(&g->rng);
+}
+
+static double unit(gen *g)      /* [0, 1) */
+{
+    return (double)(rnd(g) >> 11) * 0x1p-53;
+}
+
+static uint64_t low_mask(int bits)
+{
+    return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+}
+
+/* Store the low kb bytes of a bit pattern as key i. */
+static void put_bits(gen *g, size_t i, uint64_t v)
+{
+    unsigned char *p = g->k + i * g->kb;
+    switch (g->kb) {
+    case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+    case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+    case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+    default: memcpy(p, &v, 8); break;
+    }
+}
+
+/* Store a real number: floats round to the type (beyond its range to an
+ * infinity), integers saturate. */
+static void put_real(gen *g, size_t i, double x)
+{
+    if (g->is_float) {
+        if (g->kb == 4) {
+            float f;
+            uint32_t b;
+            if (x > FLT_MAX || x < -FLT_MAX)
+                f = x > 0 ? INFINITY : -INFINITY;
+            else
+                f = (float)x;
+            memcpy(&b, &f, 4);
+            put_bits(g, i, b);
+        } else {
+            uint64_t b;
+            memcpy(&b, &x, 8);
+            put_bits(g, i, b);
+        }
+        return;
+    }
+    if (g->is_signed) {
+        double hi = ldexp(1.0, g->w - 1);
+        int64_t v;
+        if (!(x < hi))
+            v = (int64_t)(low_mask(g->w - 1));
+        else if (!(x >= -hi))
+            v = -(int64_t)(low_mask(g->w - 1)) - 1;
+        else
+            v = (int64_t)x;
+        put_bits(g, i, (uint64_t)v);
+    } else {
+        double hi = ldexp(1.0, g->w);
+        uint64_t v;
+        if (!(x >= 0))
+            v = 0;
+        else if (!(x < hi))
+            v = low_mask(g->w);
+        else
+            v = (uint64_t)x;
+        put_bits(g, i, v);
+    }
+}
+
+/* Store an integer: modulo 2^w for integer types, exactly (below 2^53) for
+ * floats. */
+static void put_int(gen *g, size_t i, int64_t v)
+{
+    if (g->is_float)
+        put_real(g, i, (double)v);
+    else
+        put_bits(g, i, (uint64_t)v);
+}
+
+/* How integer-shaped distributions (Zipf ranks, dup patterns) become keys,
+ * by mode: the integer itself, a hash of it (the same multiset of
+ * frequencies spread over the whole range), or shifted up so that the
+ * keys differ in their top bits and share the low ones. */
+static void put_shaped(gen *g, size_t i, uint64_t v, unsigned mode, int vbits)
+{
+    switch (mode % 4) {
+    case 1: {
+        uint64_t h = v * 0x9E3779B97F4A7C15ull;
+        put_bits(g, i, h ^ (h >> 29));
+        break;
+    }
+    case 2:
+        if (g->is_float)
+            put_real(g, i, ldexp((double)v, 40));
+        else
+            put_bits(g, i, vbits >= g->w ? v : v << (g->w - vbits));
+        break;
+    case 3:                     /* negative, where the type has a sign */
+        put_int(g, i, -(int64_t)v);
+        break;
+    default:
+        put_int(g, i, (int64_t)v);
+        break;
+    }
+}
+
+static int bit_length(uint64_t v)
+{
+    int b = 0;
+    while (v) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+static uint64_t pow_mod(uint64_t x, unsigned e, uint64_t m)
+{
+    uint64_t r = 1 % m;
+    x %= m;
+    while (e) {
+        if (e & 1)
+            r = r * x % m;
+        x = x * x % m;
+        e >>= 1;
+    }
+    return r;
+}
+
+static void apply_perm(gen *g, const size_t *perm, size_t n, unsigned char *tmp)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        memcpy(tmp + i * g->kb, g->k + perm[i] * g->kb, g->kb);
+    memcpy(g->k, tmp, n * g->kb);
+}
+
+static void gen_specials(gen *g, size_t n)
+{
+    size_t i;
+    if (g->is_float && g->kb == 4) {
+        static const uint32_t t[] = {
+            0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, /* 0 -0 inf -inf */
+            0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, /* NaNs */
+            0x7fffffffu, 0xffffffffu, 0x00000001u, 0x80000001u, /* subnormals */
+            0x007fffffu, 0x807fffffu, 0x00800000u, 0x80800000u, /* min normal */
+            0x7f7fffffu, 0xff7fffffu, 0x3f800000u, 0xbf800000u  /* max, +-1 */
+        };
+        for (i = 0; i < n; i++) {
+            uint64_t r = rnd(g);
+            size_t j = r % 24;
+            put_bits(g, i, j < 20 ? t[j] : r >> 32);
+        }
+    } else if (g->is_float) {
+        static const uint64_t t[] = {
+            0x0ull, 0x8000000000000000ull, 0x7ff0000000000000ull,
+            0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000000ull,
+            0x7ff0000000000001ull, 0xfff0000000000001ull, 0x7fffffffffffffffull,
+            0xffffffffffffffffull, 0x1ull, 0x8000000000000001ull,
+            0x000fffffffffffffull, 0x800fffffffffffffull, 0x0010000000000000ull,
+            0x8010000000000000ull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
+            0x3ff0000000000000ull, 0xbff0000000000000ull
+        };
+        for (i = 0; i < n; i++) {
+            uint64_t r = rnd(g);
+            size_t j = r % 24;
+            put_bits(g, i, j < 20 ? t[j] : rnd(g));
+        }
+    } else {
+        uint64_t top = (uint64_t)1 << (g->w - 1);
+        uint64_t t[8];
+        t[0] = 0, t[1] = 1, t[2] = ~(uint64_t)0, t[3] = top, t[4] = top | 1;
+        t[5] = top - 1, t[6] = top - 2, t[7] = 2;
+        for (i = 0; i < n; i++) {
+            uint64_t r = rnd(g);
+            size_t j = r % 10;
+            put_bits(g, i, j < 8 ? t[j] : rnd(g));
+        }
+    }
+}
+
+/* Fill g->k with c->n keys.  tmp (n keys) is scratch for the run shapes,
+ * perm (n entries) too. */
+static void gen_keys(const shape_case *c, gen *g, unsigned char *tmp, size_t *perm)
+{
+    size_t n = c->n, i;
+    unsigned a = c->a, b = c->b, cc = c->c;
+    int w = g->w;
+
+    switch (c->dist) {
+    case D_UNIFORM:             /* a: bits that vary (0: all) */
+        for (i = 0; i < n; i++)
+            put_bits(g, i, rnd(g) & low_mask(a % 65 ? (int)(a % 65) : 64));
+        break;
+
+    case D_LOGUNIFORM: {
+        /* Magnitudes spread evenly over the decades (file sizes,
+         * latencies).  Integers: a number of bits uniform in 0..maxbits
+         * (a: maxbits = 1 + a % w), c bit 0: both signs (for unsigned
+         * types, -m wraps to the top).  Floats: exponents uniform in
+         * -E..E, E from a (up to the subnormal range). */
+        int both = cc & 1;
+        if (g->is_float) {
+            int emax = g->kb == 4 ? 150 : 1075;
+            int e_hi = 1 + (int)((long)a * emax / 255);
+            for (i = 0; i < n; i++) {
+                int e = (int)(rnd(g) % (uint64_t)(2 * e_hi + 1)) - e_hi;
+                double x = ldexp(1.0 + unit(g), e);
+                put_real(g, i, both && (rnd(g) & 1) ? -x : x);
+            }
+        } else {
+            int maxbits = 1 + (int)(a % (unsigned)w);
+            for (i = 0; i < n; i++) {
+                uint64_t r = rnd(g);
+                int bits = (int)(r % (uint64_t)(maxbits + 1));
+                uint64_t m = bits == 0 ? 0
+                    : ((uint64_t)1 << (bits - 1)) | (rnd(g) & low_mask(bits - 1));
+                put_bits(g, i, both && (r >> 40 & 1) ? (uint64_t)0 - m : m);
+            }
+        }
+        break;
+    }
+
+    case D_ZIPF: {
+        /* Ranks 1..K with P(k) ~ 1/k^s: s = 0.25 + a / 32, K = 2^(1 + b % 24),
+         * by the continuous inverse; c: how ranks become keys (put_shaped). */
+        double s = 0.25 + a / 32.0;
+        int kbits = 1 + (int)(b % 24);
+        double K = ldexp(1.0, kbits);
+        double t = 1.0 - s, top = fabs(t) < 1e-9 ? 0 : pow(K + 1, t) - 1;
+        for (i = 0; i < n; i++) {
+            double u = unit(g), x;
+            uint64_t r;
+            x = fabs(t) < 1e-9 ? exp(u * log(K + 1)) : pow(u * top + 1, 1 / t);
+            r = x >= K ? (uint64_t)K : x < 1 ? 1 : (uint64_t)x;
+            put_shaped(g, i, r, cc, kbits + 1);
+        }
+        break;
+    }
+
+    case D_EXPONENTIAL: {
+        /* -ln(u) scaled by 2^(a % w) for integers, 2^(a % 64 - 32) for
+         * floats; c bit 0: random signs. */
+        double scale = g->is_float ? ldexp(1.0, (int)(a % 64) - 32)
+                                   : ldexp(1.0, (int)(a % (unsigned)w));
+        for (i = 0; i < n; i++) {
+            double x = -log1p(-unit(g)) * scale;
+            if ((cc & 1) && (rnd(g) & 1))
+                x = -x;
+            put_real(g, i, x);
+        }
+        break;
+    }
+
+    case D_ROOTDUP: {           /* i mod floor(sqrt n); c: put_shaped mode */
+        size_t r = (size_t)sqrt((double)n);
+        if (r == 0)
+            r = 1;
+        for (i = 0; i < n; i++)
+            put_shaped(g, i, i % r, cc, bit_length(r));
+        break;
+    }
+
+    case D_TWODUP:              /* i^2 + n/2 mod n */
+        for (i = 0; i < n; i++)
+            put_shaped(g, i, ((uint64_t)i * i + n / 2) % n, cc, bit_length(n));
+        break;
+
+    case D_EIGHTDUP:            /* i^8 + n/2 mod n */
+        for (i = 0; i < n; i++)
+            put_shaped(g, i, (pow_mod(i, 8, n) + n / 2) % n, cc, bit_length(n));
+        break;
+
+    case D_FEW: {
+        /* 1 + a % 64 distinct values, random bit patterns (c bit 0) or
+         * evenly spread over the range; b bit 0 skews the choice towards
+         * the first values. */
+        uint64_t v[64];
+        unsigned d = 1 + a % 64, j;
+        for (j = 0; j < d; j++)
+            v[j] = (cc & 1) ? rnd(g)
+                 : (uint64_t)((double)j / d * ldexp(1.0, w > 63 ? 63 : w)) << (w > 63);
+        for (i = 0; i < n; i++) {
+            uint64_t r = rnd(g);
+            j = (unsigned)(r % d);
+            if ((b & 1) && j > 0)
+                j = (unsigned)((r >> 32) % j);
+            put_bits(g, i, v[j]);
+        }
+        break;
+    }
+
+    case D_NESTED: {
+        /* A heavy bucket at every level: most keys share their top `step`
+         * bits, most of those their top 2 * step bits, and so on for
+         * 1 + a % 8 levels; step = 1 + b % 16; a key leaves the heavy
+         * bucket at each level with probability 1 / (2 + c % 14). */
+        uint64_t prefix = rnd(g);
+        int levels = 1 + (int)(a % 8), step = 1 + (int)(b % 16), l;
+        unsigned leave = 2 + cc % 14;
+        for (i = 0; i < n; i++) {
+            uint64_t key = rnd(g);
+            for (l = 1; l <= levels; l++) {
+                int kbits = l * step > w ? w : l * step;
+                uint64_t mask = low_mask(kbits) << (w - kbits);
+                if (rnd(g) % leave == 0)
+                    break;
+                key = (key & ~mask) | (prefix & mask);
+            }
+            put_bits(g, i, key);
+        }
+        break;
+    }
+
+    case D_LOWBITS: {
+        /* Keys that differ only in 1 + a % 24 bits, the lowest (c bit 0
+         * clear) or a window starting at bit b % w. */
+        int vb = 1 + (int)(a % 24), pos = 0;
+        uint64_t base = rnd(g), mask;
+        if (vb > w)
+            vb = w;
+        if (cc & 1)
+            pos = (int)(b % (unsigned)(w - vb + 1));
+        mask = low_mask(vb) << pos;
+        for (i = 0; i < n; i++)
+            put_bits(g, i, (base & ~mask) | (rnd(g) & mask));
+        break;
+    }
+
+    case D_RUNS: {
+        /* Random keys (b bit 0: full bit patterns, else small integers),
+         * then by a % 5: sorted, reverse sorted, almost sorted (1 + c
+         * random swaps), 2 + c % 64 ascending runs, or runs alternating
+         * ascending and descending. */
+        size_t runs = 2 + cc % 64, len, r, j;
+        int mode = (int)(a % 5);
+        for (i = 0; i < n; i++) {
+            if (b & 1)
+                put_bits(g, i, rnd(g));
+            else
+                put_int(g, i, (int64_t)(rnd(g) % (n + 1)));
+        }
+        if (n < 2)
+            break;
+        if (mode <= 2) {
+            t_oracle_perm(g->k, n, g->type, mode == 1 ? PS_DESCENDING : 0, perm);
+            apply_perm(g, perm, n, tmp);
+            if (mode == 2)
+                for (j = 0; j <= cc; j++) {
+                    size_t x = rnd(g) % n, y = rnd(g) % n;
+                    memcpy(tmp, g->k + x * g->kb, g->kb);
+                    memcpy(g->k + x * g->kb, g->k + y * g->kb, g->kb);
+                    memcpy(g->k + y * g->kb, tmp, g->kb);
+                }
+            break;
+        }
+        len = (n + runs - 1) / runs;
+        for (r = 0; r * len < n; r++) {
+            size_t lo = r * len, m = n - lo < len ? n - lo : len;
+            unsigned f = mode == 4 && (r & 1) ? PS_DESCENDING : 0;
+            gen sub = *g;
+            sub.k = g->k + lo * g->kb;
+            t_oracle_perm(sub.k, m, g->type, f, perm);
+            apply_perm(&sub, perm, m, tmp);
+        }
+        break;
+    }
+
+    case D_EQUAL: {             /* one value, and a % 4 keys different */
+        uint64_t v = rnd(g);
+        for (i = 0; i < n; i++)
+            put_bits(g, i, v);
+        for (i = 0; n > 0 && i < a % 4; i++)
+            put_bits(g, rnd(g) % n, rnd(g));
+        break;
+    }
+
+    default:
+        gen_specials(g, n);
+        break;
+    }
+}
+
+/* ---- the target -------------------------------------------------------- */
+
+/* Value j of a pairs call: its index in the low three bytes (n <= 2^21, so
+ * value sizes from 3 up identify the key's input position exactly), then
+ * bytes that differ by position within the value. */
+static void tag(unsigned char *v, size_t vs, size_t j)
+{
+    size_t b;
+    for (b = 0; b < vs; b++)
+        v[b] = b < 3 ? (unsigned char)(j >> (8 * b)) : (unsigned char)(j * 31 + b * 77);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Choose the backend once: exits 77 when the backend PORTSORT_BACKEND names
+ * is not usable here, so scripts can skip it. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    t_init_or_skip("ps_fuzz_shapes");
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    shape_case c;
+    gen g;
+    size_t n, kb, i, vs;
+    unsigned char *keys, *keys0, *vals, *tmp, want_tag[16];
+    size_t *perm, *want;
+    int st;
+
+    decode(data, size, &c);
+    n = c.n;
+    kb = ps_type_size(c.type);
+    vs = c.op == OP_PAIRS ? c.vs : 0;
+    if (getenv("PS_FUZZ_SHAPES_VERBOSE") != NULL) {
+        char buf[512];
+        describe(&c, buf, sizeof buf);
+        fprintf(stderr, "ps_fuzz_shapes: %s\n", buf);
+    }
+
+    keys = malloc(n * kb + 1);
+    keys0 = malloc(n * kb + 1);
+    tmp = malloc(n * kb + 1);
+    vals = malloc(n * vs + 1);
+    perm = malloc((n + 1) * sizeof *perm);
+    want = malloc((n + 1) * sizeof *want);
+    if (!keys || !keys0 || !tmp || !vals || !perm || !want)
+        fail(&c, "out of memory in the test", 0);
+
+    memset(&g, 0, sizeof g);
+    g.type = c.type;
+    g.k = keys;
+    g.kb = kb;
+    g.w = (int)(8 * kb);
+    g.is_float = c.type == PS_F32 || c.type == PS_F64;
+    g.is_signed = c.type >= PS_I8 && c.type <= PS_I64;
+    g.rng = c.seed;
+    gen_keys(&c, &g, tmp, perm);
+    memcpy(keys0, keys, n * kb);
+    for (i = 0; i < n * vs; i += vs)
+        tag(vals + i, vs, i / vs);
+    for (i = 0; i <= n; i++)
+        perm[i] = (size_t)-1;
+
+    switch (c.op) {
+    case OP_KEYS: st = ps_sort_keys(keys, n, c.type, c.flags); break;
+    case OP_ARGSORT: st = ps_argsort(keys, perm, n, c.type, c.flags); break;
+    default: st = ps_sort_pairs(keys, vals, vs, n, c.type, c.flags); break;
+    }
+    if (st != PS_OK) {
+        fprintf(stderr, "ps_fuzz_shapes: status %d: %s\n", st, ps_strerror(st));
+        fail(&c, "valid call failed", 0);
+    }
+
+    t_oracle_perm(keys0, n, c.type, c.flags, want);
+    if (c.op == OP_ARGSORT) {
+        if (memcmp(keys, keys0, n * kb) != 0)
+            fail(&c, "argsort changed the keys", 0);
+        for (i = 0; i < n; i++)
+            if (perm[i] != want[i])
+                fail(&c, "argsort permutation differs from the oracle's", i);
+        if (perm[n] != (size_t)-1)
+            fail(&c, "argsort wrote past the end of perm", n);
+    } else {
+        for (i = 0; i < n; i++)
+            if (memcmp(keys + i * kb, keys0 + want[i] * kb, kb) != 0)
+                fail(&c, "keys differ from the oracle's", i);
+        for (i = 0; i < n && vs; i++) {
+            tag(want_tag, vs, want[i]);
+            if (memcmp(vals + i * vs, want_tag, vs) != 0)
+                fail(&c, "values differ from the oracle's (unstable or lost)", i);
+        }
+    }
+    free(keys); free(keys0); free(tmp); free(vals); free(perm); free(want);
+    return 0;
+}

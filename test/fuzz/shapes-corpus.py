@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Write the seed corpus of ps_fuzz_shapes (test/fuzz/corpus-shapes/): a few
+hand-made cases, the first ones those of issue 16 (u64 keys with log-uniform
+magnitudes, 100K to 1M, on the OpenMP backend's parallel path).  The byte
+layout is described at the top of ps_fuzz_shapes.c; keep the two in step.
+Run from the source tree: python3 test/fuzz/shapes-corpus.py"""
+import os
+import struct
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus-shapes")
+DIST = ["uniform", "loguniform", "zipf", "exponential", "rootdup", "twodup",
+        "eightdup", "fewdistinct", "nestedheavy", "lowbits", "runs", "allequal",
+        "specials"]
+TYPE = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64"]
+OPS = {"keys": 0, "pairs": 1, "argsort": 2}
+# Value size byte for each value size (decode: b % 20 < 4 -> 4 or 8, else
+# 1 + (b % 20 - 4)).
+VS = {4: 0, 8: 1, **{v: v + 3 for v in range(1, 17)}}
+# Size classes of decode_n(): (class, parameter) for exact sizes.
+MARKS = [16384, 32768, 49152, 65536, 131072, 4096, 12288, 24576,
+         98304, 196608, 262144, 100000, 8192, 2048, 1024, 256]
+LARGE = [1 << 20, 1 << 21, 1000000, 1 << 19, 200000, 300000, 500000, 1500000]
+
+
+def size(n):
+    """(class, parameter) that decode_n() turns into n."""
+    for i, m in enumerate(LARGE):
+        if n - m in (-1, 0, 1):
+            return 12, i | ((n - m + 1) << 3)
+    for i, m in enumerate(MARKS):
+        if n - m in (-1, 0, 1):
+            return 4, i | ((n - m + 1) << 4)
+    if n < 64:
+        return 0, n
+    if n < 32768:
+        return 3, n
+    raise ValueError(f"no size class gives exactly {n}")
+
+
+def case(name, typ, n, dist, a=0, b=0, c=0, seed=1, desc=False, op="keys", vs=4):
+    cls, p = size(n)
+    data = bytes([TYPE.index(typ), DIST.index(dist), cls,
+                  int(desc) | OPS[op] << 1, a]) + struct.pack("<H", p) + \
+        bytes([VS[vs], b, c]) + struct.pack("<Q", seed)
+    assert len(data) == 18
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+
+
+os.makedirs(OUT, exist_ok=True)
+# Issue 16: (uint64_t)exp2(63.0 * rand() / RAND_MAX); a = 63 gives magnitudes
+# of 0..64 bits.
+case("issue16-u64-loguniform-100k", "u64", 100000, "loguniform", a=63)
+case("issue16-u64-loguniform-200k", "u64", 200000, "loguniform", a=63)
+case("issue16-u64-loguniform-1m", "u64", 1000000, "loguniform", a=63)
+case("issue16-u64-loguniform-100k-pairs8", "u64", 100000, "loguniform", a=63,
+     op="pairs", vs=8, seed=2)
+case("issue16-u64-loguniform-100k-argsort", "u64", 100000, "loguniform", a=63,
+     op="argsort", seed=4)
+case("issue16-i64-loguniform-both-100k-desc", "i64", 100000, "loguniform",
+     a=63, c=1, desc=True, seed=3)
+case("f32-loguniform-both-100k-desc", "f32", 100000, "loguniform", a=255, c=1,
+     desc=True)
+# Other shapes at the thresholds.
+case("u32-nestedheavy-128k", "u32", 131072, "nestedheavy", a=7, b=3, c=12)
+case("i32-zipf-48k+1", "i32", 49153, "zipf", a=32, b=15, c=1)
+case("f64-specials-64k-1-pairs7", "f64", 65535, "specials", op="pairs", vs=7)
+case("u16-rootdup-16k", "u16", 16384, "rootdup", c=2)
+case("u64-twodup-32k+1-argsort", "u64", 32769, "twodup", c=1, op="argsort")
+case("i8-eightdup-4k-pairs5", "i8", 4096, "eightdup", op="pairs", vs=5)
+case("u32-fewdistinct-200k-desc", "u32", 200000, "fewdistinct", a=5, desc=True)
+case("i16-lowbits-98k", "i16", 98304, "lowbits", a=3)
+case("u64-runs-almostsorted-64k", "u64", 65536, "runs", a=2, b=1, c=20)
+case("f64-exponential-48k-1-pairs1", "f64", 49151, "exponential", a=32, c=1,
+     op="pairs", vs=1)
+case("u8-allequal-300", "u8", 300 % 32768, "allequal", a=2)
