@@ -37,6 +37,9 @@ asan)
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23
     export LSAN_OPTIONS=suppressions=$top/test/lsan.supp:print_suppressions=0
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    # The shapes test (test/shapes-cpu.sh) on two thread counts, not four:
+    # under ASan each run takes minutes.
+    export PS_SHAPES_THREADS="2 3"
     if ! make -C build-asan -j"$jobs" check; then
         # LeakSanitizer's stop-the-world tracer sometimes crashes on a
         # loaded host ("Tracer caught signal 11", then "LeakSanitizer has

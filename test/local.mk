@@ -127,3 +127,13 @@ endif
 clean-local:
 	-rm -rf coverage
 	-find . \( -name '*.gcda' -o -name '*.gcno' \) -delete
+
+# The shapes of real data (issue 16) on every backend here: shapes-cpu.sh
+# runs serial and openmp (1, 2, 3 and 8 threads, and each SIMD level),
+# shapes-gpu.sh opencl on pocl (both kernel paths) and the CUDA stand-in,
+# with sizes capped for their speed.
+check_PROGRAMS += test/ps_test_shapes
+test_ps_test_shapes_SOURCES = test/ps_test_shapes.c test/ps_test_util.c
+test_ps_test_shapes_LDADD = lib/libportsort.la -lm
+dist_check_SCRIPTS += test/shapes-cpu.sh test/shapes-gpu.sh
+TESTS += test/shapes-cpu.sh test/shapes-gpu.sh

@@ -1,0 +1,24 @@
+#!/bin/sh
+# ps_test_shapes (the shapes of real data, issue 16) on the CPU backends:
+# serial; openmp on 2, 1, 3 and 8 threads (PS_SHAPES_THREADS; the team's recursion and the
+# single thread's differ, and 3 splits unevenly); then openmp with the AVX2
+# networks and with none, at sizes up to 2^17 + 1, since the leaves take
+# separate code there.  Each run under a timeout: a hang must fail.
+bin=${top_builddir:-.}/test/ps_test_shapes
+limit=${PS_TEST_TIMEOUT:-1200}
+run() {
+    echo "--- $*"
+    env "$@" timeout "$limit" "$bin"
+    rc=$?
+    [ "$rc" -eq 124 ] && echo "timed out: $*"
+    [ "$rc" -eq 0 ] || exit 1
+}
+run PORTSORT_BACKEND=serial
+# PS_SHAPES_THREADS narrows the thread counts (the sanitizer builds, whose
+# runs take several times longer, use "2 3").
+for t in ${PS_SHAPES_THREADS:-2 1 3 8}; do
+    run PORTSORT_BACKEND=openmp PORTSORT_THREADS=$t
+done
+for simd in avx2 none; do
+    run PORTSORT_BACKEND=openmp PORTSORT_OPENMP_SIMD=$simd PS_TEST_MAX_N=131073
+done
