@@ -12,9 +12,9 @@ rc=$?
 cat "$work/err"
 [ "$rc" -eq 0 ] || fail "bench exits 0 (got $rc)"
 
-# 3 types x 7 datasets x 2 sizes x 2 sorters (portsort and qsort), plus
+# 3 types x 14 datasets x 2 sizes x 2 sorters (portsort and qsort), plus
 # vqsort on i32 alone (no 1-byte or float keys) when libhwy was found.
-awk -F, -v want=84 -v extra=14 '
+awk -F, -v want=168 -v extra=28 '
 NR == 1 {
     for (i = 1; i <= NF; i++) col[$i] = i
     split("type backend sorter dataset n repeats median_s mkeys_per_s gb_per_s verified", need, " ")

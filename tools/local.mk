@@ -17,4 +17,4 @@ tools_portsort_SOURCES = \
 	tools/ps_cli_report.c \
 	tools/peers/ps_peer_vqsort.cc
 tools_portsort_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tools_portsort_LDADD = lib/libportsort.la $(PS_HWY_LIBS)
+tools_portsort_LDADD = lib/libportsort.la $(PS_HWY_LIBS) -lm

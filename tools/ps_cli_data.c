@@ -2,11 +2,15 @@
  * ps_cli_data.c - the inputs of `portsort bench`.
  *
  * Seed 001's five datasets (Zeros, Random, RandomDistributed, Range,
- * InvertedRange), Merrill's reduced-entropy keys, and the keys a sparse
- * matrix product sorts (seed 000).  Every generator is a pure function of
+ * InvertedRange), Merrill's reduced-entropy keys, the keys a sparse
+ * matrix product sorts (seed 000), and the skewed shapes of real data
+ * from the IPS4o and vqsort benchmark sets (issue 16: log-uniform
+ * magnitudes, Zipf, the dup sets, a heavy bucket at every level, a few
+ * values spread over the range), which measure what skew costs.  Every generator is a pure function of
  * (type, n, param): the benchmark measures each backend in its own process,
  * and they must all sort the same data.
  */
+#include <math.h>
 #include <stdint.h>
 
 #include "ps_cli_bench.h"
@@ -140,6 +144,126 @@ static void fill_sparse(const ps_cli_type *t, void *keys, size_t n, unsigned p)
     }
 }
 
+/* A uniform double in (0, 1), element i of stream s. */
+static double unit(uint64_t s, uint64_t i)
+{
+    return ((double)(rnd(s, i) >> 11) + 0.5) * 0x1p-53;
+}
+
+/* Key bits of a type, less the sign bit for signed ones. */
+static unsigned magnitude_bits(const ps_cli_type *t)
+{
+    return (unsigned)t->size * 8 - (t->is_signed ? 1 : 0);
+}
+
+static void put_value(const ps_cli_type *t, void *keys, size_t i, int64_t v)
+{
+    if (t->is_float)
+        ps_cli_put_float(t, keys, i, (double)v);
+    else
+        ps_cli_put_bits(t, keys, i, (uint64_t)v);
+}
+
+/* Magnitudes spread evenly over all decades, as file sizes and latencies
+ * are: 2^(U * bits); both signs for signed types and floats (floats over
+ * 2^-P..2^P, P = 120 or 1000). */
+static void fill_log_uniform(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    (void)p;
+    for (i = 0; i < n; i++) {
+        double u = unit(6, i);
+        int neg = (rnd(7, i) & 1) && (t->is_signed || t->is_float);
+        if (t->is_float) {
+            double span = t->size == 4 ? 240.0 : 2000.0;
+            ps_cli_put_float(t, keys, i, (neg ? -1 : 1) * exp2((u - 0.5) * span));
+        } else {
+            uint64_t m = (uint64_t)exp2(u * (magnitude_bits(t) - 0.01));
+            ps_cli_put_bits(t, keys, i, neg ? 0 - m : m);
+        }
+    }
+}
+
+/* Zipf-like ranks: rank r with probability about r^-(1 + 1/p), p = 2 by
+ * default (r = U^-p, at most 2^60). */
+static void fill_zipf(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double z = pow(unit(8, i), -(double)(p ? p : 2));
+        put_value(t, keys, i, z < 0x1p60 ? (int64_t)z : (int64_t)1 << 60);
+    }
+}
+
+/* IPS4o's duplicate sets: i mod floor(sqrt n), (i^2 + n/2) mod n and
+ * (i^8 + n/2) mod n. */
+static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t m)
+{
+    return (uint64_t)((unsigned __int128)a * b % m);
+}
+
+static void fill_root_dup(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i, root = (size_t)sqrt((double)n) + 1;
+    (void)p;
+    for (i = 0; i < n; i++)
+        put_value(t, keys, i, (int64_t)(i % root));
+}
+
+static void fill_two_dup(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    (void)p;
+    for (i = 0; i < n; i++)
+        put_value(t, keys, i, (int64_t)((mulmod(i, i, n) + n / 2) % n));
+}
+
+static void fill_eight_dup(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    size_t i;
+    (void)p;
+    for (i = 0; i < n; i++) {
+        uint64_t x = mulmod(i, i, n);
+        x = mulmod(x, x, n);
+        put_value(t, keys, i, (int64_t)((mulmod(x, x, n) + n / 2) % n));
+    }
+}
+
+/* A heavy bucket at every level of an MSD radix sort: each key drops its
+ * top 8 bits more while a coin of p% (default 60) says so, so about p% of
+ * the keys share each level's bucket 0. */
+static void fill_heavy(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    unsigned bits = (unsigned)t->size * 8;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        unsigned level = 0;
+        uint64_t r = rnd(9, i), coins = rnd(10, i);
+        while (level < bits / 8 && (coins >> (8 * level) & 0xff) * 100 < 256u * p)
+            level++;
+        r = level * 8 >= 64 ? 0 : r >> (64 - bits + level * 8);
+        if (t->is_float)
+            ps_cli_put_float(t, keys, i, (double)r);
+        else
+            ps_cli_put_bits(t, keys, i, r);
+    }
+}
+
+/* p distinct values (default 7) spread evenly over the key range. */
+static void fill_few_spread(const ps_cli_type *t, void *keys, size_t n, unsigned p)
+{
+    unsigned bits = (unsigned)t->size * 8;
+    uint64_t step = (bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1) / (p ? p : 7);
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t v = rnd(11, i) % (p ? p : 7);
+        if (t->is_float)
+            ps_cli_put_float(t, keys, i, (double)v * 1e30 - 3e30);
+        else
+            ps_cli_put_bits(t, keys, i, v * step);
+    }
+}
+
 const ps_cli_dataset ps_cli_datasets[] = {
     { "zeros", "all keys 0", fill_zeros, 0 },
     { "random", "uniformly random bits (floats: NaNs and infinities too)",
@@ -153,5 +277,16 @@ const ps_cli_dataset ps_cli_datasets[] = {
       fill_low_entropy, 3 },
     { "sparse-matrix", "col*rows+row of the products of a sparse matrix product "
       "(sparse-matrix:D nonzeros per column, default 8)", fill_sparse, 8 },
+    { "log-uniform", "magnitudes 2^(U*bits) over all decades, both signs "
+      "where the type has them", fill_log_uniform, 0 },
+    { "zipf", "ranks U^-P, probability ~ r^-(1+1/P) (zipf:P, default 2)",
+      fill_zipf, 2 },
+    { "root-dup", "i mod sqrt(n)", fill_root_dup, 0 },
+    { "two-dup", "(i^2 + n/2) mod n", fill_two_dup, 0 },
+    { "eight-dup", "(i^8 + n/2) mod n", fill_eight_dup, 0 },
+    { "heavy", "P% of the keys in bucket 0 of every 8-bit level "
+      "(heavy:P, default 60)", fill_heavy, 60 },
+    { "few-spread", "P values spread over the range (few-spread:P, default 7)",
+      fill_few_spread, 7 },
 };
 const size_t ps_cli_ndatasets = sizeof ps_cli_datasets / sizeof ps_cli_datasets[0];
