@@ -147,9 +147,9 @@ static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned fl
         goto done;
     }
     if (l.nbad > 0)
-        fprintf(stderr, "%s: %zu line%s without a valid %s key%s put at the end\n",
+        fprintf(stderr, "%s: %zu line%s without a valid %s key %s put at the end\n",
                 PS_CLI_NAME, l.nbad, l.nbad == 1 ? "" : "s", opt->t->name,
-                l.nbad == 1 ? " was" : "s were");
+                l.nbad == 1 ? "was" : "were");
     progress("sorting", l.n);
     if (vin != NULL) {
         /* The lines of both files travel as their line numbers. */
