@@ -55,12 +55,6 @@ uint64_t ps_cli_order_key(const ps_cli_type *t, uint64_t bits);
 int ps_cli_parse(const ps_cli_type *t, const char *s, void *keys, size_t i,
                  const char **why);
 
-/* Print key i and a newline so that parsing it back gives the same value:
- * decimal integers; floats in the shortest %g form, up to %.9g (f32) or
- * %.17g (f64), that reads back exactly (keeps -0, inf, -inf, nan, -nan).
- * Returns what fprintf returns. */
-int ps_cli_print(const ps_cli_type *t, const void *keys, size_t i, FILE *f);
-
 /*
  * The whole input in one buffer: the files named (or standard input for
  * none, or for "-"), one after the other.  A single regular file may be
