@@ -69,10 +69,24 @@ for t in u8 u16 u32 u64 i8 i16 i32 i64 f32 f64; do
     done
 done
 
-# In place, keys and values both: the files themselves are replaced.
+# In place, keys and values both, when the outputs name the inputs: the
+# files themselves are replaced.
 gen u32 1000 0 8
-"$PORTSORT" sort --type u32 --values "$work/values" --value-size 8 "$work/keys" &&
-    same "$work/keys.want" "$work/keys" "binary pairs in place: keys" &&
+if "$PORTSORT" sort --type u32 --values "$work/values" --value-size 8 \
+       --values-out "$work/values" -o "$work/keys" "$work/keys"; then
+    same "$work/keys.want" "$work/keys" "binary pairs in place: keys"
     same "$work/values.want" "$work/values" "binary pairs in place: values"
+else
+    fail "binary pairs in place"
+fi
+# Without -o the keys go to standard output and FILE is only read; so does
+# a pipe.
+gen i64 777 1 0
+cp "$work/keys" "$work/keys.orig"
+"$PORTSORT" sort --type i64 --descending "$work/keys" >"$work/keys.got" &&
+    same "$work/keys.want" "$work/keys.got" "binary keys to standard output" &&
+    same "$work/keys.orig" "$work/keys" "binary FILE left as it was without -o"
+cat "$work/keys" | "$PORTSORT" sort --type i64 -r - | cat >"$work/keys.got" &&
+    same "$work/keys.want" "$work/keys.got" "binary keys through pipes"
 ls -A "$work" | grep '^\.' && fail "no temporary file is left behind"
 finish

@@ -76,12 +76,13 @@ expect_fail 1 'vals: size 10 bytes does not hold 3 values of 4 bytes' \
     --values-out "$work/d/vout" "$in"
 expect_fail 1 'vals: size 10 bytes does not hold 3 values of 4 bytes' \
     "value file of the wrong length, in place" -- \
-    sort --type u16 --values "$work/d/vals" --value-size 4 "$in"
+    sort --type u16 --values "$work/d/vals" --value-size 4 --values-out "$work/d/vals" \
+    -o "$in" "$in"
 cmp -s "$work/vals.orig" "$work/d/vals" || fail "the value file was changed"
 printf '3\n1\n' >"$in"
 printf 'a\nb\nc\n' >"$work/d/vals"
 expect_fail 1 'vals has 3 lines but .*in has 2 keys' "text value file of the wrong length" -- \
-    sort --text --type u8 --values "$work/d/vals" "$in"
+    sort --text --type u8 --values "$work/d/vals" --values-out "$work/d/vout" "$in"
 rm -f "$work/d/vals"
 
 printf '3\n1\n' >"$in"
@@ -97,5 +98,5 @@ expect_fail 2 'needs --value-size' "--values without --value-size" -- \
 expect_fail 2 'with --text each value is a line' "--value-size with --text" -- \
     sort --text --type u8 --values "$work/d/nosuch" --value-size 4 "$in"
 expect_fail 2 'different files' "keys and values in one file" -- \
-    sort --type u8 --values "$in" --value-size 1 "$in"
+    sort --type u8 --values "$in" --value-size 1 --values-out "$work/d/vout" "$in"
 finish

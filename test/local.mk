@@ -77,10 +77,12 @@ EXTRA_DIST += test/lsan.supp
 # The portsort command line (tools/portsort): sort against GNU sort and an
 # independent Perl oracle, every bad input, and a short bench whose CSV is
 # parsed.  cli-common.sh is sourced by them, not run.
-dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
+dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
+	test/cli-sort-binary.sh \
 	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh test/cli-env.sh
 EXTRA_DIST += test/cli-common.sh
-TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-binary.sh \
+TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
+	test/cli-sort-binary.sh \
 	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh test/cli-env.sh
 
 # The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,

@@ -8,6 +8,7 @@ tools_portsort_SOURCES = \
 	tools/ps_cli.h \
 	tools/ps_cli_types.c \
 	tools/ps_cli_file.c \
+	tools/ps_cli_lines.c \
 	tools/ps_cli_info.c \
 	tools/ps_cli_sort.c \
 	tools/ps_cli_bench.h \
@@ -17,4 +18,4 @@ tools_portsort_SOURCES = \
 	tools/ps_cli_report.c \
 	tools/peers/ps_peer_vqsort.cc
 tools_portsort_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tools_portsort_LDADD = lib/libportsort.la $(PS_HWY_LIBS) -lm
+tools_portsort_LDADD = lib/libportsort.la $(PS_HWY_LIBS) $(PTHREAD_LIBS) -lm

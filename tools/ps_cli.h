@@ -55,21 +55,33 @@ uint64_t ps_cli_order_key(const ps_cli_type *t, uint64_t bits);
 int ps_cli_parse(const ps_cli_type *t, const char *s, void *keys, size_t i,
                  const char **why);
 
-/* Print key i and a newline so that parsing it back gives the same value:
- * decimal integers; floats in the shortest %g form, up to %.9g (f32) or
- * %.17g (f64), that reads back exactly (keeps -0, inf, -inf, nan, -nan).
- * Returns what fprintf returns. */
-int ps_cli_print(const ps_cli_type *t, const void *keys, size_t i, FILE *f);
-
-/* A whole file in memory.  data is NULL for an empty file. */
-typedef struct ps_cli_buf {
+/*
+ * The whole input in one buffer: the files named (or standard input for
+ * none, or for "-"), one after the other.  A single regular file may be
+ * mapped read-only instead of read (mapped is then 1: the data must not be
+ * written); otherwise data is malloc'ed, and NULL for an empty input.
+ */
+typedef struct ps_cli_input {
     unsigned char *data;
     size_t size;
-} ps_cli_buf;
+    int mapped;
+    size_t nparts;          /* how many inputs */
+    const char **names;     /* their names as given ("-" for standard input) */
+    size_t *starts;         /* where each starts in data */
+} ps_cli_input;
 
-/* Read the whole of `path` ("-" is not special).  Returns 0, or -1 after a
- * message naming the file. */
-int ps_cli_read_file(const char *path, ps_cli_buf *out);
+/* Read `paths` (none: standard input) into *in.  With `text`, a newline is
+ * put between inputs whose last line has none, so that lines never join;
+ * with `may_map`, one regular file is mapped.  Returns 0, or -1 after a
+ * message naming the input (call ps_cli_input_free either way). */
+int ps_cli_read_inputs(char **paths, size_t npaths, int text, int may_map,
+                       ps_cli_input *in);
+void ps_cli_input_free(ps_cli_input *in);
+
+/* The input (as named on the command line) and 1-based line number within
+ * it of the byte at offset `off`, for messages. */
+void ps_cli_input_where(const ps_cli_input *in, size_t off, const char **name,
+                        size_t *line);
 
 /*
  * All-or-nothing output: the data goes to a temporary file in the same
@@ -95,6 +107,57 @@ int ps_cli_out_open(ps_cli_out *o, const char *path);
 int ps_cli_out_commit(ps_cli_out *o, size_t count);
 /* Remove the temporary file, if any.  Safe to call twice. */
 void ps_cli_out_discard(ps_cli_out *o);
+
+/* How `portsort sort` finds the key of a text line. */
+typedef struct ps_cli_text {
+    const ps_cli_type *t;   /* NULL: only split the lines, no keys */
+    int sep;            /* the field separator (a byte), or -1: runs of blanks */
+    size_t field;       /* 1-based; 0: the whole line is the key */
+    int skip_bad;       /* keep lines without a valid key instead of failing */
+} ps_cli_text;
+
+/* The lines of an input with their keys.  The lines stay in the input's
+ * buffer; each is known by the offset where it starts. */
+typedef struct ps_cli_lines {
+    void *keys;         /* n keys, one per line with a valid key, in order */
+    uint64_t *offs;     /* where each of those lines starts */
+    size_t n;
+    size_t key_size;
+    uint64_t *bad;      /* with skip_bad: the lines without one, in order */
+    size_t nbad;
+} ps_cli_lines;
+
+/* How many threads to parse and write `bytes` of text with (1 for small
+ * inputs, else the CPUs online, at least 2). */
+size_t ps_cli_threads(size_t bytes);
+
+/* Split `in` at newlines (a last line without one counts) and parse the key
+ * of each line, in parallel over chunks of whole lines.  Returns 0, or -1
+ * after a message naming the input, the line number and the line of the
+ * first line refused (none with skip_bad). */
+int ps_cli_parse_lines(const ps_cli_input *in, const ps_cli_text *opt,
+                       ps_cli_lines *out);
+void ps_cli_lines_free(ps_cli_lines *l);
+
+/* The offset of the newline that ends the line at `off`, or in->size. */
+size_t ps_cli_line_end(const ps_cli_input *in, size_t off);
+
+/* "portsort: NAME:LINE: WHAT: "the line"" on standard error. */
+void ps_cli_report_line(const ps_cli_input *in, size_t off, const char *what);
+
+/* -c: 0 when the keys are in order (non-decreasing, or non-increasing with
+ * PS_DESCENDING; strictly with `strict`), else 1 after reporting the first
+ * line out of order as sort(1) does. */
+int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
+                       const ps_cli_lines *l, unsigned flags, int strict);
+
+/* Write the lines in the order of l->offs, each ending with a newline, then
+ * the refused ones; with `unique` only the first of each run of equal keys.
+ * The lines are gathered in parallel and written with one large fwrite per
+ * thread.  Returns 0 (write errors stay in f for ps_cli_out_commit), or -1
+ * after a message. */
+int ps_cli_write_lines(const ps_cli_input *in, const ps_cli_lines *l, int unique,
+                       FILE *f);
 
 /* Parse a size such as 1048576, 2^20, 1M, 16Mi.  Returns 0 or -1. */
 int ps_cli_parse_size(const char *s, size_t *out);

@@ -1,6 +1,6 @@
 /*
- * ps_cli_file.c - whole-file input, and output that replaces its target
- * only when it is complete.
+ * ps_cli_file.c - whole input (files, several of them, or standard input),
+ * and output that replaces its target only when it is complete.
  *
  * A sort that fails half way (a bad line, a full disk, a signal) must not
  * leave a truncated OUT, and must never damage FILE when FILE is also the
@@ -13,53 +13,164 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "ps_cli.h"
 
-int ps_cli_read_file(const char *path, ps_cli_buf *out)
+/* Append what `fd` holds to in->data (growing it), up to end of file.  A
+ * regular file must hold exactly `expect` bytes: one that changes size while
+ * we read it is not one we can sort faithfully. */
+static int read_fd(int fd, const char *name, int regular, size_t expect,
+                   ps_cli_input *in, size_t *cap)
 {
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    unsigned char *data = NULL;
-    size_t size, got;
-
-    out->data = NULL;
-    out->size = 0;
-    if (f == NULL) {
-        fprintf(stderr, "%s: cannot open %s: %s\n", PS_CLI_NAME, path, strerror(errno));
-        return -1;
-    }
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "%s: %s: not a regular file\n", PS_CLI_NAME, path);
-        fclose(f);
-        return -1;
-    }
-    size = (size_t)st.st_size;
-    if (size > 0) {
-        data = malloc(size);
-        if (data == NULL) {
-            fprintf(stderr, "%s: %s: out of memory for %zu bytes\n", PS_CLI_NAME,
-                    path, size);
-            fclose(f);
+    size_t start = in->size;
+    for (;;) {
+        ssize_t got;
+        if (in->size == *cap) {
+            size_t want = *cap < 65536 ? 65536 : *cap * 2;
+            unsigned char *p;
+            if (regular && in->size - start < expect)
+                want = *cap + (expect - (in->size - start)) + 1;
+            p = realloc(in->data, want);
+            if (p == NULL) {
+                fprintf(stderr, "%s: %s: out of memory for %zu bytes\n", PS_CLI_NAME,
+                        name, want);
+                return -1;
+            }
+            in->data = p;
+            *cap = want;
+        }
+        got = read(fd, in->data + in->size, *cap - in->size);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            fprintf(stderr, "%s: cannot read %s: %s\n", PS_CLI_NAME, name, strerror(errno));
             return -1;
         }
-        got = fread(data, 1, size, f);
-        /* A file that changes size while we read it is not one we can sort
-         * faithfully. */
-        if (got != size || ferror(f) || fgetc(f) != EOF) {
-            fprintf(stderr, "%s: cannot read %s: %s\n", PS_CLI_NAME, path,
-                    ferror(f) ? strerror(errno) : "file changed while reading");
-            free(data);
-            fclose(f);
-            return -1;
-        }
+        if (got == 0)
+            break;
+        in->size += (size_t)got;
     }
-    fclose(f);
-    out->data = data;
-    out->size = size;
+    if (regular && in->size - start != expect) {
+        fprintf(stderr, "%s: cannot read %s: file changed while reading\n", PS_CLI_NAME,
+                name);
+        return -1;
+    }
     return 0;
+}
+
+/* One regular file alone is mapped: no copy, and the page cache is shared
+ * with whoever wrote it.  Returns 1 when mapped, 0 to read it instead. */
+static int map_file(int fd, size_t size, ps_cli_input *in)
+{
+    void *p;
+    int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+    flags |= MAP_POPULATE;  /* one fault-in up front, not one per page */
+#endif
+    if (size == 0)
+        return 0;
+    p = mmap(NULL, size, PROT_READ, flags, fd, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    in->data = p;
+    in->size = size;
+    in->mapped = 1;
+    return 1;
+}
+
+int ps_cli_read_inputs(char **paths, size_t npaths, int text, int may_map,
+                       ps_cli_input *in)
+{
+    static char *stdin_only[] = { "-" };
+    size_t i, cap = 0;
+
+    memset(in, 0, sizeof *in);
+    if (npaths == 0) {
+        paths = stdin_only;
+        npaths = 1;
+    }
+    in->names = (const char **)paths;
+    in->nparts = npaths;
+    in->starts = malloc(npaths * sizeof *in->starts);
+    if (in->starts == NULL) {
+        fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+        return -1;
+    }
+    for (i = 0; i < npaths; i++) {
+        int is_stdin = strcmp(paths[i], "-") == 0;
+        int fd = is_stdin ? STDIN_FILENO : open(paths[i], O_RDONLY);
+        const char *name = is_stdin ? "standard input" : paths[i];
+        struct stat st;
+        int rc = 0, regular;
+        if (fd < 0) {
+            fprintf(stderr, "%s: cannot open %s: %s\n", PS_CLI_NAME, paths[i],
+                    strerror(errno));
+            return -1;
+        }
+        if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "%s: %s: not a regular file\n", PS_CLI_NAME, name);
+            if (!is_stdin)
+                close(fd);
+            return -1;
+        }
+        /* Standard input redirected from a file may not start at offset 0;
+         * read it rather than work out what part of it to map. */
+        regular = S_ISREG(st.st_mode) && !is_stdin;
+        in->starts[i] = in->size;
+        if (!(npaths == 1 && may_map && regular && map_file(fd, (size_t)st.st_size, in)))
+            rc = read_fd(fd, name, regular, (size_t)st.st_size, in, &cap);
+        if (!is_stdin)
+            close(fd);
+        if (rc != 0)
+            return -1;
+        /* Concatenated text: a part without a final newline must not run
+         * into the next part's first line. */
+        if (text && i + 1 < npaths && in->size > in->starts[i] &&
+            in->data[in->size - 1] != '\n') {
+            if (in->size == cap) {
+                unsigned char *p = realloc(in->data, cap + 1);
+                if (p == NULL) {
+                    fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+                    return -1;
+                }
+                in->data = p;
+                cap++;
+            }
+            in->data[in->size++] = '\n';
+        }
+    }
+    return 0;
+}
+
+void ps_cli_input_free(ps_cli_input *in)
+{
+    if (in->mapped)
+        munmap(in->data, in->size);
+    else
+        free(in->data);
+    free(in->starts);
+    memset(in, 0, sizeof *in);
+}
+
+void ps_cli_input_where(const ps_cli_input *in, size_t off, const char **name,
+                        size_t *line)
+{
+    size_t part = 0, n = 1;
+    const unsigned char *p, *end;
+    while (part + 1 < in->nparts && in->starts[part + 1] <= off)
+        part++;
+    *name = strcmp(in->names[part], "-") == 0 ? "-" : in->names[part];
+    end = in->data + off;
+    for (p = in->data + in->starts[part]; p < end; p++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (p == NULL)
+            break;
+        n++;
+    }
+    *line = n;
 }
 
 /* Temporary files to remove if a signal ends the process: at most two are

@@ -1,111 +1,56 @@
 /*
- * ps_cli_sort.c - `portsort sort`: sort a file of keys, and optionally a
- * file of values with them.
+ * ps_cli_sort.c - `portsort sort`: sort lines of text by a numeric key, as
+ * a filter in the manner of sort(1), or a binary file of keys, optionally
+ * with a file of values.
  *
  * Every check that can fail (sizes, parsing, the backend) happens before
- * any output is opened, and the output replaces its target only after it
- * is completely written (ps_cli_out_commit), so a failed run changes no
- * file.
+ * any output is opened, and an output that is a file replaces its target
+ * only after it is completely written (ps_cli_out_commit), so a failed run
+ * changes no file, even when the output is also an input.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ps_cli.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
-"Usage: portsort sort --type T [OPTION]... FILE\n"
-"Sort the keys in FILE (a little-endian binary array of T, or one number\n"
-"per line with --text) and write them to OUT, or back to FILE.\n"
+"Usage: portsort sort --type T [OPTION]... [FILE]...\n"
+"Sort the lines of the FILEs (with --text; they are concatenated) by a numeric\n"
+"key, or the keys of a little-endian binary array of T, and write the result\n"
+"to standard output.  With no FILE, or when FILE is -, read standard input.\n"
 "\n"
-"  -t, --type T          key type: %s\n"
-"      --text            FILE has one number per line; so has the output\n"
-"  -r, --descending      largest first (still stable)\n"
+"      --type T          key type: %s\n"
+"      --text            the input is lines of text (implied by -t, -k, -c, -u)\n"
+"  -t, --field-separator SEP  fields are separated by the byte SEP, not by\n"
+"                        runs of blanks\n"
+"  -k, --key N[,N]       the key is field N (from 1); default: the whole line\n"
+"  -r, --descending, --reverse  largest first (still stable)\n"
+"  -s, --stable          accepted for sort(1) users: every sort is stable\n"
+"  -u, --unique          output only the first line of each run of equal keys\n"
+"  -c, --check           check that the input is sorted; exit 1 at the first\n"
+"                        line out of order\n"
+"      --skip-bad        put lines without a valid key at the end, in input\n"
+"                        order, instead of refusing the input\n"
+"  -o, --output OUT      write to OUT (may be an input) instead of stdout\n"
 "  -b, --backend B       use backend B (sets PORTSORT_BACKEND)\n"
-"  -o, --output OUT      write the keys to OUT instead of FILE (- for stdout)\n"
 "      --values VFILE    sort VFILE with the keys: binary, N bytes per key;\n"
 "                        with --text, one line per key\n"
 "      --value-size N    bytes per value (binary mode)\n"
-"      --values-out VOUT write the values to VOUT instead of VFILE\n"
+"      --values-out VOUT where the sorted values go (required with --values)\n"
 "  -h, --help            show this help\n"
 "\n"
-"The output is written to a temporary file and renamed into place only on\n"
-"success.  Exit status: 0 done, 1 bad input or failed sort, 2 bad usage.\n",
+"Numbers are read the same in every locale: '.' is the decimal point, a\n"
+"leading + is allowed, and blanks around the key and a CR at the end of the\n"
+"line are ignored.  An output file is written to a temporary file and\n"
+"renamed into place only on success.  Exit status: 0 done (or sorted, with\n"
+"-c), 1 bad input, input out of order (-c) or failed sort, 2 bad usage.\n",
             ps_cli_type_names());
-}
-
-/* Lines of a text file, split in place (the newlines become NULs). */
-typedef struct lines {
-    char **start;
-    size_t *len;
-    size_t n;
-} lines;
-
-static int split_lines(ps_cli_buf *b, const char *path, lines *out)
-{
-    size_t i, n = 0, k = 0;
-    char *p = (char *)b->data;
-    for (i = 0; i < b->size; i++)
-        n += p[i] == '\n';
-    if (b->size > 0 && p[b->size - 1] != '\n')
-        n++;            /* a last line without its newline */
-    out->n = n;
-    out->start = malloc((n ? n : 1) * sizeof *out->start);
-    out->len = malloc((n ? n : 1) * sizeof *out->len);
-    if (out->start == NULL || out->len == NULL) {
-        fprintf(stderr, "%s: %s: out of memory\n", PS_CLI_NAME, path);
-        return -1;
-    }
-    for (i = 0; i < b->size; k++) {
-        char *nl = memchr(p + i, '\n', b->size - i);
-        size_t len = nl ? (size_t)(nl - (p + i)) : b->size - i;
-        out->start[k] = p + i;
-        out->len[k] = len;
-        i += len + 1;
-    }
-    return 0;
-}
-
-/* Parse the lines into keys.  A NUL inside a line would hide the rest of
- * the line from strto*, so it makes the line invalid. */
-static int parse_keys(const ps_cli_type *t, const char *path, lines *l,
-                      ps_cli_buf *b, void *keys)
-{
-    size_t k;
-    for (k = 0; k < l->n; k++) {
-        const char *why = "contains a NUL byte";
-        char *s = l->start[k];
-        int bad = memchr(s, '\0', l->len[k]) != NULL;
-        /* The byte after the line is its newline, or one past the buffer
-         * for a last line without one; read_file gave no room for a NUL
-         * there, so such a line is copied. */
-        if (!bad && s + l->len[k] < (char *)b->data + b->size) {
-            s[l->len[k]] = '\0';
-            bad = ps_cli_parse(t, s, keys, k, &why) != 0;
-        } else if (!bad) {
-            char *copy = malloc(l->len[k] + 1);
-            if (copy == NULL) {
-                fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
-                return -1;
-            }
-            memcpy(copy, s, l->len[k]);
-            copy[l->len[k]] = '\0';
-            bad = ps_cli_parse(t, copy, keys, k, &why) != 0;
-            free(copy);
-        }
-        if (bad) {
-            int shown = l->len[k] > 40 ? 40 : (int)l->len[k];
-            fprintf(stderr, "%s: %s:%zu: not a valid %s key (%s): \"%.*s%s\"\n",
-                    PS_CLI_NAME, path, k + 1, t->name, why, shown, l->start[k],
-                    shown < (int)l->len[k] ? "..." : "");
-            return -1;
-        }
-    }
-    return 0;
 }
 
 static int same_file(const char *a, const char *b)
@@ -117,14 +62,224 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-enum { OPT_TEXT = 256, OPT_VALUES, OPT_VALUE_SIZE, OPT_VALUES_OUT };
+/* -k N or -k N,N: the one field the key is.  Returns 0 or -1. */
+static int parse_key_field(const char *s, size_t *field)
+{
+    char *end;
+    unsigned long long a, b;
+    if (*s < '1' || *s > '9')
+        return -1;
+    a = strtoull(s, &end, 10);
+    if (*end == ',') {
+        const char *t = end + 1;
+        if (*t < '1' || *t > '9')
+            return -1;
+        b = strtoull(t, &end, 10);
+        if (b != a)
+            return -1;
+    }
+    if (*end != '\0' || a > (size_t)-1 / 2)
+        return -1;
+    *field = (size_t)a;
+    return 0;
+}
+
+/* A progress line for large inputs when a person is watching stderr. */
+#define PS_CLI_PROGRESS_BYTES ((size_t)64 << 20)
+static int show_progress;
+
+static void progress(const char *what, size_t n)
+{
+    if (!show_progress)
+        return;
+    if (what == NULL)
+        fprintf(stderr, "\r%60s\r", "");
+    else
+        fprintf(stderr, "\r%s: %s %zu lines...%10s", PS_CLI_NAME, what, n, "");
+}
+
+static int sort_failed(int st)
+{
+    fprintf(stderr, "%s: sort failed on backend %s: %s: %s\n", PS_CLI_NAME,
+            ps_backend_name(), ps_strerror(st), ps_error_detail());
+    return 1;
+}
+
+/* The sorted lines of `l` mapped through idx, the permutation: for the keys
+ * and for the values of --text --values. */
+static int permuted(const ps_cli_lines *from, const uint64_t *idx, size_t n,
+                    ps_cli_lines *to)
+{
+    size_t i;
+    memset(to, 0, sizeof *to);
+    to->offs = malloc((n ? n : 1) * sizeof *to->offs);
+    if (to->offs == NULL) {
+        fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        to->offs[i] = from->offs[idx[i]];
+    to->n = n;
+    return 0;
+}
+
+/* --text: sort the lines of `in` by their key and write them to `outpath`
+ * (and with vin, the lines of vin with them to voutpath). */
+static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned flags,
+                     int check, int unique, const char *outpath,
+                     const ps_cli_input *vin, const char *voutpath)
+{
+    ps_cli_lines l, vl, ko, vo;
+    ps_cli_out out[2];
+    size_t i, nout = 0;
+    int st, rc = 1;
+
+    memset(&vl, 0, sizeof vl);
+    memset(&ko, 0, sizeof ko);
+    memset(&vo, 0, sizeof vo);
+    show_progress = in->size >= PS_CLI_PROGRESS_BYTES && isatty(STDERR_FILENO);
+    progress("parsing", 0);
+    if (ps_cli_parse_lines(in, opt, &l) != 0)
+        goto done;
+    if (check) {
+        progress(NULL, 0);
+        rc = ps_cli_check_lines(in, opt->t, &l, flags, unique);
+        goto done;
+    }
+    if (l.nbad > 0)
+        fprintf(stderr, "%s: %zu line%s without a valid %s key %s put at the end\n",
+                PS_CLI_NAME, l.nbad, l.nbad == 1 ? "" : "s", opt->t->name,
+                l.nbad == 1 ? "was" : "were");
+    progress("sorting", l.n);
+    if (vin != NULL) {
+        /* The lines of both files travel as their line numbers. */
+        ps_cli_text split = { NULL, -1, 0, 0 };
+        uint64_t *idx = malloc((l.n ? l.n : 1) * sizeof *idx);
+        if (idx == NULL) {
+            fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+            goto done;
+        }
+        for (i = 0; i < l.n; i++)
+            idx[i] = i;
+        if (ps_cli_parse_lines(vin, &split, &vl) != 0 || vl.n != l.n) {
+            if (vl.n != l.n)
+                fprintf(stderr, "%s: %s has %zu lines but %s has %zu keys\n",
+                        PS_CLI_NAME, vin->names[0], vl.n,
+                        in->nparts == 1 ? in->names[0] : "the input", l.n);
+            free(idx);
+            goto done;
+        }
+        st = ps_sort_pairs(l.keys, idx, sizeof *idx, l.n, opt->t->type, flags);
+        if (st == PS_OK && (permuted(&l, idx, l.n, &ko) != 0 ||
+                            permuted(&vl, idx, l.n, &vo) != 0))
+            st = -1;
+        free(idx);
+        if (st == -1)
+            goto done;
+    } else {
+        st = ps_sort_pairs(l.keys, l.offs, sizeof *l.offs, l.n, opt->t->type, flags);
+    }
+    if (st != PS_OK) {
+        sort_failed(st);
+        goto done;
+    }
+    progress("writing", l.n);
+    if (ps_cli_out_open(&out[nout], outpath) != 0)
+        goto done;
+    nout++;
+    if (vin != NULL) {
+        ko.keys = l.keys;
+        ko.key_size = l.key_size;
+        if (ps_cli_write_lines(in, &ko, 0, out[0].f) != 0)
+            goto done;
+        if (ps_cli_out_open(&out[nout], voutpath) != 0)
+            goto done;
+        nout++;
+        if (ps_cli_write_lines(vin, &vo, 0, out[1].f) != 0)
+            goto done;
+    } else if (ps_cli_write_lines(in, &l, unique, out[0].f) != 0) {
+        goto done;
+    }
+    rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
+    nout = 0;
+done:
+    progress(NULL, 0);
+    for (i = 0; i < nout; i++)
+        ps_cli_out_discard(&out[i]);
+    ps_cli_lines_free(&l);
+    ps_cli_lines_free(&vl);
+    ko.keys = NULL;
+    ps_cli_lines_free(&ko);
+    ps_cli_lines_free(&vo);
+    return rc;
+}
+
+/* Binary: keys (the input buffer, sorted in place) and optional values. */
+static int sort_binary(ps_cli_input *in, const ps_cli_type *t, unsigned flags,
+                       const char *outpath, ps_cli_input *vin, size_t value_size,
+                       const char *voutpath)
+{
+    ps_cli_out out[2];
+    size_t n, nout = 0, i;
+    int st, rc = 1;
+    const char *name = in->nparts == 1 ? in->names[0] : "the input";
+
+    if (in->size % t->size != 0) {
+        fprintf(stderr, "%s: %s: size %zu bytes is not a multiple of %zu "
+                "(the size of a %s key)\n", PS_CLI_NAME, name, in->size, t->size,
+                t->name);
+        return 1;
+    }
+    n = in->size / t->size;
+    if (vin != NULL) {
+        /* Compared by division: n * value_size may overflow. */
+        if (vin->size % value_size != 0 || vin->size / value_size != n) {
+            fprintf(stderr, "%s: %s: size %zu bytes does not hold %zu values of %zu "
+                    "bytes each\n", PS_CLI_NAME, vin->names[0], vin->size, n, value_size);
+            return 1;
+        }
+        st = ps_sort_pairs(in->data, vin->data, value_size, n, t->type, flags);
+    } else {
+        st = ps_sort_keys(in->data, n, t->type, flags);
+    }
+    if (st != PS_OK)
+        return sort_failed(st);
+    if (ps_cli_out_open(&out[nout], outpath) != 0)
+        goto done;
+    nout++;
+    if (vin != NULL) {
+        if (ps_cli_out_open(&out[nout], voutpath) != 0)
+            goto done;
+        nout++;
+    }
+    /* Write errors are sticky in the stream and found by the commit. */
+    fwrite(in->data, t->size, n, out[0].f);
+    if (vin != NULL)
+        fwrite(vin->data, value_size, n, out[1].f);
+    rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
+    nout = 0;
+done:
+    for (i = 0; i < nout; i++)
+        ps_cli_out_discard(&out[i]);
+    return rc;
+}
+
+enum { OPT_TYPE = 256, OPT_TEXT, OPT_VALUES, OPT_VALUE_SIZE, OPT_VALUES_OUT,
+       OPT_SKIP_BAD };
 
 int ps_cli_sort(int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "type", required_argument, NULL, 't' },
+        { "type", required_argument, NULL, OPT_TYPE },
         { "text", no_argument, NULL, OPT_TEXT },
+        { "field-separator", required_argument, NULL, 't' },
+        { "key", required_argument, NULL, 'k' },
         { "descending", no_argument, NULL, 'r' },
+        { "reverse", no_argument, NULL, 'r' },
+        { "stable", no_argument, NULL, 's' },
+        { "unique", no_argument, NULL, 'u' },
+        { "check", no_argument, NULL, 'c' },
+        { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
         { "backend", required_argument, NULL, 'b' },
         { "output", required_argument, NULL, 'o' },
         { "values", required_argument, NULL, OPT_VALUES },
@@ -133,31 +288,48 @@ int ps_cli_sort(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const ps_cli_type *t = NULL;
+    ps_cli_text opt = { NULL, -1, 0, 0 };
     const char *backend = NULL, *outpath = NULL, *vpath = NULL, *voutpath = NULL;
-    const char *path;
-    int text = 0, c, st, rc = 1;
+    int text = 0, check = 0, unique = 0, c, st, rc = 1;
     unsigned flags = 0;
-    size_t value_size = 0, n = 0, i, nout = 0;
-    ps_cli_buf kb = { NULL, 0 }, vb = { NULL, 0 };
-    lines kl = { NULL, NULL, 0 }, vl = { NULL, NULL, 0 };
-    void *keys = NULL;
-    size_t *idx = NULL;
-    ps_cli_out out[2];
+    size_t value_size = 0, nin, i;
+    char **inputs;
+    ps_cli_input in, vin;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:rb:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:k:rsucb:o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 't':
-            t = ps_cli_type_by_name(optarg);
-            if (t == NULL) {
+        case OPT_TYPE:
+            opt.t = ps_cli_type_by_name(optarg);
+            if (opt.t == NULL) {
                 fprintf(stderr, "%s: unknown type '%s' (one of %s)\n", PS_CLI_NAME,
                         optarg, ps_cli_type_names());
                 return 2;
             }
             break;
         case OPT_TEXT: text = 1; break;
+        case 't':
+            if (strlen(optarg) != 1) {
+                fprintf(stderr, "%s: the field separator must be one byte, not '%s'\n",
+                        PS_CLI_NAME, optarg);
+                return 2;
+            }
+            opt.sep = (unsigned char)optarg[0];
+            text = 1;
+            break;
+        case 'k':
+            if (parse_key_field(optarg, &opt.field) != 0) {
+                fprintf(stderr, "%s: -k wants one field, N or N,N (from 1), not '%s'\n",
+                        PS_CLI_NAME, optarg);
+                return 2;
+            }
+            text = 1;
+            break;
         case 'r': flags |= PS_DESCENDING; break;
+        case 's': break;
+        case 'u': unique = text = 1; break;
+        case 'c': check = text = 1; break;
+        case OPT_SKIP_BAD: opt.skip_bad = 1; break;
         case 'b': backend = optarg; break;
         case 'o': outpath = optarg; break;
         case OPT_VALUES: vpath = optarg; break;
@@ -175,14 +347,28 @@ int ps_cli_sort(int argc, char **argv)
             return 2;
         }
     }
-    if (t == NULL || optind != argc - 1) {
-        fprintf(stderr, "%s: sort needs --type and exactly one FILE "
-                "(see portsort sort --help)\n", PS_CLI_NAME);
+    inputs = argv + optind;
+    nin = (size_t)(argc - optind);
+    if (opt.t == NULL) {
+        fprintf(stderr, "%s: sort needs --type (see portsort sort --help)\n", PS_CLI_NAME);
         return 2;
     }
-    path = argv[optind];
+    if (opt.skip_bad && !text) {
+        fprintf(stderr, "%s: --skip-bad is for --text\n", PS_CLI_NAME);
+        return 2;
+    }
+    if (check && (outpath != NULL || vpath != NULL || opt.skip_bad)) {
+        fprintf(stderr, "%s: -c cannot be combined with -o, --values or --skip-bad\n",
+                PS_CLI_NAME);
+        return 2;
+    }
     if (vpath == NULL && (value_size != 0 || voutpath != NULL)) {
         fprintf(stderr, "%s: --value-size and --values-out need --values\n", PS_CLI_NAME);
+        return 2;
+    }
+    if (vpath != NULL && (unique || opt.skip_bad)) {
+        fprintf(stderr, "%s: --values cannot be combined with -u or --skip-bad\n",
+                PS_CLI_NAME);
         return 2;
     }
     if (text && value_size != 0) {
@@ -194,14 +380,26 @@ int ps_cli_sort(int argc, char **argv)
         fprintf(stderr, "%s: --values needs --value-size in binary mode\n", PS_CLI_NAME);
         return 2;
     }
-    if (outpath == NULL)
-        outpath = path;
-    if (voutpath == NULL)
-        voutpath = vpath;
-    if (vpath != NULL && (same_file(path, vpath) || same_file(outpath, voutpath))) {
-        fprintf(stderr, "%s: the keys and the values must be different files\n",
-                PS_CLI_NAME);
+    /* Files are only ever replaced when an output option names them. */
+    if (vpath != NULL && voutpath == NULL) {
+        fprintf(stderr, "%s: --values needs --values-out (which may name VFILE "
+                "to sort it in place)\n", PS_CLI_NAME);
         return 2;
+    }
+    if (outpath == NULL)
+        outpath = "-";
+    if (vpath != NULL) {
+        int keys_stdin = nin == 0;
+        for (i = 0; i < nin; i++)
+            keys_stdin |= strcmp(inputs[i], "-") == 0;
+        for (i = 0; i < nin && !same_file(inputs[i], vpath); i++)
+            ;
+        if (i < nin || same_file(outpath, voutpath) ||
+            (keys_stdin && strcmp(vpath, "-") == 0)) {
+            fprintf(stderr, "%s: the keys and the values must be different files\n",
+                    PS_CLI_NAME);
+            return 2;
+        }
     }
 
     /* The library reads PORTSORT_BACKEND once, on its first call, so it must
@@ -216,103 +414,21 @@ int ps_cli_sort(int argc, char **argv)
         return 1;
     }
 
-    if (ps_cli_read_file(path, &kb) != 0)
+    memset(&vin, 0, sizeof vin);
+    /* Binary keys are sorted in the input buffer itself, so only text may
+     * be a read-only mapping. */
+    if (ps_cli_read_inputs(inputs, nin, text, text, &in) != 0 ||
+        (vpath != NULL &&
+         ps_cli_read_inputs((char **)&vpath, 1, text, text, &vin) != 0))
         goto done;
-    if (vpath != NULL && ps_cli_read_file(vpath, &vb) != 0)
-        goto done;
-
-    if (text) {
-        if (split_lines(&kb, path, &kl) != 0)
-            goto done;
-        n = kl.n;
-        keys = malloc(n ? n * t->size : 1);
-        if (keys == NULL) {
-            fprintf(stderr, "%s: out of memory for %zu keys\n", PS_CLI_NAME, n);
-            goto done;
-        }
-        if (parse_keys(t, path, &kl, &kb, keys) != 0)
-            goto done;
-    } else {
-        if (kb.size % t->size != 0) {
-            fprintf(stderr, "%s: %s: size %zu bytes is not a multiple of %zu "
-                    "(the size of a %s key)\n", PS_CLI_NAME, path, kb.size, t->size,
-                    t->name);
-            goto done;
-        }
-        n = kb.size / t->size;
-        keys = kb.data;
-    }
-
-    if (vpath != NULL && text) {
-        if (split_lines(&vb, vpath, &vl) != 0)
-            goto done;
-        if (vl.n != n) {
-            fprintf(stderr, "%s: %s has %zu lines but %s has %zu keys\n", PS_CLI_NAME,
-                    vpath, vl.n, path, n);
-            goto done;
-        }
-        /* The lines travel as their indices: one sort of fixed-size pairs,
-         * then the lines are written in the sorted order. */
-        idx = malloc((n ? n : 1) * sizeof *idx);
-        if (idx == NULL) {
-            fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
-            goto done;
-        }
-        for (i = 0; i < n; i++)
-            idx[i] = i;
-        st = ps_sort_pairs(keys, idx, sizeof *idx, n, t->type, flags);
-    } else if (vpath != NULL) {
-        /* Compared by division: n * value_size may overflow. */
-        if (vb.size % value_size != 0 || vb.size / value_size != n) {
-            fprintf(stderr, "%s: %s: size %zu bytes does not hold %zu values of %zu "
-                    "bytes each\n", PS_CLI_NAME, vpath, vb.size, n, value_size);
-            goto done;
-        }
-        st = ps_sort_pairs(keys, vb.data, value_size, n, t->type, flags);
-    } else {
-        st = ps_sort_keys(keys, n, t->type, flags);
-    }
-    if (st != PS_OK) {
-        fprintf(stderr, "%s: sort failed on backend %s: %s: %s\n", PS_CLI_NAME,
-                ps_backend_name(), ps_strerror(st), ps_error_detail());
-        goto done;
-    }
-
-    if (ps_cli_out_open(&out[nout], outpath) != 0)
-        goto done;
-    nout++;
-    if (vpath != NULL) {
-        if (ps_cli_out_open(&out[nout], voutpath) != 0)
-            goto done;
-        nout++;
-    }
-    if (text) {
-        for (i = 0; i < n; i++)
-            ps_cli_print(t, keys, i, out[0].f);
-        for (i = 0; vpath != NULL && i < n; i++) {
-            fwrite(vl.start[idx[i]], 1, vl.len[idx[i]], out[1].f);
-            fputc('\n', out[1].f);
-        }
-    } else {
-        /* Write errors are sticky in the stream and found by the commit. */
-        fwrite(keys, t->size, n, out[0].f);
-        if (vpath != NULL)
-            fwrite(vb.data, value_size, n, out[1].f);
-    }
-    rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
-    nout = 0;
-
+    if (text)
+        rc = sort_text(&in, &opt, flags, check, unique, outpath,
+                       vpath ? &vin : NULL, voutpath);
+    else
+        rc = sort_binary(&in, opt.t, flags, outpath, vpath ? &vin : NULL, value_size,
+                         voutpath);
 done:
-    for (i = 0; i < nout; i++)
-        ps_cli_out_discard(&out[i]);
-    if (keys != kb.data)
-        free(keys);
-    free(kb.data);
-    free(vb.data);
-    free(kl.start);
-    free(kl.len);
-    free(vl.start);
-    free(vl.len);
-    free(idx);
+    ps_cli_input_free(&in);
+    ps_cli_input_free(&vin);
     return rc;
 }

@@ -4,7 +4,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,46 +144,6 @@ bad:
 range:
     *why = "out of range for the type";
     return -1;
-}
-
-/* The shortest of %.DIGg .. %.MAXg that reads back as the same value:
- * numbers a person typed with at most DBL_DIG (FLT_DIG) digits come back as
- * typed (0.1, not 0.10000000000000001), and every value round-trips. */
-static int print_float(double x, int is_f32, FILE *f)
-{
-    char buf[64];
-    int digits = is_f32 ? 6 : 15, max = is_f32 ? 9 : 17;
-    if (isnan(x))
-        return fprintf(f, "%snan\n", signbit(x) ? "-" : "");
-    for (; digits < max; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, x);
-        if (is_f32 ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x)
-            break;
-    }
-    /* -0.0 == 0.0, but "%g" keeps the sign, so -0 is still written "-0". */
-    return fprintf(f, "%.*g\n", digits, x);
-}
-
-int ps_cli_print(const ps_cli_type *t, const void *keys, size_t i, FILE *f)
-{
-    uint64_t b = ps_cli_get_bits(t, keys, i);
-    if (t->type == PS_F32) {
-        float x;
-        memcpy(&x, &b, 4);
-        return print_float(x, 1, f);
-    }
-    if (t->type == PS_F64) {
-        double x;
-        memcpy(&x, &b, 8);
-        return print_float(x, 0, f);
-    }
-    if (t->is_signed) {
-        unsigned shift = 64 - (unsigned)t->size * 8;
-        /* Sign-extend from the type's width. */
-        int64_t v = (int64_t)(b << shift) >> shift;
-        return fprintf(f, "%" PRId64 "\n", v);
-    }
-    return fprintf(f, "%" PRIu64 "\n", b);
 }
 
 int ps_cli_parse_size(const char *s, size_t *out)
