@@ -241,7 +241,7 @@ static void fill_heavy(const ps_cli_type *t, void *keys, size_t n, unsigned p)
         uint64_t r = rnd(9, i), coins = rnd(10, i);
         while (level < bits / 8 && (coins >> (8 * level) & 0xff) * 100 < 256u * p)
             level++;
-        r = level * 8 >= 64 ? 0 : r >> (64 - bits + level * 8);
+        r = level * 8 >= bits ? 0 : r >> (64 - bits + level * 8);
         if (t->is_float)
             ps_cli_put_float(t, keys, i, (double)r);
         else
