@@ -7,7 +7,7 @@
 bin=${top_builddir:-.}/test/ps_test_shapes
 limit=${PS_TEST_TIMEOUT:-1200}
 run() {
-    echo "--- $*"
+    echo "--- $*${PS_SHAPES_MAX_N:+ (PS_SHAPES_MAX_N=$PS_SHAPES_MAX_N)}"
     env "$@" timeout "$limit" "$bin"
     rc=$?
     [ "$rc" -eq 124 ] && echo "timed out: $*"
@@ -17,6 +17,7 @@ run() {
 # two threads only; the other runs stop at 1M + 3.
 big=PS_TEST_MAX_N=1048579
 run PORTSORT_BACKEND=serial $big
+# PS_SHAPES_MAX_N caps every size (ps_test_shapes.c).
 # PS_SHAPES_THREADS narrows the thread counts (the sanitizer builds, whose
 # runs take several times longer, and distcheck use fewer).
 for t in ${PS_SHAPES_THREADS:-2 1 3 8}; do

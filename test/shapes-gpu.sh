@@ -13,7 +13,7 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/ps-shapes.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 ran=0
 run() {
-    echo "--- $*"
+    echo "--- $*${PS_SHAPES_MAX_N:+ (PS_SHAPES_MAX_N=$PS_SHAPES_MAX_N)}"
     env "$@" timeout "$limit" "$bin"
     rc=$?
     [ "$rc" -eq 124 ] && echo "timed out: $*"
