@@ -118,6 +118,14 @@ PS_API const char *ps_error_detail(void);
  * PS_ERR_NO_MEMORY, and the backend's
  * PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE, PS_ERR_TOO_LARGE,
  * PS_ERR_BACKEND_UNAVAILABLE.  On error keys are unchanged.
+ *
+ * A kernel fault on a GPU (PS_ERR_DEVICE, "the device is lost") kills the
+ * device's context for the rest of the process.  After it, under
+ * PORTSORT_BACKEND=auto every sort runs on the CPU backend (and
+ * ps_backend_name() names it); with the GPU backend named, every sort
+ * fails with PS_ERR_DEVICE and the reason, never touching the device
+ * again; ps_backends() reports the GPU backend unusable, saying why.
+ * The same holds for ps_sort_pairs and ps_argsort.
  */
 PS_API int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags);
 

@@ -43,7 +43,7 @@
 
 /* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
  * loader refuses a module whose table carries another value. */
-#define PS_BACKEND_ABI 1u
+#define PS_BACKEND_ABI 2u
 
 /* Name of the symbol a backend module exports (a const ps_backend_ops). */
 #define PS_BACKEND_ENTRY ps_backend_entry
@@ -64,6 +64,14 @@ typedef struct ps_host {
      * or NULL; release accepts NULL. */
     void *(*alloc)(size_t bytes);
     void (*release)(void *p);
+    /* Tell the core that backend `name`'s device is gone for the rest of
+     * the process (a kernel fault: the GPU context cannot be used again),
+     * `why` in words a user acts on.  The core sends it no more work:
+     * under PORTSORT_BACKEND=auto later sorts run on the CPU backend;
+     * a named backend's sorts fail with PS_ERR_DEVICE and `why`; and
+     * ps_backends() reports it unusable.  The backend still refuses its
+     * own device API calls (which bypass the core). */
+    void (*lost)(const char *name, const char *why);
 } ps_host;
 
 /* What a probe found.  A probe never aborts: any runtime error is reported

@@ -7,6 +7,10 @@
  * reason, never a silent fallback: users who ask for the GPU must learn that
  * they are not getting it.  "auto" walks the GPU backends in order of
  * preference, then OpenMP, then serial, which always works.
+ *
+ * A backend whose device is lost mid-process (a kernel fault kills a GPU
+ * context for good) tells the core through ps_host.lost; from then on
+ * `auto` sorts on the CPU, and a named backend fails with the reason.
  */
 #include <config.h>
 
@@ -34,26 +38,36 @@ typedef struct slot {
     int init_status;
     void *state;
     char init_why[384];
+    /* Set once by ps_backend_lost(), lost last (release), so a reader that
+     * sees lost (acquire) sees lost_why complete. */
+    int lost;
+    char lost_why[384];
 } slot;
 
 /* Order of preference for `auto`: GPUs first, then the CPU. */
 static slot slots[] = {
-    { "cuda", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
-    { "hip", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
-    { "opencl", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
+    { "cuda", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
+    { "hip", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
+    { "opencl", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
 #ifdef PS_HAVE_OPENMP
-    { "openmp", &ps_openmp_ops, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
+    { "openmp", &ps_openmp_ops, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
 #else
-    { "openmp", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
+    { "openmp", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
 #endif
-    { "serial", &ps_serial_ops, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "" },
+    { "serial", &ps_serial_ops, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
 };
 #define NSLOTS (sizeof slots / sizeof slots[0])
+
+static int is_lost(const slot *s)
+{
+    return __atomic_load_n(&s->lost, __ATOMIC_ACQUIRE);
+}
 
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Separate from probe_lock: a backend's init may take seconds (device
  * contexts, kernel builds) and must not hold up ps_backends(). */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Built-in backends that are not compiled in are reported as such rather
  * than searched for as modules: openmp is never a module. */
@@ -134,6 +148,8 @@ static struct {
     int status;
     const ps_backend_ops *ops;
     void *state;
+    slot *slot;             /* the chosen backend's */
+    int is_auto;            /* chosen by auto: may fall back to the CPU */
     char why[640];
     size_t min_n;           /* under auto: smaller sorts go to the CPU */
     const ps_backend_ops *cpu_ops;  /* ... this one, initialised at choice */
@@ -175,6 +191,7 @@ static int try_init(slot *s)
     }
     chosen.ops = s->ops;
     chosen.state = s->state;
+    chosen.slot = s;
     chosen.status = PS_OK;
     ps_log("using backend %s (%s)", s->name, s->result.detail);
     return PS_OK;
@@ -184,23 +201,34 @@ static int try_init(slot *s)
  * probe's provisional value (so it can be measured and set per machine).
  * The CPU backend that takes the small arrays is found and initialised here,
  * once, so that small sorts take no lock on their way. */
-static void set_crossover(const slot *s)
+/* The CPU backend `auto` hands work to (small arrays, a lost device):
+ * OpenMP when built and usable, else serial; NULL only if neither inits. */
+static slot *cpu_slot(void)
 {
     static const char *const cpu[] = { "openmp", "serial" };
-    const char *env = getenv("PORTSORT_GPU_MIN_N");
     size_t i;
+    for (i = 0; i < sizeof cpu / sizeof cpu[0]; i++) {
+        slot *c = probe_slot(find_slot(cpu[i]));
+        if (c->ops != NULL && c->result.usable && init_slot(c) == PS_OK)
+            return c;
+    }
+    return NULL;
+}
+
+static void set_crossover(const slot *s)
+{
+    const char *env = getenv("PORTSORT_GPU_MIN_N");
+    slot *c;
     chosen.min_n = s->result.min_n;
     if (env != NULL && env[0] >= '0' && env[0] <= '9')
         chosen.min_n = (size_t)strtoull(env, NULL, 10);
-    for (i = 0; chosen.min_n > 0 && i < sizeof cpu / sizeof cpu[0]; i++) {
-        slot *c = probe_slot(find_slot(cpu[i]));
-        if (c->ops != NULL && c->result.usable && init_slot(c) == PS_OK) {
-            chosen.cpu_ops = c->ops;
-            chosen.cpu_state = c->state;
-            ps_log("auto: host arrays of fewer than %zu keys go to %s",
-                   chosen.min_n, cpu[i]);
-            return;
-        }
+    c = chosen.min_n > 0 ? cpu_slot() : NULL;
+    if (c != NULL) {
+        chosen.cpu_ops = c->ops;
+        chosen.cpu_state = c->state;
+        ps_log("auto: host arrays of fewer than %zu keys go to %s",
+               chosen.min_n, c->name);
+        return;
     }
     chosen.min_n = 0;   /* no CPU backend: the GPU sorts everything */
 }
@@ -250,7 +278,8 @@ static void choose(void)
 {
     const char *env = getenv("PORTSORT_BACKEND");
     chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
-    if (env == NULL || env[0] == '\0' || strcmp(env, "auto") == 0)
+    chosen.is_auto = env == NULL || env[0] == '\0' || strcmp(env, "auto") == 0;
+    if (chosen.is_auto)
         choose_auto();
     else
         choose_named(env);
@@ -267,9 +296,37 @@ int ps_backend_get(const ps_backend_ops **ops, void **state)
     }
     if (refused_after_fork(chosen.ops->name))
         return PS_ERR_BACKEND_UNAVAILABLE;
+    if (chosen.slot != NULL && is_lost(chosen.slot)) {
+        slot *c = chosen.is_auto ? cpu_slot() : NULL;
+        if (c == NULL) {
+            ps_detail_set("%s", chosen.slot->lost_why);
+            return PS_ERR_DEVICE;
+        }
+        *ops = c->ops;
+        *state = c->state;
+        return PS_OK;
+    }
     *ops = chosen.ops;
     *state = chosen.state;
     return PS_OK;
+}
+
+void ps_backend_lost(const char *name, const char *why)
+{
+    slot *s = name != NULL ? find_slot(name) : NULL;
+    if (s == NULL)
+        return;
+    pthread_mutex_lock(&lost_lock);
+    if (!s->lost) {
+        snprintf(s->lost_why, sizeof s->lost_why, "%s: device lost: %s; "
+                 "restart the process to use it again%s", name,
+                 why != NULL ? why : "(no reason given)",
+                 chosen.is_auto && chosen.slot == s
+                     ? " (PORTSORT_BACKEND=auto: sorting on the CPU)" : "");
+        __atomic_store_n(&s->lost, 1, __ATOMIC_RELEASE);
+        ps_log("%s", s->lost_why);
+    }
+    pthread_mutex_unlock(&lost_lock);
 }
 
 int ps_backend_for(size_t n, const ps_backend_ops **ops, void **state)
@@ -331,6 +388,10 @@ const void *ps_device_api(const char *name)
         ps_detail_set("ps_device_api: backend %s has no device API", name);
         return NULL;
     }
+    if (is_lost(s)) {
+        ps_detail_set("ps_device_api: %s", s->lost_why);
+        return NULL;
+    }
     if (init_slot(s) != PS_OK) {
         ps_detail_set("ps_device_api: %s", s->init_why);
         return NULL;
@@ -345,9 +406,9 @@ size_t ps_backends(ps_backend_info *out, size_t max)
         slot *s = probe_slot(&slots[i]);
         out[i].name = s->name;
         out[i].built = s->ops != NULL;
-        out[i].usable = s->ops != NULL && s->result.usable;
+        out[i].usable = s->ops != NULL && s->result.usable && !is_lost(s);
         out[i].gpu = s->result.gpu;
-        out[i].detail = s->result.detail;
+        out[i].detail = is_lost(s) ? s->lost_why : s->result.detail;
     }
     return NSLOTS;
 }

@@ -78,6 +78,7 @@ static void host_init(void)
     host_services.fail = host_fail;
     host_services.alloc = ps_alloc;
     host_services.release = ps_release;
+    host_services.lost = ps_backend_lost;
 }
 
 const ps_host *ps_host_get(void)

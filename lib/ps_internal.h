@@ -28,6 +28,9 @@ void ps_log(const char *fmt, ...) PS_PRINTF(1, 2);
 void *ps_alloc(size_t bytes);
 void ps_release(void *p);
 
+/* ps_dispatch.c: ps_host.lost, marking a backend's device gone. */
+void ps_backend_lost(const char *name, const char *why);
+
 /* ps_module.c: load backend module `name` (ps_<name>.so) from the module
  * path.  Returns the module's ops table, or NULL with a reason in `why`;
  * *present is set to 1 when a file was found (so a broken module can be

@@ -39,6 +39,20 @@ PS_FAKE_NO_POOLS=1
 export PS_FAKE_NO_POOLS
 run "" onesweep
 unset PS_FAKE_NO_POOLS
+# Devices and contexts (ps_test_gpu_ctx.c): two GPUs, the backend on one
+# the application does not use, on the application's, on one without a
+# kernel image; then a kernel fault, for a named backend and under auto.
+ctx() {   # MODE [VAR=VALUE]...
+    mode=$1
+    shift
+    echo "--- ps_test_gpu_ctx $mode $*"
+    env PS_FAKE_DEVICES=2 "$@" "$top/test/ps_test_gpu_ctx" "$mode" || exit 1
+}
+ctx other-device PORTSORT_CUDA_DEVICE=1
+ctx current
+ctx no-image PS_FAKE_NO_IMAGE=0
+ctx fault PS_FAKE_FAULT_LAUNCH=1
+ctx fault-auto PS_FAKE_FAULT_LAUNCH=1 PORTSORT_BACKEND=auto PORTSORT_GPU_MIN_N=0
 # No device: refused like the real module on a GPU-less machine.
 PS_FAKE_DEVICES=0 "$top/test/ps_test_gpu_refused" cuda || exit 1
 # A driver too old for the runtime the module links, and none at all: each

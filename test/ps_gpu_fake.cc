@@ -5,6 +5,15 @@
 // Launches are serialised (the emulated kernels' local arrays are static).
 // Work-items form warps of 32 (ps_fake_ballot, ps_fake_shfl), each with its
 // own barrier and exchange slots.
+//
+// Devices and contexts follow CUDA 12: each thread has a stack of current
+// contexts (the driver's) and the device cudaSetDevice chose (the
+// runtime's); a runtime call that needs a device while no context is
+// current binds the primary context of the runtime's device, device 0 when
+// the thread never chose one.  The tests read which primary contexts came
+// to exist (ps_fake_contexts), so that a library touching a device the
+// application does not use is caught.
+#include <atomic>
 #include <barrier>
 #include <cstdint>
 #include <cstdio>
@@ -28,7 +37,50 @@ thread_local unsigned t_lid, t_group, t_ngroups, t_nlocal;
 thread_local std::barrier<> *t_barrier;
 thread_local warp *t_warp;
 std::mutex launch_lock;
-int current_device;
+
+std::atomic<unsigned> contexts;         // bit d: device d's primary context exists
+std::atomic<bool> dead;                 // a kernel faulted: every later call fails
+std::atomic<int> last_launch{-1};
+// Current contexts (their devices), top last.  Plain arrays: a
+// thread_local with a destructor is gone before the library's destructor
+// releases the backend at exit.
+thread_local int t_stack[16];
+thread_local int t_depth;
+thread_local int t_rt_device = -1;      // cudaSetDevice's choice; -1: none yet
+char ctx_token[32];                     // a device's primary context is &ctx_token[d]
+
+int env_int(const char *name, int dflt)
+{
+    const char *e = std::getenv(name);
+    return e != nullptr ? std::atoi(e) : dflt;
+}
+
+// The device the calling thread's runtime work goes to, binding a primary
+// context first if none is current.
+int bind()
+{
+    if (t_depth == 0) {
+        int d = t_rt_device < 0 ? 0 : t_rt_device;
+        contexts |= 1u << d;
+        t_stack[t_depth++] = d;
+    }
+    return t_stack[t_depth - 1];
+}
+
+// Runtime work on the current device: after a fault the context is gone
+// and every call says so (CUDA's "sticky" errors).
+psfakeError_t work()
+{
+    bind();
+    return dead ? psfakeErrorIllegalAddress : psfakeSuccess;
+}
+
+// PS_FAKE_NO_IMAGE=d plays device d as a GPU the module has no kernel
+// image for.
+bool no_image_here()
+{
+    return bind() == env_int("PS_FAKE_NO_IMAGE", -1);
+}
 }  // namespace
 
 struct psfake_stream { int unused; };
@@ -95,29 +147,102 @@ psfakeError_t psfakeGetDeviceCount(int *n)
     return *n > 0 ? psfakeSuccess : psfakeErrorNoDevice;
 }
 
-psfakeError_t psfakeGetDeviceProperties(psfakeDeviceProp *p, int)
+psfakeError_t psfakeGetDeviceProperties(psfakeDeviceProp *p, int dev)
 {
     std::memset(p, 0, sizeof *p);
-    std::snprintf(p->name, sizeof p->name, "CPU stand-in for a GPU (tests only)");
+    std::snprintf(p->name, sizeof p->name, "CPU stand-in for GPU %d (tests only)", dev);
     p->major = 9;
     p->multiProcessorCount = 1;
     p->totalGlobalMem = (size_t)1 << 30;
     return psfakeSuccess;
 }
 
-psfakeError_t psfakeGetDevice(int *dev) { *dev = current_device; return psfakeSuccess; }
-psfakeError_t psfakeSetDevice(int dev) { current_device = dev; return psfakeSuccess; }
+psfakeError_t psfakeGetDevice(int *dev)
+{
+    *dev = t_depth > 0 ? t_stack[t_depth - 1] : t_rt_device < 0 ? 0 : t_rt_device;
+    return psfakeSuccess;
+}
+// As in CUDA 12: creates the device's primary context and makes it current.
+psfakeError_t psfakeSetDevice(int dev)
+{
+    int n = 0;
+    if (psfakeGetDeviceCount(&n) != psfakeSuccess || dev < 0 || dev >= n || dev >= 32)
+        return psfakeErrorInvalidDevice;
+    t_rt_device = dev;
+    contexts |= 1u << dev;
+    if (t_depth == 0)
+        t_depth = 1;
+    t_stack[t_depth - 1] = dev;
+    return psfakeSuccess;
+}
+
+unsigned ps_fake_contexts(void) { return contexts; }
+int ps_fake_thread_context(void) { return t_depth > 0 ? t_stack[t_depth - 1] : -1; }
+int ps_fake_last_launch_device(void) { return last_launch; }
+
+// The driver's context calls, as the CUDA backend reaches them (CUresult
+// 0 is success, 201 CUDA_ERROR_INVALID_CONTEXT).
+static int drv_device_get(int *dev, int ordinal) { *dev = ordinal; return 0; }
+static int drv_retain(void **ctx, int dev)
+{
+    contexts |= 1u << dev;
+    *ctx = &ctx_token[dev];
+    return 0;
+}
+static int drv_release(int) { return 0; }
+static int drv_push(void *ctx)
+{
+    if (t_depth == 16)
+        return 201;
+    t_stack[t_depth++] = (int)(static_cast<char *>(ctx) - ctx_token);
+    return 0;
+}
+static int drv_pop(void **ctx)
+{
+    if (t_depth == 0)
+        return 201;
+    t_depth--;
+    if (ctx != nullptr)
+        *ctx = &ctx_token[t_stack[t_depth]];
+    return 0;
+}
+// PS_FAKE_NO_ENTRY_POINTS=1 plays a runtime without them.
+psfakeError_t psfakeGetDriverEntryPointByVersion(
+    const char *sym, void **fn, unsigned, unsigned long long,
+    enum psfakeDriverEntryPointQueryResult *result)
+{
+    static const struct { const char *name; void *fn; } table[] = {
+        { "cuDeviceGet", (void *)drv_device_get },
+        { "cuDevicePrimaryCtxRetain", (void *)drv_retain },
+        { "cuDevicePrimaryCtxRelease", (void *)drv_release },
+        { "cuCtxPushCurrent", (void *)drv_push },
+        { "cuCtxPopCurrent", (void *)drv_pop },
+    };
+    *fn = nullptr;
+    *result = psfakeDriverEntryPointSymbolNotFound;
+    if (env_int("PS_FAKE_NO_ENTRY_POINTS", 0) != 0)
+        return psfakeSuccess;
+    for (const auto &t : table)
+        if (std::strcmp(sym, t.name) == 0) {
+            *fn = t.fn;
+            *result = psfakeDriverEntryPointSuccess;
+        }
+    return psfakeSuccess;
+}
 
 // Poisoned, so that a kernel reading scratch it never wrote shows up.
 psfakeError_t psfakeMalloc(void **p, size_t bytes)
 {
+    *p = nullptr;
+    if (work() != psfakeSuccess)
+        return psfakeErrorIllegalAddress;
     *p = std::malloc(bytes ? bytes : 1);
     if (*p == nullptr)
         return psfakeErrorMemoryAllocation;
     std::memset(*p, 0xA5, bytes);
     return psfakeSuccess;
 }
-psfakeError_t psfakeFree(void *p) { std::free(p); return psfakeSuccess; }
+psfakeError_t psfakeFree(void *p) { std::free(p); return work(); }
 psfakeError_t psfakeMallocHost(void **p, size_t bytes) { return psfakeMalloc(p, bytes); }
 psfakeError_t psfakeFreeHost(void *p) { return psfakeFree(p); }
 // PS_FAKE_NO_POOLS=1 plays a device without memory pools (some vGPU and
@@ -134,6 +259,7 @@ psfakeError_t psfakeDeviceGetAttribute(int *v, enum psfakeDeviceAttr a, int)
 }
 psfakeError_t psfakeMallocAsync(void **p, size_t bytes, psfakeStream_t)
 {
+    *p = nullptr;
     if (no_pools())
         return psfakeErrorNotSupported;
     return psfakeMalloc(p, bytes);
@@ -156,6 +282,8 @@ static bool copy_out_fails()
 psfakeError_t psfakeMemcpyAsync(void *dst, const void *src, size_t bytes,
                                 enum psfakeMemcpyKind kind, psfakeStream_t)
 {
+    if (work() != psfakeSuccess)
+        return psfakeErrorIllegalAddress;
     if (kind == psfakeMemcpyDeviceToHost && copy_out_fails())
         return psfakeErrorIllegalAddress;
     std::memmove(dst, src, bytes);
@@ -163,6 +291,8 @@ psfakeError_t psfakeMemcpyAsync(void *dst, const void *src, size_t bytes,
 }
 psfakeError_t psfakeMemsetAsync(void *dst, int v, size_t bytes, psfakeStream_t)
 {
+    if (work() != psfakeSuccess)
+        return psfakeErrorIllegalAddress;
     std::memset(dst, v, bytes);
     return psfakeSuccess;
 }
@@ -170,22 +300,24 @@ psfakeError_t psfakeMemsetAsync(void *dst, int v, size_t bytes, psfakeStream_t)
 psfakeError_t psfakeStreamCreateWithFlags(psfakeStream_t *s, unsigned)
 {
     *s = new psfake_stream();
-    return psfakeSuccess;
+    return work();
 }
 psfakeError_t psfakeStreamDestroy(psfakeStream_t s) { delete s; return psfakeSuccess; }
-psfakeError_t psfakeStreamSynchronize(psfakeStream_t) { return psfakeSuccess; }
+psfakeError_t psfakeStreamSynchronize(psfakeStream_t) { return work(); }
 psfakeError_t psfakeEventCreateWithFlags(psfakeEvent_t *e, unsigned)
 {
     *e = new psfake_event();
-    return psfakeSuccess;
+    return work();
 }
 psfakeError_t psfakeEventDestroy(psfakeEvent_t e) { delete e; return psfakeSuccess; }
-psfakeError_t psfakeEventRecord(psfakeEvent_t, psfakeStream_t) { return psfakeSuccess; }
-psfakeError_t psfakeEventSynchronize(psfakeEvent_t) { return psfakeSuccess; }
+psfakeError_t psfakeEventRecord(psfakeEvent_t, psfakeStream_t) { return work(); }
+psfakeError_t psfakeEventSynchronize(psfakeEvent_t) { return work(); }
 psfakeError_t psfakeFuncAttributes_get(psfakeFuncAttributes *a, const void *)
 {
     a->numRegs = 0;
-    return psfakeSuccess;
+    if (no_image_here())
+        return psfakeErrorNoKernelImageForDevice;
+    return work();
 }
 
 // A pool of work-items, made on the first launch: one thread each, because
@@ -239,8 +371,21 @@ psfakeError_t psfakeLaunchKernel(const void *fn, dim3 grid, dim3 block, void **a
                                  size_t, psfakeStream_t)
 {
     const ps_fake_kernel *k = static_cast<const ps_fake_kernel *>(fn);
+    static std::atomic<long> launches;
     if (fn == nullptr || grid.x == 0 || block.x == 0 || grid.y != 1 || block.y != 1)
         return psfakeErrorInvalidValue;
+    if (no_image_here())
+        return psfakeErrorNoKernelImageForDevice;
+    if (work() != psfakeSuccess)
+        return psfakeErrorIllegalAddress;
+    last_launch = bind();
+    // PS_FAKE_FAULT_LAUNCH=k: the k-th launch of the process (from 1)
+    // faults, as a kernel's illegal address does: it is not run, and the
+    // context is lost for good.
+    if (++launches == env_int("PS_FAKE_FAULT_LAUNCH", 0)) {
+        dead = true;
+        return psfakeErrorIllegalAddress;
+    }
     std::lock_guard<std::mutex> hold(launch_lock);
     if (the_pool != nullptr && the_pool->n != block.x) {
         delete the_pool;
@@ -259,14 +404,24 @@ psfakeError_t psfakeLaunchKernel(const void *fn, dim3 grid, dim3 block, void **a
     return psfakeSuccess;
 }
 
-psfakeError_t psfakeGetLastError(void) { return psfakeSuccess; }
+psfakeError_t psfakeGetLastError(void)
+{
+    return dead ? psfakeErrorIllegalAddress : psfakeSuccess;
+}
 const char *psfakeGetErrorString(psfakeError_t e)
 {
-    return e == psfakeSuccess ? "no error" : "stand-in runtime error";
+    return e == psfakeSuccess ? "no error"
+           : e == psfakeErrorIllegalAddress ? "an illegal memory access was encountered"
+           : e == psfakeErrorNoKernelImageForDevice
+               ? "no kernel image is available for execution on the device"
+           : "stand-in runtime error";
 }
 const char *psfakeGetErrorName(psfakeError_t e)
 {
-    return e == psfakeSuccess ? "psfakeSuccess" : "psfakeError";
+    return e == psfakeSuccess ? "psfakeSuccess"
+           : e == psfakeErrorIllegalAddress ? "psfakeErrorIllegalAddress"
+           : e == psfakeErrorNoKernelImageForDevice ? "psfakeErrorNoKernelImageForDevice"
+           : "psfakeError";
 }
 
 // The identity permutation of the device argsort (ps_gpu_util.cu on a GPU).

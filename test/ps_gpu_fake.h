@@ -31,6 +31,8 @@ typedef enum psfakeError_t {
     psfakeErrorIllegalAddress = 700,
     psfakeErrorNotSupported = 801,
     psfakeErrorUnsupportedPtxVersion = 222,
+    psfakeErrorNoKernelImageForDevice = 209,
+    psfakeErrorInvalidDevice = 101,
     psfakeErrorInvalidValue = 1
 } psfakeError_t;
 
@@ -78,6 +80,26 @@ psfakeError_t psfakeFuncAttributes_get(psfakeFuncAttributes *a, const void *fn);
 psfakeError_t psfakeLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
                                  size_t shared, psfakeStream_t s);
 psfakeError_t psfakeGetLastError(void);
+
+/* The driver entry points the CUDA backend binds a device's primary
+ * context with (cuDeviceGet, cuDevicePrimaryCtxRetain/Release,
+ * cuCtxPushCurrent/PopCurrent, through cudaGetDriverEntryPointByVersion):
+ * the stand-in keeps, per thread, a stack of current contexts and the
+ * runtime's own device choice, as CUDA 12 does. */
+enum psfakeDriverEntryPointQueryResult { psfakeDriverEntryPointSuccess = 0,
+                                         psfakeDriverEntryPointSymbolNotFound = 1 };
+#define psfakeEnableDefault 0ull
+psfakeError_t psfakeGetDriverEntryPointByVersion(
+    const char *symbol, void **fn, unsigned version, unsigned long long flags,
+    enum psfakeDriverEntryPointQueryResult *result);
+
+/* For tests (ps_test_gpu_ctx.c), found with dlsym: the devices whose
+ * primary context exists (bit d for device d), the device the calling
+ * thread's current context belongs to (-1: none), and the device the last
+ * kernel ran on. */
+unsigned ps_fake_contexts(void);
+int ps_fake_thread_context(void);
+int ps_fake_last_launch_device(void);
 const char *psfakeGetErrorString(psfakeError_t e);
 const char *psfakeGetErrorName(psfakeError_t e);
 

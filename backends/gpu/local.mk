@@ -11,7 +11,7 @@ include_HEADERS += lib/portsort_gpu.h lib/portsort_cuda.h lib/portsort_hip.h
 noinst_HEADERS += backends/gpu/ps_gpu_internal.h backends/gpu/ps_gpu_tune.h
 EXTRA_DIST += backends/gpu/ps_gpu_kernels.cu backends/gpu/ps_gpu_util.cu \
 	backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
-	backends/gpu/ps_gpu_sort.c
+	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c
 
 # Kernel instantiations: key bits x value bytes, one object each.
 PS_GPU_KV = 8_v0 8_v4 8_v8 16_v0 16_v4 16_v8 32_v0 32_v4 32_v8 64_v0 64_v4 64_v8
@@ -47,7 +47,8 @@ ps_gpu_obj = $(MKDIR_P) $(dir $(3)).libs && \
 PS_FAKE_KERNEL_LOS = $(PS_GPU_KV:%=test/ps_gpu_fake_k%.lo)
 check_LTLIBRARIES += test/ps_gpu_fake.la
 test_ps_gpu_fake_la_SOURCES = backends/gpu/ps_gpu_backend.c \
-	backends/gpu/ps_gpu_api.c backends/gpu/ps_gpu_sort.c test/ps_gpu_fake.cc
+	backends/gpu/ps_gpu_api.c backends/gpu/ps_gpu_sort.c \
+	backends/gpu/ps_gpu_device.c test/ps_gpu_fake.cc
 noinst_HEADERS += test/ps_gpu_fake.h
 PS_FAKE_DEFS = -DPS_GPU_FAKE -DPS_GPU_MAX_BLOCKS=3 -DPS_GPU_STAGE_BYTES=1000
 test_ps_gpu_fake_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu \
@@ -63,6 +64,9 @@ test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/ps_gpu_fake.h
 check_PROGRAMS += test/ps_test_gpu_fake
 test_ps_test_gpu_fake_SOURCES = test/ps_test_gpu_fake.c test/ps_test_util.c
 test_ps_test_gpu_fake_LDADD = lib/libportsort.la
+check_PROGRAMS += test/ps_test_gpu_ctx
+test_ps_test_gpu_ctx_SOURCES = test/ps_test_gpu_ctx.c test/ps_test_util.c
+test_ps_test_gpu_ctx_LDADD = lib/libportsort.la $(PTHREAD_LIBS)
 check_PROGRAMS += test/ps_test_gpu_copyfault
 test_ps_test_gpu_copyfault_SOURCES = test/ps_test_gpu_copyfault.c test/ps_test_util.c
 test_ps_test_gpu_copyfault_LDADD = lib/libportsort.la

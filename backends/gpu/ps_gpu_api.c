@@ -163,7 +163,7 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
     ps_rt_stream s = (ps_rt_stream)stream;
     size_t bytes;
     void *own = NULL;
-    int pooled = 0;
+    int pooled = 0, dev;
     ps_gpu_job job;
     int st = check(fn, n, type, flags, value_size);
 
@@ -173,6 +173,17 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
         st = PS_ERR_BACKEND_UNAVAILABLE;
     if (st != PS_OK || n < 2)
         return st;
+    /* After a kernel fault the context is gone: refuse before touching
+     * the runtime.  Then the kernels must have an image for the device
+     * the caller works on, which need not be the one init checked. */
+    if (ps_gpu_lost(api_host))
+        return PS_ERR_DEVICE;
+    if (RT(GetDevice)(&dev) != RT(Success)) {
+        RT(GetLastError)();
+        dev = -1;
+    }
+    if (ps_gpu_no_image(api_host, dev))
+        return PS_ERR_DEVICE;
     if (keys == NULL || (op != PS_GPU_SORT_KEYS && vals == NULL)) {
         api_host->fail(PS_GPU_NAME " %s: %s is NULL with n = %zu", fn,
                        keys == NULL ? "d_keys" : op == PS_GPU_ARGSORT ? "d_perm"

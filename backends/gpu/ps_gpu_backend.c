@@ -3,9 +3,12 @@
  * sorts of host arrays (copy in through pinned staging, sort, copy out).
  *
  * One device per process, chosen at init: PORTSORT_CUDA_DEVICE (or
- * PORTSORT_HIP_DEVICE) = an index, default 0.  Every call sets that device
- * for its own work and gives the calling thread back the device it had, so
- * that an application using the runtime itself sees no change.
+ * PORTSORT_HIP_DEVICE) = an index, else the device current in the thread
+ * that initialises the library (0 in a thread that never chose one), so an
+ * application working on GPU 3 sorts on GPU 3.  Every call binds that
+ * device for its own work and gives the calling thread back exactly the
+ * binding it had, creating no context on any other device
+ * (ps_gpu_device.c).
  *
  * Host-array sorts share one cached device buffer, one pair of pinned
  * staging buffers and one host buffer, so they run one at a time (a
@@ -51,7 +54,7 @@
 
 typedef struct gstate {
     const ps_host *host;
-    int dev;
+    ps_gpu_dev d;
     ps_rt_stream stream;
     ps_rt_event ev[2];
     pthread_mutex_t lock;       /* host-array sorts and the cache below */
@@ -62,10 +65,19 @@ typedef struct gstate {
     size_t hbytes;
 } gstate;
 
-static int env_device(void)
+/* PORTSORT_CUDA_DEVICE, else the calling thread's current device; asking
+ * for it creates no context. */
+static int chosen_device(void)
 {
     const char *e = getenv(PS_GPU_DEVICE_ENV);
-    return e != NULL && e[0] >= '0' && e[0] <= '9' ? atoi(e) : 0;
+    int dev = 0;
+    if (e != NULL && e[0] >= '0' && e[0] <= '9')
+        return atoi(e);
+    if (RT(GetDevice)(&dev) != RT(Success)) {
+        RT(GetLastError)();
+        dev = 0;
+    }
+    return dev;
 }
 
 /* Never aborts: every runtime error becomes a reason.  The static CUDA
@@ -73,7 +85,7 @@ static int env_device(void)
  * or too old driver as cudaErrorInsufficientDriver. */
 static void gpu_probe(ps_probe *out)
 {
-    int count = 0, dev = env_device();
+    int count = 0, dev;
     ps_rt_prop prop;
     ps_rt_err e = RT(GetDeviceCount)(&count);
 
@@ -103,6 +115,7 @@ static void gpu_probe(ps_probe *out)
                  " device (%s: %s)", RT(GetErrorName)(e), RT(GetErrorString)(e));
         return;
     }
+    dev = chosen_device();
     if (dev >= count) {
         snprintf(out->detail, sizeof out->detail, "no " PS_GPU_UPPER
                  " device %d (%s=%d, %d device%s)", dev, PS_GPU_DEVICE_ENV, dev,
@@ -131,22 +144,14 @@ static void gpu_probe(ps_probe *out)
 #endif
 }
 
-/* Run the calling thread on the backend's device; *old gets the thread's
- * device back for leave(). */
-static int enter(const gstate *s, int *old)
+static int enter(const gstate *s, ps_gpu_saved *saved)
 {
-    ps_rt_err e;
-    *old = -1;
-    if (RT(GetDevice)(old) != RT(Success))
-        *old = -1;
-    e = RT(SetDevice)(s->dev);
-    return e == RT(Success) ? PS_OK : ps_gpu_status(s->host, e, "set device");
+    return ps_gpu_enter(s->host, &s->d, saved);
 }
 
-static void leave(int old)
+static void leave(const gstate *s, const ps_gpu_saved *saved)
 {
-    if (old >= 0)
-        RT(SetDevice)(old);
+    ps_gpu_leave(&s->d, saved);
 }
 
 static void free_cache(gstate *s)
@@ -169,20 +174,22 @@ static void free_cache(gstate *s)
 static void gpu_release(void *state)
 {
     gstate *s = state;
-    int old, i;
+    ps_gpu_saved saved;
+    int i;
     if (s == NULL)
         return;
     /* At process exit the runtime may already be shutting down; its errors
      * are of no consequence here. */
-    if (enter(s, &old) == PS_OK) {
+    if (enter(s, &saved) == PS_OK) {
         free_cache(s);
         for (i = 0; i < 2; i++)
             if (s->ev[i] != NULL)
                 RT(EventDestroy)(s->ev[i]);
         if (s->stream != NULL)
             RT(StreamDestroy)(s->stream);
-        leave(old);
+        leave(s, &saved);
     }
+    ps_gpu_dev_close(&s->d);
     pthread_mutex_destroy(&s->lock);
     s->host->release(s);
 }
@@ -191,9 +198,10 @@ static int gpu_init(const ps_host *host, void **state)
 {
     const ps_gpu_kernels *k = ps_gpu_kernels_for(4, 0);
     ps_rt_func_attr attr;
+    ps_gpu_saved saved;
     gstate *s;
     ps_rt_err e;
-    int old, st, i;
+    int st, i;
 
     s = host->alloc(sizeof *s);
     if (s == NULL) {
@@ -203,11 +211,13 @@ static int gpu_init(const ps_host *host, void **state)
     memset(s, 0, sizeof *s);
     memset(&attr, 0, sizeof attr);
     s->host = host;
-    s->dev = env_device();
     pthread_mutex_init(&s->lock, NULL);
     ps_gpu_api_set_host(host);
-    st = enter(s, &old);
+    st = ps_gpu_dev_open(host, &s->d, chosen_device());
+    if (st == PS_OK)
+        st = enter(s, &saved);
     if (st != PS_OK) {
+        ps_gpu_dev_close(&s->d);
         pthread_mutex_destroy(&s->lock);
         host->release(s);
         return st;
@@ -215,14 +225,12 @@ static int gpu_init(const ps_host *host, void **state)
     /* A GPU that the build did not target (--with-cuda-arch / --with-hip-
      * arch) has no image of the kernels: say so now rather than at the
      * first sort. */
-    e = RT(FuncGetAttributes)(&attr, k->local);
-    if (PS_RT_NO_IMAGE(e)) {
-        host->fail(PS_GPU_NAME ": no kernel image for this GPU in the module "
-                   "(built for: %s); reconfigure with --with-" PS_GPU_NAME "-arch",
-                   PS_GPU_ARCH_LIST);
+    if (ps_gpu_no_image(host, s->d.dev)) {
         st = PS_ERR_DEVICE;
-    } else if (e != RT(Success)) {
-        st = ps_gpu_status(host, e, "kernel attributes");
+    } else {
+        e = RT(FuncGetAttributes)(&attr, k->local);
+        if (e != RT(Success))
+            st = ps_gpu_status(host, e, "kernel attributes");
     }
     if (st == PS_OK) {
         e = RT(StreamCreateWithFlags)(&s->stream, RT(StreamNonBlocking));
@@ -231,13 +239,13 @@ static int gpu_init(const ps_host *host, void **state)
         if (e != RT(Success))
             st = ps_gpu_status(host, e, "stream and events");
     }
-    leave(old);
+    leave(s, &saved);
     if (st != PS_OK) {
         gpu_release(s);
         return st;
     }
     host->log(PS_GPU_NAME ": device %d, %d registers per thread in ps_sort_local",
-              s->dev, attr.numRegs);
+              s->d.dev, attr.numRegs);
     *state = s;
     return PS_OK;
 }
@@ -372,18 +380,22 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
     unsigned kb = ps_type_bytes(type), turn = 0;
     size_t kbytes = round_up(n * kb), vbytes = round_up(n * vb);
     ps_gpu_job job;
+    ps_gpu_saved saved;
     ps_rt_err e;
-    int st, old;
+    int st, entered;
 
     if (ps_gpu_forked(s->host))
         return PS_ERR_BACKEND_UNAVAILABLE;
+    if (ps_gpu_lost(s->host))
+        return PS_ERR_DEVICE;
     if (n > UINT32_MAX) {
         s->host->fail(PS_GPU_NAME ": n = %zu is beyond the 2^32 - 1 keys the "
                       "kernels count", n);
         return PS_ERR_TOO_LARGE;
     }
     pthread_mutex_lock(&s->lock);
-    st = enter(s, &old);
+    st = enter(s, &saved);
+    entered = st == PS_OK;
     if (st == PS_OK)
         st = reserve_host(s, kbytes + vbytes);
     if (st == PS_OK)
@@ -421,7 +433,8 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
                 memcpy(vals, (char *)s->hbuf + kbytes, n * vb);
         }
     }
-    leave(old);
+    if (entered)
+        leave(s, &saved);
     pthread_mutex_unlock(&s->lock);
     return st;
 }
@@ -442,11 +455,11 @@ static int gpu_sort_pairs(void *state, void *keys, void *values,
 static void gpu_trim(void *state)
 {
     gstate *s = state;
-    int old;
+    ps_gpu_saved saved;
     pthread_mutex_lock(&s->lock);
-    if (enter(s, &old) == PS_OK) {
+    if (enter(s, &saved) == PS_OK) {
         free_cache(s);
-        leave(old);
+        leave(s, &saved);
     }
     pthread_mutex_unlock(&s->lock);
 }

@@ -37,6 +37,30 @@ typedef struct cudaDeviceProp ps_rt_prop;
 #  define PS_RT_PTX_TOO_NEW(e) ((e) == cudaErrorUnsupportedPtxVersion)
 /* The runtime version this module was built with (1000 * major + 10 * minor). */
 #  define PS_RT_BUILT_VERSION CUDART_VERSION
+/* Errors after which the context is unusable for the rest of the process
+ * (the CUDA documentation's "sticky" errors: kernel faults). */
+#  define PS_RT_STICKY(e) ((e) == cudaErrorIllegalAddress \
+                           || (e) == cudaErrorLaunchFailure \
+                           || (e) == cudaErrorIllegalInstruction \
+                           || (e) == cudaErrorMisalignedAddress \
+                           || (e) == cudaErrorInvalidAddressSpace \
+                           || (e) == cudaErrorInvalidPc \
+                           || (e) == cudaErrorHardwareStackError \
+                           || (e) == cudaErrorAssert \
+                           || (e) == cudaErrorLaunchTimeout \
+                           || (e) == cudaErrorECCUncorrectable)
+/* cudaGetDriverEntryPoint gives the driver's context calls without
+ * linking libcuda (ps_gpu_backend.c, enter()). */
+#  define PS_RT_CTX_ENTRY 1
+#  if CUDART_VERSION >= 12050
+#    define ps_rt_entry_point(sym, fn, q) \
+         cudaGetDriverEntryPointByVersion((sym), (fn), 12000, cudaEnableDefault, (q))
+#  else
+#    define ps_rt_entry_point(sym, fn, q) \
+         cudaGetDriverEntryPoint((sym), (fn), cudaEnableDefault, (q))
+#  endif
+typedef enum cudaDriverEntryPointQueryResult ps_rt_entry_result;
+#  define PS_RT_ENTRY_FOUND cudaDriverEntryPointSuccess
 #elif defined(PS_GPU_HIP)
 #  include <hip/hip_runtime_api.h>
 #  define RT(x) hip##x
@@ -56,6 +80,14 @@ typedef hipDeviceProp_t ps_rt_prop;
 #  define ps_rt_host_free(p) hipHostFree(p)
 #  define PS_RT_PTX_TOO_NEW(e) 0
 #  define PS_RT_BUILT_VERSION 0
+#  define PS_RT_STICKY(e) ((e) == hipErrorIllegalAddress \
+                           || (e) == hipErrorLaunchFailure \
+                           || (e) == hipErrorAssert \
+                           || (e) == hipErrorLaunchTimeOut \
+                           || (e) == hipErrorECCNotCorrectable)
+/* HIP's context calls are deprecated; hipSetDevice binds no new context
+ * (the runtime opens every device at start-up), so enter() uses it. */
+#  define PS_RT_CTX_ENTRY 0
 #elif defined(PS_GPU_FAKE)
 /* test/ps_gpu_fake.h: the CUDA host code on a CPU stand-in runtime, for
  * make check on machines without a GPU.  It poses as "cuda". */
@@ -71,11 +103,17 @@ typedef psfakeDeviceProp ps_rt_prop;
 #  define PS_RT_NO_DRIVER(e) ((e) == psfakeErrorInsufficientDriver)
 #  define PS_RT_NO_DEVICE(e) ((e) == psfakeErrorNoDevice)
 #  define PS_RT_OOM(e) ((e) == psfakeErrorMemoryAllocation)
-#  define PS_RT_NO_IMAGE(e) 0
+#  define PS_RT_NO_IMAGE(e) ((e) == psfakeErrorNoKernelImageForDevice)
 #  define ps_rt_host_alloc(p, n) psfakeMallocHost((p), (n))
 #  define ps_rt_host_free(p) psfakeFreeHost(p)
 #  define PS_RT_PTX_TOO_NEW(e) ((e) == psfakeErrorUnsupportedPtxVersion)
 #  define PS_RT_BUILT_VERSION 13000
+#  define PS_RT_STICKY(e) ((e) == psfakeErrorIllegalAddress)
+#  define PS_RT_CTX_ENTRY 1
+#  define ps_rt_entry_point(sym, fn, q) \
+       psfakeGetDriverEntryPointByVersion((sym), (fn), 12000, psfakeEnableDefault, (q))
+typedef enum psfakeDriverEntryPointQueryResult ps_rt_entry_result;
+#  define PS_RT_ENTRY_FOUND psfakeDriverEntryPointSuccess
 #else
 #  error "compile backends/gpu with -DPS_GPU_CUDA, -DPS_GPU_HIP or -DPS_GPU_FAKE"
 #endif
@@ -116,8 +154,34 @@ typedef struct ps_gpu_job {
  * (PORTSORT_GPU_ALGO), so query and sort must see the same environment. */
 size_t ps_gpu_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
 int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job);
-/* A runtime error as a status, with host->fail("<backend>: what: why"). */
+/* A runtime error as a status, with host->fail("<backend>: what: why").
+ * A sticky error (PS_RT_STICKY) also marks the device lost: for the core
+ * (host->lost) and for ps_gpu_lost. */
 int ps_gpu_status(const ps_host *host, ps_rt_err err, const char *what);
+/* 1 (with host->fail and PS_ERR_DEVICE to return) once a sticky error has
+ * killed the context: every later call is refused without touching the
+ * runtime, whose state after such a fault is undefined. */
+int ps_gpu_lost(const ps_host *host);
+/* 1 (with host->fail) when the module has no kernel image for the calling
+ * thread's current device; checked once per device. */
+int ps_gpu_no_image(const ps_host *host, int dev);
+
+/* ps_gpu_device.c: a device the host-array sorts run on, and the calling
+ * thread's own binding, saved by ps_gpu_enter and given back by
+ * ps_gpu_leave (see the file for why not cudaSetDevice). */
+typedef struct ps_gpu_dev {
+    int dev;                /* the runtime's device ordinal */
+    int cudev;              /* the driver's handle for it (CUDA) */
+    void *ctx;              /* its retained primary context, or NULL */
+} ps_gpu_dev;
+typedef struct ps_gpu_saved {
+    int pushed;             /* ctx was pushed: pop it */
+    int old;                /* else the device to switch back to, or -1 */
+} ps_gpu_saved;
+int ps_gpu_dev_open(const ps_host *host, ps_gpu_dev *d, int dev);
+void ps_gpu_dev_close(ps_gpu_dev *d);
+int ps_gpu_enter(const ps_host *host, const ps_gpu_dev *d, ps_gpu_saved *saved);
+void ps_gpu_leave(const ps_gpu_dev *d, const ps_gpu_saved *saved);
 
 /* ps_gpu_api.c: the device API table, and the host set by init. */
 extern const ps_gpu_api ps_gpu_device_api;

@@ -71,27 +71,6 @@ const ps_gpu_kernels *ps_gpu_kernels_for(unsigned key_bytes, unsigned val_bytes)
     return table[k][val_bytes / 4];
 }
 
-int ps_gpu_status(const ps_host *host, ps_rt_err err, const char *what)
-{
-    /* The two errors of a module built for another driver or GPU: said in
-     * words a user can act on, not only the runtime's name for them. */
-    if (PS_RT_PTX_TOO_NEW(err))
-        host->fail(PS_GPU_NAME ": %s: the driver is older than the toolkit "
-                   "that compiled this module's PTX (CUDA %d.%d): update the "
-                   "driver, or rebuild with machine code for this GPU "
-                   "(--with-cuda-arch=sm_NN) or an older toolkit (%s)", what,
-                   PS_RT_BUILT_VERSION / 1000, PS_RT_BUILT_VERSION % 1000 / 10,
-                   RT(GetErrorName)(err));
-    else if (PS_RT_NO_IMAGE(err))
-        host->fail(PS_GPU_NAME ": %s: no kernel image for this GPU in the module "
-                   "(built for: %s); reconfigure with --with-" PS_GPU_NAME
-                   "-arch (%s)", what, PS_GPU_ARCH_LIST, RT(GetErrorName)(err));
-    else
-        host->fail(PS_GPU_NAME ": %s: %s (%s)", what, RT(GetErrorString)(err),
-                   RT(GetErrorName)(err));
-    return PS_RT_OOM(err) ? PS_ERR_DEVICE_MEMORY : PS_ERR_DEVICE;
-}
-
 static size_t round_up(size_t x)
 {
     return (x + ALIGN - 1) / ALIGN * ALIGN;

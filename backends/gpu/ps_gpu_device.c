@@ -1,0 +1,233 @@
+/*
+ * ps_gpu_device.c - the CUDA and HIP modules' dealings with devices: which
+ * device a calling thread's work runs on (and giving the thread back as it
+ * was), whether this module has a kernel image for a device, and the
+ * device's death after a kernel fault.
+ *
+ * Binding.  The host-array sorts run on the backend's device, which may
+ * not be the calling thread's.  cudaSetDevice would switch, but it also
+ * creates the primary context of every device it names (CUDA 12), and
+ * switching back to a thread's "previous" device creates one on GPU 0 for
+ * a thread that never chose any: an application working on GPU 3 would
+ * find a context of ours on GPU 0, and in EXCLUSIVE_PROCESS mode a
+ * failure when another process holds GPU 0.  So on CUDA the backend
+ * retains its device's primary context once and pushes it onto the
+ * calling thread's context stack for the duration of a call, popping it
+ * after: the runtime works on the pushed context, and the thread's own
+ * context, and the runtime's choice of device, are never touched.  The
+ * driver calls come through cudaGetDriverEntryPoint, so the module still
+ * loads (and reports why it cannot run) where libcuda is missing.  HIP
+ * opens every device at start-up and deprecates its context calls, so
+ * there the thread's device is switched and restored, only when it
+ * differs.
+ *
+ * Loss.  After a kernel fault (an illegal address, a trap) the CUDA
+ * context is unusable for the rest of the process, and every runtime call
+ * returns the same "sticky" error; some may hang.  The first such error
+ * marks the device lost here, and tells the core (ps_host.lost), which
+ * stops sending work; calls that reach the module anyway (the device
+ * API) are refused without touching the runtime.
+ */
+#include <config.h>
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "ps_gpu_internal.h"
+
+/* ---- loss ---------------------------------------------------------- */
+
+/* Set once, lost last (release), so a reader that sees it sees why. */
+static int lost;
+static char lost_why[256];
+static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void mark_lost(const ps_host *host, ps_rt_err err, const char *what)
+{
+    pthread_mutex_lock(&lost_lock);
+    if (!lost) {
+        snprintf(lost_why, sizeof lost_why, "%s failed with %s (%s)", what,
+                 RT(GetErrorName)(err), RT(GetErrorString)(err));
+        __atomic_store_n(&lost, 1, __ATOMIC_RELEASE);
+        if (host->lost != NULL)
+            host->lost(PS_GPU_NAME, lost_why);
+    }
+    pthread_mutex_unlock(&lost_lock);
+}
+
+int ps_gpu_lost(const ps_host *host)
+{
+    if (!__atomic_load_n(&lost, __ATOMIC_ACQUIRE))
+        return 0;
+    host->fail(PS_GPU_NAME ": the device is lost: %s; a GPU context does not "
+               "survive a kernel fault: restart the process", lost_why);
+    return 1;
+}
+
+int ps_gpu_status(const ps_host *host, ps_rt_err err, const char *what)
+{
+    /* The two errors of a module built for another driver or GPU: said in
+     * words a user can act on, not only the runtime's name for them. */
+    if (PS_RT_PTX_TOO_NEW(err))
+        host->fail(PS_GPU_NAME ": %s: the driver is older than the toolkit "
+                   "that compiled this module's PTX (CUDA %d.%d): update the "
+                   "driver, or rebuild with machine code for this GPU "
+                   "(--with-cuda-arch=sm_NN) or an older toolkit (%s)", what,
+                   PS_RT_BUILT_VERSION / 1000, PS_RT_BUILT_VERSION % 1000 / 10,
+                   RT(GetErrorName)(err));
+    else if (PS_RT_NO_IMAGE(err))
+        host->fail(PS_GPU_NAME ": %s: no kernel image for this GPU in the module "
+                   "(built for: %s); reconfigure with --with-" PS_GPU_NAME
+                   "-arch (%s)", what, PS_GPU_ARCH_LIST, RT(GetErrorName)(err));
+    else if (PS_RT_STICKY(err)) {
+        mark_lost(host, err, what);
+        host->fail(PS_GPU_NAME ": %s: %s (%s); the device is lost for this "
+                   "process: restart it", what, RT(GetErrorString)(err),
+                   RT(GetErrorName)(err));
+    } else
+        host->fail(PS_GPU_NAME ": %s: %s (%s)", what, RT(GetErrorString)(err),
+                   RT(GetErrorName)(err));
+    return PS_RT_OOM(err) ? PS_ERR_DEVICE_MEMORY : PS_ERR_DEVICE;
+}
+
+/* ---- kernel images --------------------------------------------------- */
+
+/* Bit d: device d has an image of the kernels.  Devices beyond 63 are
+ * checked on every call. */
+static uint64_t image_ok;
+
+int ps_gpu_no_image(const ps_host *host, int dev)
+{
+    const ps_gpu_kernels *k = ps_gpu_kernels_for(4, 0);
+    uint64_t bit = dev >= 0 && dev < 64 ? (uint64_t)1 << dev : 0;
+    ps_rt_func_attr attr;
+    ps_rt_err e;
+
+    if (bit != 0 && (__atomic_load_n(&image_ok, __ATOMIC_RELAXED) & bit))
+        return 0;
+    e = RT(FuncGetAttributes)(&attr, k->local);
+    if (PS_RT_NO_IMAGE(e)) {
+        RT(GetLastError)();
+        host->fail(PS_GPU_NAME ": no kernel image for GPU %d in the module "
+                   "(built for: %s); reconfigure with --with-" PS_GPU_NAME
+                   "-arch naming it", dev, PS_GPU_ARCH_LIST);
+        return 1;
+    }
+    if (e != RT(Success)) {
+        ps_gpu_status(host, e, "kernel attributes");
+        return 1;
+    }
+    __atomic_fetch_or(&image_ok, bit, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* ---- binding a thread to the backend's device ------------------------ */
+
+#if PS_RT_CTX_ENTRY
+/* The driver calls, as their C types (CUresult is an int-sized enum,
+ * CUcontext a pointer, CUdevice an int). */
+static struct {
+    int (*device_get)(int *dev, int ordinal);
+    int (*retain)(void **ctx, int dev);
+    int (*release)(int dev);
+    int (*push)(void *ctx);
+    int (*pop)(void **ctx);
+} drv;
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+
+static void drv_load(void)
+{
+    static const char *const names[] = {
+        "cuDeviceGet", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease",
+        "cuCtxPushCurrent", "cuCtxPopCurrent",
+    };
+    void *fn[5];
+    size_t i;
+    for (i = 0; i < 5; i++) {
+        ps_rt_entry_result q;
+        fn[i] = NULL;
+        if (ps_rt_entry_point(names[i], &fn[i], &q) != RT(Success)
+            || q != PS_RT_ENTRY_FOUND || fn[i] == NULL) {
+            RT(GetLastError)();
+            return;     /* all or none: drv stays empty */
+        }
+    }
+    /* POSIX guarantees that function pointers convert through void *. */
+    *(void **)&drv.device_get = fn[0];
+    *(void **)&drv.retain = fn[1];
+    *(void **)&drv.release = fn[2];
+    *(void **)&drv.push = fn[3];
+    *(void **)&drv.pop = fn[4];
+}
+#endif
+
+int ps_gpu_dev_open(const ps_host *host, ps_gpu_dev *d, int dev)
+{
+    d->dev = dev;
+    d->ctx = NULL;
+    d->cudev = 0;
+#if PS_RT_CTX_ENTRY
+    pthread_once(&drv_once, drv_load);
+    if (drv.retain != NULL) {
+        int r = drv.device_get(&d->cudev, dev);
+        if (r == 0)
+            r = drv.retain(&d->ctx, d->cudev);
+        if (r != 0) {
+            d->ctx = NULL;
+            host->fail(PS_GPU_NAME ": cannot open the primary context of device "
+                       "%d (driver error %d)", dev, r);
+            return PS_ERR_DEVICE;
+        }
+    }
+#else
+    (void)host;
+#endif
+    return PS_OK;
+}
+
+void ps_gpu_dev_close(ps_gpu_dev *d)
+{
+#if PS_RT_CTX_ENTRY
+    if (d->ctx != NULL)
+        drv.release(d->cudev);
+#endif
+    d->ctx = NULL;
+}
+
+int ps_gpu_enter(const ps_host *host, const ps_gpu_dev *d, ps_gpu_saved *saved)
+{
+    ps_rt_err e;
+    saved->pushed = 0;
+    saved->old = -1;
+#if PS_RT_CTX_ENTRY
+    if (d->ctx != NULL) {
+        int r = drv.push(d->ctx);
+        if (r != 0) {
+            host->fail(PS_GPU_NAME ": cannot make device %d current (driver "
+                       "error %d)", d->dev, r);
+            return PS_ERR_DEVICE;
+        }
+        saved->pushed = 1;
+        return PS_OK;
+    }
+#endif
+    if (RT(GetDevice)(&saved->old) != RT(Success))
+        saved->old = -1;
+    if (saved->old == d->dev)
+        return PS_OK;
+    e = RT(SetDevice)(d->dev);
+    return e == RT(Success) ? PS_OK : ps_gpu_status(host, e, "set device");
+}
+
+void ps_gpu_leave(const ps_gpu_dev *d, const ps_gpu_saved *saved)
+{
+#if PS_RT_CTX_ENTRY
+    if (saved->pushed) {
+        void *ctx;
+        drv.pop(&ctx);
+        return;
+    }
+#endif
+    if (saved->old >= 0 && saved->old != d->dev)
+        RT(SetDevice)(saved->old);
+}
