@@ -31,7 +31,10 @@ if [ -n "$lib_rel" ] && [ -n "$inc_rel" ]; then
             *) rest= ;;
         esac
     done
+    # A CMake variable, written literally into the file (not expanded here).
+    # shellcheck disable=SC2016
     cm_libdir='${_portsort_prefix}/'$lib_rel
+    # shellcheck disable=SC2016
     cm_incdir='${_portsort_prefix}/'$inc_rel
 else
     up=.
