@@ -257,3 +257,24 @@ def test_threads_sort_at_once():
     assert not errors
     for a, e in zip(arrays, expect):
         assert same_bits(a, e)
+
+
+def test_library_lookup_order(tmp_path, monkeypatch):
+    """$PORTSORT_LIBRARY alone when set; else pkg-config's libdir, then the
+    loader's search by soname."""
+    from portsort import _clib
+    monkeypatch.setenv("PORTSORT_LIBRARY", "/x/libportsort.so")
+    assert _clib._candidates() == [("PORTSORT_LIBRARY", "/x/libportsort.so")]
+
+    fake = tmp_path / "pkg-config"
+    fake.write_text("#!/bin/sh\necho /opt/ps/lib\n")
+    fake.chmod(0o755)
+    monkeypatch.delenv("PORTSORT_LIBRARY")
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
+    found = _clib._candidates()
+    soname = "libportsort.so.%d" % _clib.SONAME_MAJOR
+    assert found[0] == ("pkg-config", "/opt/ps/lib/" + soname)
+    assert found[-1] == ("loader path", soname)
+
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    assert _clib._candidates()[0][0] != "pkg-config"
