@@ -3,6 +3,8 @@
 # are missing (apt-get update first, as a fresh machine needs).  hipcc,
 # libamdhip64-dev and rocm-device-libs build the HIP module (it cannot run
 # without an AMD GPU); the CUDA toolkit comes with the machine, not Debian.
+# python3-numpy, python3-pytest and python3-venv test the Python package
+# (test/python.sh, pip install ./python); cmake tests the CMake package.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 SUDO=
@@ -10,7 +12,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 PKGS="build-essential autoconf automake libtool pkg-config
       pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libboost-dev
       libhwy-dev clang libclang-rt-14-dev valgrind gcovr
-      hipcc libamdhip64-dev rocm-device-libs"
+      hipcc libamdhip64-dev rocm-device-libs
+      python3-numpy python3-pytest python3-venv cmake"
 missing=
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -139,3 +139,14 @@ test_ps_test_shapes_SOURCES = test/ps_test_shapes.c test/ps_test_util.c
 test_ps_test_shapes_LDADD = lib/libportsort.la -lm
 dist_check_SCRIPTS += test/shapes-cpu.sh test/shapes-gpu.sh
 TESTS += test/shapes-cpu.sh test/shapes-gpu.sh
+
+# The Python package (python/, pytest on this tree's library) and the CMake
+# package (make install DESTDIR=..., then a CMake project that uses it).
+# Each skips (77) where python3+numpy+pytest, or cmake, is missing.
+dist_check_SCRIPTS += test/python.sh test/cmake.sh
+TESTS += test/python.sh test/cmake.sh
+EXTRA_DIST += python/pyproject.toml python/README.md \
+	python/portsort/__init__.py python/portsort/_clib.py \
+	python/portsort/_arrays.py \
+	python/tests/oracle.py python/tests/test_sort.py python/tests/test_api.py \
+	test/cmake-app/CMakeLists.txt test/cmake-app/main.c

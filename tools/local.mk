@@ -22,3 +22,6 @@ tools_portsort_LDADD = lib/libportsort.la $(PS_HWY_LIBS) $(PTHREAD_LIBS) -lm
 
 # portsort sort against GNU sort on 10M-line files (not yet run: issue 22).
 EXTRA_DIST += tools/ps_cli_vs_sort.sh
+
+# portsort.sort against NumPy (doc/python.md).
+EXTRA_DIST += tools/ps_py_bench.py

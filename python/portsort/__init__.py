@@ -1,0 +1,179 @@
+"""portsort: stable radix sort of NumPy arrays with libportsort.
+
+The package calls the C library (libportsort.so) through ctypes: no compiled
+extension.  The library is found through $PORTSORT_LIBRARY (a path), else
+`pkg-config --variable=libdir portsort`, else the dynamic loader's search
+path.  The library picks its backend (CUDA, HIP, OpenCL, OpenMP or serial)
+once per process, from $PORTSORT_BACKEND; backend() says which.
+
+    import numpy as np, portsort
+    a = np.random.default_rng(1).random(10**6)
+    portsort.sort(a)                       # in place, stable
+    perm = portsort.argsort(a, descending=True)
+
+Arrays.  Keys are 1-D, C-contiguous, aligned, native-endian arrays of
+uint8..uint64, int8..int64, float32 or float64: NumPy arrays, or any object
+NumPy can view without copying (__array_interface__, the buffer protocol:
+bytearray, array.array, memoryview...).  The sort happens in that memory:
+views of it see the result.  Anything else (other dtypes, N-D,
+non-contiguous, read-only, or an object NumPy would have to copy, such as a
+list) raises TypeError or ValueError before any byte is touched.  CUDA
+device arrays (__cuda_array_interface__) are never copied to the host: they
+need the library's cuda backend, and are refused with portsort.Error when
+it is unusable.
+
+Order.  Integers by value.  Floats by IEEE 754 totalOrder:
+-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN, bit patterns (NaN
+payloads) kept.  This differs from numpy.sort, which puts every NaN last
+and treats -0.0 and +0.0 as equal (keeping their input order).  Every sort
+is stable in both directions: equal keys keep their input order, also when
+descending (which is not a reversed ascending sort).
+
+Threads.  ctypes releases the GIL for the duration of each call into the
+library, so sorts in several Python threads run at the same time; the
+library is thread-safe.  Do not touch an array from another thread while it
+is being sorted.
+
+Errors.  A failure in the library raises portsort.Error, whose .status is
+the ps_status value and whose message is ps_strerror(status) followed by
+ps_error_detail(); the arrays are then exactly as they were.
+"""
+
+import collections
+
+import numpy as np
+
+from . import _arrays, _clib
+
+__all__ = ["sort", "sort_pairs", "argsort", "backend", "backends",
+           "version", "Error", "Backend"]
+
+__version__ = "0.1.0"
+
+Backend = collections.namedtuple("Backend",
+                                 ["name", "built", "usable", "gpu", "detail"])
+Backend.__doc__ = ("One backend libportsort knows (ps_backends): whether it "
+                   "was built, is usable here, runs on a GPU, and the "
+                   "device it would use or why it is unusable.")
+
+
+class Error(Exception):
+    """A libportsort call failed.
+
+    status: the ps_status value (1 invalid argument, 2 no memory, 3 device
+    memory, 4 backend unavailable, 5 device error, 6 too large).
+    detail: ps_error_detail() of the failed call.
+    """
+
+    def __init__(self, status, detail=""):
+        self.status = status
+        self.detail = detail
+        msg = _clib.text(_clib.lib().ps_strerror(status))
+        super().__init__("%s: %s" % (msg, detail) if detail else msg)
+
+
+def _check(status):
+    """Raise Error for a failed call; the detail is per thread, and read in
+    the thread that made the call."""
+    if status != _clib.PS_OK:
+        raise Error(status, _clib.text(_clib.lib().ps_error_detail()))
+
+
+def _flags(descending):
+    return _clib.PS_DESCENDING if descending else 0
+
+
+def _refuse_device_array(obj):
+    """CUDA device arrays: never copied to the host behind the caller's back.
+    """
+    lib = _clib.lib()
+    if not lib.ps_device_api(b"cuda"):
+        why = _clib.text(lib.ps_error_detail())
+        raise Error(_clib.PS_ERR_BACKEND_UNAVAILABLE,
+                    "%s is a CUDA device array, which needs libportsort's "
+                    "cuda backend; it is unusable here (%s).  Copy it to the "
+                    "host yourself to sort it there"
+                    % (type(obj).__name__, why))
+    raise Error(_clib.PS_ERR_BACKEND_UNAVAILABLE,
+                "%s is a CUDA device array: the Python package does not sort "
+                "device memory yet (the C API portsort_cuda.h does)"
+                % type(obj).__name__)
+
+
+def _host_keys(obj, writable=True):
+    if _arrays.is_device_array(obj):
+        _refuse_device_array(obj)
+    return _arrays.keys_view(obj, writable)
+
+
+def sort(a, descending=False):
+    """Sort the 1-D array a in place, stably (ps_sort_keys).
+
+    Floats go in IEEE totalOrder (see the module docstring).  The GIL is
+    released while the library sorts.  Returns None, like list.sort.
+    Raises TypeError/ValueError for arrays it cannot sort in place, and
+    Error when the library fails; a is unchanged in both cases.
+    """
+    keys, ps_type = _host_keys(a)
+    n = keys.shape[0]
+    _check(_clib.lib().ps_sort_keys(keys.ctypes.data, n, ps_type,
+                                    _flags(descending)))
+
+
+def sort_pairs(keys, values, descending=False):
+    """Sort keys in place and move the rows of values with them, stably
+    (ps_sort_pairs).
+
+    values: any C-contiguous writable array with len(keys) rows along axis
+    0, of any dtype without Python objects (structured, 'V12', 2-D...);
+    each row (values.nbytes // len(keys) bytes) is moved as opaque bytes.
+    Keys and values must not overlap.  The GIL is released while the
+    library sorts.  On any error both arrays are unchanged.
+    """
+    k, ps_type = _host_keys(keys)
+    if _arrays.is_device_array(values):
+        _refuse_device_array(values)
+    v, value_size = _arrays.values_view(values, k)
+    n = k.shape[0]
+    _check(_clib.lib().ps_sort_pairs(k.ctypes.data, v.ctypes.data,
+                                     value_size, n, ps_type,
+                                     _flags(descending)))
+
+
+def argsort(a, descending=False):
+    """Return the stable sorting permutation of a, leaving a untouched
+    (ps_argsort).
+
+    The result is a new array of numpy.intp (the library writes size_t
+    indices, which fit): a[argsort(a)] is sorted, and equal keys are listed
+    in increasing index order, descending too.  a may be read-only.  The
+    GIL is released while the library sorts.
+    """
+    keys, ps_type = _host_keys(a, writable=False)
+    n = keys.shape[0]
+    perm = np.empty(n, dtype=np.intp)
+    _check(_clib.lib().ps_argsort(keys.ctypes.data, perm.ctypes.data, n,
+                                  ps_type, _flags(descending)))
+    return perm
+
+
+def backend():
+    """Name of the backend the library chose for host arrays ("serial",
+    "openmp", "opencl", "cuda" or "hip"; "none" when the choice failed)."""
+    return _clib.text(_clib.lib().ps_backend_name())
+
+
+def backends():
+    """Every backend the library knows, as a list of Backend namedtuples."""
+    lib = _clib.lib()
+    count = lib.ps_backends(None, 0)
+    table = (_clib.BackendInfo * count)()
+    count = min(count, lib.ps_backends(table, count))
+    return [Backend(_clib.text(b.name), bool(b.built), bool(b.usable),
+                    bool(b.gpu), _clib.text(b.detail))
+            for b in table[:count]]
+
+
+def version():
+    """Version string of the loaded C library (ps_version)."""
+    return _clib.text(_clib.lib().ps_version())

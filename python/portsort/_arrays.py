@@ -1,0 +1,121 @@
+"""Turning what the caller passed into a NumPy view of the same memory, and
+refusing, before any byte is touched, whatever the C library cannot sort in
+place."""
+
+import numpy as np
+
+from . import _clib
+
+# (dtype kind, itemsize) -> ps_type.  Native byte order only; everything
+# else (bool, float16, complex, datetime, object, structured, strings) is
+# refused rather than reinterpreted.
+_KEY_TYPES = {
+    ("u", 1): _clib.PS_U8, ("u", 2): _clib.PS_U16,
+    ("u", 4): _clib.PS_U32, ("u", 8): _clib.PS_U64,
+    ("i", 1): _clib.PS_I8, ("i", 2): _clib.PS_I16,
+    ("i", 4): _clib.PS_I32, ("i", 8): _clib.PS_I64,
+    ("f", 4): _clib.PS_F32, ("f", 8): _clib.PS_F64,
+}
+
+
+def is_device_array(obj):
+    """True for CUDA device arrays (CuPy, Numba, PyTorch on a GPU...).  They
+    must never go through numpy.asarray, which would either fail or copy
+    them to the host."""
+    return (hasattr(obj, "__cuda_array_interface__")
+            and not isinstance(obj, np.ndarray))
+
+
+def _source_address(obj):
+    """Address of obj's first byte as the object itself reports it, or None
+    when it exposes no memory of its own (a list, say).  Compared with the
+    address of numpy.asarray(obj) to prove no copy was made."""
+    if isinstance(obj, np.ndarray):
+        return obj.ctypes.data
+    iface = getattr(obj, "__array_interface__", None)
+    if isinstance(iface, dict) and iface.get("data") is not None:
+        data = iface["data"]
+        return data[0] if isinstance(data, tuple) else None
+    try:
+        view = memoryview(obj)
+    except TypeError:
+        return None
+    if not view.c_contiguous:
+        raise ValueError("portsort: buffer of %s is not contiguous"
+                         % type(obj).__name__)
+    if view.nbytes == 0:
+        return None
+    # frombuffer maps the buffer's bytes and never copies (read-only ones
+    # included, which the caller then refuses for in-place sorts).
+    return np.frombuffer(view, dtype=np.uint8).ctypes.data
+
+
+def _as_view(obj, what):
+    """numpy.asarray(obj) when that is a view of obj's own memory."""
+    arr = np.asarray(obj)
+    if isinstance(obj, np.ndarray) or arr.nbytes == 0:
+        return arr
+    src = _source_address(obj)
+    if src is None or src != arr.ctypes.data:
+        raise TypeError("portsort: %s must be an array whose memory can be "
+                        "sorted in place (a NumPy array, an object with "
+                        "__array_interface__ or a writable buffer); got %s, "
+                        "which NumPy would have to copy"
+                        % (what, type(obj).__name__))
+    return arr
+
+
+def _check_layout(arr, what, writable):
+    if writable and not arr.flags.writeable:
+        raise ValueError("portsort: %s is read-only" % what)
+    if not arr.flags.c_contiguous:
+        raise ValueError("portsort: %s is not contiguous; sort "
+                         "numpy.ascontiguousarray(...) of it instead" % what)
+    if not arr.flags.aligned:
+        raise ValueError("portsort: %s is not aligned to its element size"
+                         % what)
+
+
+def key_type(dtype):
+    """ps_type of a NumPy dtype, or TypeError."""
+    ps_type = None
+    if dtype.isnative and dtype.fields is None and dtype.subdtype is None:
+        ps_type = _KEY_TYPES.get((dtype.kind, dtype.itemsize))
+    if ps_type is None:
+        raise TypeError("portsort: cannot sort keys of dtype %s; keys must be "
+                        "native-endian uint8..uint64, int8..int64, float32 or "
+                        "float64" % dtype)
+    return ps_type
+
+
+def keys_view(obj, writable=True):
+    """(array, ps_type) for a 1-D contiguous array of sortable keys."""
+    arr = _as_view(obj, "keys")
+    ps_type = key_type(arr.dtype)
+    if arr.ndim != 1:
+        raise ValueError("portsort: keys must be 1-D, not %d-D (sort "
+                         "a.reshape(-1) to sort a contiguous array flat)"
+                         % arr.ndim)
+    _check_layout(arr, "keys", writable)
+    return arr, ps_type
+
+
+def values_view(obj, keys):
+    """(array, value_size) for values that travel with keys: n rows of
+    opaque bytes along axis 0, value_size = nbytes // n."""
+    arr = _as_view(obj, "values")
+    n = keys.shape[0]
+    if arr.ndim == 0 or arr.shape[0] != n:
+        raise ValueError("portsort: values must have len(keys) = %d rows "
+                         "along axis 0, not shape %s" % (n, arr.shape))
+    if arr.dtype.hasobject:
+        # Python objects are not bytes to move while the GIL is released.
+        raise TypeError("portsort: values of dtype %s hold Python objects"
+                        % arr.dtype)
+    _check_layout(arr, "values", writable=True)
+    row = arr.dtype.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64))
+    if row == 0:
+        raise ValueError("portsort: values have 0 bytes per key")
+    if n > 0 and np.may_share_memory(keys, arr):
+        raise ValueError("portsort: keys and values overlap in memory")
+    return arr, row

@@ -1,0 +1,35 @@
+#!/bin/sh
+# The Python package (python/portsort) on the library of this build tree:
+# its pytest suite, run from the source tree without writing there (make
+# distcheck makes it read-only): no .pyc files, no pytest cache.  Skipped
+# (77) where no python3 with numpy and pytest is found.
+src=${srcdir:-.}
+build=$(cd "${top_builddir:-.}" && pwd) || exit 99
+lib=$build/lib/.libs/libportsort.so
+if [ ! -f "$lib" ]; then
+    echo "libportsort not built at $lib"
+    exit 99
+fi
+
+# The first interpreter that has both: $PYTHON, python3 on PATH (which may
+# be a private Python without Debian's python3-numpy), the system one.
+python=
+for p in "${PYTHON:-}" python3 /usr/bin/python3; do
+    [ -n "$p" ] || continue
+    if "$p" -c 'import numpy, pytest' >/dev/null 2>&1; then
+        python=$p
+        break
+    fi
+done
+if [ -z "$python" ]; then
+    echo "no python3 with numpy and pytest (Debian: python3-numpy python3-pytest): skipped"
+    exit 77
+fi
+
+PORTSORT_LIBRARY=$lib
+PYTHONPATH=$src/python${PYTHONPATH:+:$PYTHONPATH}
+PYTHONDONTWRITEBYTECODE=1
+export PORTSORT_LIBRARY PYTHONPATH PYTHONDONTWRITEBYTECODE
+# PORTSORT_MODULE_PATH (this tree's modules) comes from AM_TESTS_ENVIRONMENT.
+echo "$python: $("$python" -c 'import sys, numpy; print(sys.version.split()[0], "numpy", numpy.__version__)')"
+exec "$python" -m pytest -q -p no:cacheprovider "$src/python/tests"
