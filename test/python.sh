@@ -11,6 +11,13 @@ if [ ! -f "$lib" ]; then
     exit 99
 fi
 
+# A sanitizer build's library cannot be loaded into an uninstrumented
+# python3 (the ASan runtime must come first in the process).
+if ldd "$lib" 2>/dev/null | grep -Eq 'lib(a|t|ub)san'; then
+    echo "libportsort is a sanitizer build: not loadable into python3: skipped"
+    exit 77
+fi
+
 # The first interpreter that has both: $PYTHON, python3 on PATH (which may
 # be a private Python without Debian's python3-numpy), the system one.
 python=
