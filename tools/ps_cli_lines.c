@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ps_cli.h"
 
@@ -53,13 +56,40 @@ static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, size_t n)
 }
 
 /* The first c in [p, e), or e.  Fields and lines are a few dozen bytes:
- * a plain loop beats a call to memchr there (profiled: memchr was 16% of a
- * CSV sort). */
+ * a call to memchr costs more than it saves there (profiled: memchr was
+ * 16% of a CSV sort), and a byte loop was 30% of the instructions of one;
+ * so 16 bytes at a time inline where SSE2 is (every x86-64), never reading
+ * past e. */
 static inline const char *scan(const char *p, const char *e, char c)
 {
+#ifdef __SSE2__
+    const __m128i cc = _mm_set1_epi8(c);
+    while (e - p >= 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), cc));
+        if (m != 0)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
     while (p < e && *p != c)
         p++;
     return p;
+}
+
+/* How many c in [p, e). */
+static size_t count(const char *p, const char *e, char c)
+{
+    size_t n = 0;
+#ifdef __SSE2__
+    const __m128i cc = _mm_set1_epi8(c);
+    for (; e - p >= 16; p += 16)
+        n += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), cc)));
+#endif
+    for (; p < e; p++)
+        n += *p == c;
+    return n;
 }
 
 size_t ps_cli_line_end(const ps_cli_input *in, size_t off)
@@ -266,10 +296,8 @@ static void *chunk_run(void *arg)
     const char *data = (const char *)c->in->data;
     size_t p = c->lo;
     if (c->pass == 1) {
-        size_t n = 0;
         /* Every newline ends a line, and so does the end of the input. */
-        for (; p < c->hi; p++)
-            n += data[p] == '\n';
+        size_t n = count(data + p, data + c->hi, '\n');
         if (c->hi == c->in->size && c->hi > c->lo && data[c->hi - 1] != '\n')
             n++;
         c->nlines = n;
