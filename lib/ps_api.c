@@ -15,7 +15,7 @@
 
 size_t ps_type_size(ps_type type)
 {
-    if (type < PS_U8 || type > PS_F64)
+    if (!ps_type_valid(type))
         return 0;
     return ps_type_bytes(type);
 }

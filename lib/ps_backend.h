@@ -157,15 +157,28 @@ static inline int ps_type_is_float(ps_type t)
     return t == PS_F32 || t == PS_F64;
 }
 
-/* Width in bytes of a valid type (1, 2, 4 or 8). */
+/* Width in bytes of a type: 1, 2, 4 or 8, and 0 for a value that is not
+ * a ps_type.  Every type is listed: a new one must be added here (the
+ * compiler's -Wswitch names the switch that lacks it), not fall into a
+ * default width. */
 static inline unsigned ps_type_bytes(ps_type t)
 {
     switch (t) {
     case PS_U8: case PS_I8: return 1;
     case PS_U16: case PS_I16: return 2;
     case PS_U32: case PS_I32: case PS_F32: return 4;
-    default: return 8;
+    case PS_U64: case PS_I64: case PS_F64: return 8;
     }
+    return 0;
+}
+
+/* The last ps_type: valid types are PS_U8..PS_TYPE_LAST. */
+#define PS_TYPE_LAST PS_F64
+
+/* 1 when t names a key type of this version of the library. */
+static inline int ps_type_valid(int t)
+{
+    return t >= PS_U8 && t <= PS_TYPE_LAST;
 }
 
 static inline ps_xf ps_xf_make(ps_type t, unsigned flags)

@@ -89,14 +89,12 @@ static const unsigned stub_device_api[2] = { 0x50535441u, PS_STUB_MODE };
 
 __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
-    PS_STUB_MODE == 1 ? PS_BACKEND_ABI + 100 : PS_BACKEND_ABI,
-    "cuda",
-    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
-    stub_probe,
-    stub_init,
-    stub_sort_keys,
-    stub_sort_pairs,
-    NULL,
-    NULL,
-    stub_device_api,
+    .abi = PS_STUB_MODE == 1 ? PS_BACKEND_ABI + 100 : PS_BACKEND_ABI,
+    .name = "cuda",
+    .value_sizes = PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    .probe = stub_probe,
+    .init = stub_init,
+    .sort_keys = stub_sort_keys,
+    .sort_pairs = stub_sort_pairs,
+    .device_api = stub_device_api,
 };

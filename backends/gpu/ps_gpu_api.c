@@ -50,7 +50,7 @@ static size_t round_up(size_t x)
 static int check(const char *fn, size_t n, ps_type type, unsigned flags,
                  size_t value_size)
 {
-    if (type < PS_U8 || type > PS_F64) {
+    if (!ps_type_valid(type)) {
         api_host->fail(PS_GPU_NAME " %s: unknown key type %d", fn, (int)type);
         return PS_ERR_INVALID_ARG;
     }

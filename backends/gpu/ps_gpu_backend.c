@@ -466,14 +466,14 @@ static void gpu_trim(void *state)
 
 __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
-    PS_BACKEND_ABI,
-    PS_GPU_NAME,
-    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
-    gpu_probe,
-    gpu_init,
-    gpu_sort_keys,
-    gpu_sort_pairs,
-    gpu_release,
-    gpu_trim,
-    &ps_gpu_device_api,
+    .abi = PS_BACKEND_ABI,
+    .name = PS_GPU_NAME,
+    .value_sizes = PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    .probe = gpu_probe,
+    .init = gpu_init,
+    .sort_keys = gpu_sort_keys,
+    .sort_pairs = gpu_sort_pairs,
+    .release = gpu_release,
+    .trim = gpu_trim,
+    .device_api = &ps_gpu_device_api,
 };

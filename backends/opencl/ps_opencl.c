@@ -324,16 +324,16 @@ static const ps_opencl_entry_ops cl_device_api = {
 
 __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
-    PS_BACKEND_ABI,
-    "opencl",
-    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
-    cl_probe,
-    cl_init,
-    cl_sort_keys,
-    cl_sort_pairs,
-    cl_release,
-    cl_trim,
-    &cl_device_api,
+    .abi = PS_BACKEND_ABI,
+    .name = "opencl",
+    .value_sizes = PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    .probe = cl_probe,
+    .init = cl_init,
+    .sort_keys = cl_sort_keys,
+    .sort_pairs = cl_sort_pairs,
+    .release = cl_release,
+    .trim = cl_trim,
+    .device_api = &cl_device_api,
 };
 
 /* Programs built for the cl_mem API belong to the callers' contexts, not

@@ -642,15 +642,20 @@ static int openmp_sort_pairs(void *state, void *keys, void *values,
     return openmp_sort(keys, values, value_size, n, type, flags);
 }
 
+/* The sorts' value-size dispatch (VS_FL in ps_openmp_impl.h) and their
+ * one-value buffers (tmp[8]) know values of 4 and 8 bytes only: the core
+ * sends other sizes through its index fallback because of this field. */
+#define PS_OPENMP_VALUE_SIZES (PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8))
+
 const ps_backend_ops ps_openmp_ops = {
-    PS_BACKEND_ABI,
-    "openmp",
-    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
-    openmp_probe,
-    openmp_init,
-    openmp_sort_keys,
-    openmp_sort_pairs,
-    openmp_release,
-    openmp_trim,
-    NULL,           /* no device API: host memory is its device */
+    .abi = PS_BACKEND_ABI,
+    .name = "openmp",
+    .value_sizes = PS_OPENMP_VALUE_SIZES,
+    .probe = openmp_probe,
+    .init = openmp_init,
+    .sort_keys = openmp_sort_keys,
+    .sort_pairs = openmp_sort_pairs,
+    .release = openmp_release,
+    .trim = openmp_trim,
+    .device_api = NULL, /* no device API: host memory is its device */
 };

@@ -28,7 +28,8 @@ FN(img)(KEY_T k, ps_xf xf, const int fl)
 }
 
 /* Call F(args..., vs, fl) with vs and fl as constants, so that each hot
- * loop is compiled once per value size and transform kind. */
+ * loop is compiled once per value size and transform kind.  Value sizes
+ * are 0, 4 and 8 (PS_OPENMP_VALUE_SIZES in ps_openmp.c): "default" is 8, and tmp[8] below holds one value. */
 #define VS_FL(c, F, ...)                                                     \
     do {                                                                     \
         int fl_ = (c)->xf.fneg != 0;                                         \

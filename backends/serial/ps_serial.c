@@ -41,14 +41,11 @@ static int serial_sort_keys(void *state, void *keys, size_t n, ps_type type,
 }
 
 const ps_backend_ops ps_serial_ops = {
-    PS_BACKEND_ABI,
-    "serial",
-    PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
-    serial_probe,
-    serial_init,
-    serial_sort_keys,
-    serial_sort_pairs,
-    NULL,
-    NULL,
-    NULL,
+    .abi = PS_BACKEND_ABI,
+    .name = "serial",
+    .value_sizes = PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
+    .probe = serial_probe,
+    .init = serial_init,
+    .sort_keys = serial_sort_keys,
+    .sort_pairs = serial_sort_pairs,
 };
