@@ -17,5 +17,5 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_strerror.3 \
 	doc/man/ps_type_size.3 \
 	doc/man/ps_version.3
-EXTRA_DIST += doc/cuda.md
+EXTRA_DIST += doc/cuda.md doc/cli-sort.md
 EXTRA_DIST += doc/python.md
