@@ -297,7 +297,14 @@ int ps_backend_get(const ps_backend_ops **ops, void **state)
     if (refused_after_fork(chosen.ops->name))
         return PS_ERR_BACKEND_UNAVAILABLE;
     if (chosen.slot != NULL && is_lost(chosen.slot)) {
-        slot *c = chosen.is_auto ? cpu_slot() : NULL;
+        /* The crossover's CPU backend when there is one (no locks on the
+         * way); else find one, as the crossover would have. */
+        slot *c = !chosen.is_auto || chosen.cpu_ops != NULL ? NULL : cpu_slot();
+        if (chosen.is_auto && chosen.cpu_ops != NULL) {
+            *ops = chosen.cpu_ops;
+            *state = chosen.cpu_state;
+            return PS_OK;
+        }
         if (c == NULL) {
             ps_detail_set("%s", chosen.slot->lost_why);
             return PS_ERR_DEVICE;
