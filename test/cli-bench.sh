@@ -89,4 +89,11 @@ grep -q '^u32 *serial *portsort' "$work/out" && grep -q '^u32 *- *qsort' "$work/
 [ $? -eq 2 ] || fail "an unknown dataset exits 2"
 "$PORTSORT" bench --sizes 9:3 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a backwards size range exits 2"
+# A 65th size is refused with a reason, not silently.
+"$PORTSORT" bench --sizes "$(seq -s, 1 65)" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] || fail "a 65th size exits 2"
+grep -q 'too many entries for --sizes (at most 64)' "$work/err" || fail "a 65th size says why"
+"$PORTSORT" bench --sizes 0:63,5 >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q 'too many entries for --sizes' "$work/err" ||
+    fail "a range of 64 sizes and one more says why"
 finish

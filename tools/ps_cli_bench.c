@@ -531,6 +531,18 @@ static int each_item(char *list, int (*add)(bench_cfg *, char *), bench_cfg *cfg
     return 0;
 }
 
+/* 1, with a message, when a list option already holds MAX_LIST entries:
+ * each refusal says why, so that a long --sizes list is not mistaken for a
+ * bad value. */
+static int list_full(size_t count, const char *option)
+{
+    if (count < MAX_LIST)
+        return 0;
+    fprintf(stderr, "%s: too many entries for %s (at most %d)\n", PS_CLI_NAME,
+            option, MAX_LIST);
+    return 1;
+}
+
 static int add_type(bench_cfg *cfg, char *s)
 {
     size_t i;
@@ -540,7 +552,9 @@ static int add_type(bench_cfg *cfg, char *s)
         cfg->ntypes = ps_cli_ntypes;
         return 0;
     }
-    if (cfg->ntypes == MAX_LIST || (cfg->types[cfg->ntypes] = ps_cli_type_by_name(s)) == NULL) {
+    if (list_full(cfg->ntypes, "--types"))
+        return -1;
+    if ((cfg->types[cfg->ntypes] = ps_cli_type_by_name(s)) == NULL) {
         fprintf(stderr, "%s: unknown type '%s' (one of %s)\n", PS_CLI_NAME, s,
                 ps_cli_type_names());
         return -1;
@@ -563,7 +577,9 @@ static int add_dataset(bench_cfg *cfg, char *s)
         *colon = '\0';
     for (i = 0; i < ps_cli_ndatasets && strcmp(ps_cli_datasets[i].name, s) != 0; i++)
         ;
-    if (i == ps_cli_ndatasets || cfg->ndatasets == MAX_LIST) {
+    if (i < ps_cli_ndatasets && list_full(cfg->ndatasets, "--datasets"))
+        return -1;
+    if (i == ps_cli_ndatasets) {
         fprintf(stderr, "%s: unknown dataset '%s' (see portsort bench --help)\n",
                 PS_CLI_NAME, s);
         return -1;
@@ -606,13 +622,15 @@ static int add_size(bench_cfg *cfg, char *s)
             return -1;
         }
         for (; a <= b; a += step) {
-            if (cfg->nsizes == MAX_LIST)
+            if (list_full(cfg->nsizes, "--sizes"))
                 return -1;
             cfg->sizes[cfg->nsizes++] = (size_t)1 << a;
         }
         return 0;
     }
-    if (cfg->nsizes == MAX_LIST || ps_cli_parse_size(s, &cfg->sizes[cfg->nsizes]) != 0 ||
+    if (list_full(cfg->nsizes, "--sizes"))
+        return -1;
+    if (ps_cli_parse_size(s, &cfg->sizes[cfg->nsizes]) != 0 ||
         cfg->sizes[cfg->nsizes] == 0) {
         fprintf(stderr, "%s: bad size '%s' (want N >= 1, 2^K, or K1:K2)\n",
                 PS_CLI_NAME, s);
@@ -624,7 +642,7 @@ static int add_size(bench_cfg *cfg, char *s)
 
 static int add_backend(bench_cfg *cfg, char *s)
 {
-    if (cfg->nbackends == MAX_LIST)
+    if (list_full(cfg->nbackends, "--backends"))
         return -1;
     if (strcmp(s, "all") == 0) {
         cfg->nbackends += usable_backends(cfg->backends + cfg->nbackends,
