@@ -72,8 +72,10 @@ typedef enum ps_status {
  * ps_init - choose the backend now instead of on the first sort.
  *
  * Optional.  Reads PORTSORT_BACKEND once per process ("auto" when unset or
- * empty): "auto" takes a usable GPU backend (CUDA, then HIP, then OpenCL on
- * a GPU device), else OpenMP, else serial.  A named backend that is unknown,
+ * empty): "auto" tries the backends from the highest priority down (CUDA,
+ * then HIP, then OpenCL on a GPU device, then OpenMP, then serial, and any
+ * other module by the priority it declares), taking a device backend only
+ * when its device is a GPU.  A named backend that is unknown,
  * not built, or has no usable device is an error: ps_init and every later
  * sort return PS_ERR_BACKEND_UNAVAILABLE, and ps_error_detail() says why.
  * The choice is made exactly once even when several threads race to it;
@@ -162,10 +164,13 @@ PS_API int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
  */
 PS_API size_t ps_type_size(ps_type type);
 
-/* One compiled-in backend, as listed by ps_backends(). */
+/* One backend, as listed by ps_backends(). */
 typedef struct ps_backend_info {
-    const char *name;   /* "serial", "openmp", "opencl", "cuda", "hip" */
-    int built;          /* 1 when built in or its module was found */
+    const char *name;   /* "serial", "openmp", "opencl", "cuda", "hip", or
+                           the name of another module found */
+    int built;          /* 1 when built in or its module file was found (a
+                           module that fails to load is built, not usable,
+                           and detail says why) */
     int usable;         /* 1 when it could sort here */
     int gpu;            /* 1 when its device is a GPU */
     const char *detail; /* the device it would use, or why it is unusable */
@@ -173,7 +178,11 @@ typedef struct ps_backend_info {
 
 /*
  * ps_backends - describe every backend libportsort knows, probing each one
- * (loading modules as needed) without changing the chosen backend.
+ * (loading modules as needed) without changing the chosen backend.  Known
+ * are the built-in ones, the modules this package can build (listed as not
+ * built when absent), and every ps_<name>.so in the module directories.
+ * They are listed in the order `auto` tries them, highest priority first,
+ * then those that did not load.
  *
  * Writes at most `max` entries to `out` (which may be NULL when max == 0)
  * and returns the number of backends known, which may exceed max.  The

@@ -43,7 +43,7 @@
 
 /* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
  * loader refuses a module whose table carries another value. */
-#define PS_BACKEND_ABI 2u
+#define PS_BACKEND_ABI 3u
 
 /* Name of the symbol a backend module exports (a const ps_backend_ops). */
 #define PS_BACKEND_ENTRY ps_backend_entry
@@ -93,8 +93,21 @@ typedef struct ps_probe {
 typedef struct ps_backend_ops {
     /* PS_BACKEND_ABI at the time the backend was built. */
     unsigned abi;
-    /* "serial", "openmp", "opencl", "cuda" or "hip". */
+    /* The backend's name, as PORTSORT_BACKEND and ps_device_api() spell
+     * it: lower-case letters, digits and '_', under PS_MODULE_NAME_MAX
+     * bytes.  A module's file must be ps_<name>.so. */
     const char *name;
+    /* Order in which `auto` tries the backends: highest first, as hwloc
+     * ranks its components.  The core knows no backend by name: this and
+     * `device` are all it goes by.  In this package: cuda 300, hip 290,
+     * opencl 100, openmp 20, serial 10. */
+    int priority;
+    /* 1 when the backend sorts on a device that is, or may be, a GPU.
+     * `auto` takes such a backend only when its probe reports a GPU, and
+     * gives it host arrays from its crossover (ps_probe.min_n) up.  0 for a
+     * CPU backend: `auto` hands those the small arrays and the work of a
+     * lost device, the highest-priority usable one first. */
+    int device;
     /* Value sizes sort_pairs handles natively: an OR of PS_VALUE_SIZE_BIT().
      * Must include 4 and 8, which the core's fallback (index values) and
      * argsort use; the core routes every other size through the fallback. */

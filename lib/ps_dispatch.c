@@ -2,11 +2,19 @@
  * ps_dispatch.c - the backends libportsort knows, and the one-time choice
  * among them.
  *
+ * The registry holds the backends built into the library (serial, OpenMP),
+ * the module backends this package can build (configure's PS_MODULE_NAMES,
+ * so that `portsort info` can say "not built"), and every ps_<name>.so the
+ * module directories hold (ps_module.c).  The core knows no backend by
+ * name beyond that list: the order `auto` tries them in and whether one
+ * needs a GPU come from each backend's ops table (priority, device).
+ *
  * The choice happens once per process, behind pthread_once, from
  * PORTSORT_BACKEND.  A named backend that cannot run is an error with a
  * reason, never a silent fallback: users who ask for the GPU must learn that
- * they are not getting it.  "auto" walks the GPU backends in order of
- * preference, then OpenMP, then serial, which always works.
+ * they are not getting it.  "auto" walks the backends from the highest
+ * priority down, taking a device backend only when its device is a GPU;
+ * serial always works.
  *
  * A backend whose device is lost mid-process (a kernel fault kills a GPU
  * context for good) tells the core through ps_host.lost; from then on
@@ -14,6 +22,7 @@
  */
 #include <config.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +35,17 @@ extern const ps_backend_ops ps_serial_ops;
 extern const ps_backend_ops ps_openmp_ops;
 #endif
 
+#ifndef PS_MODULE_NAMES
+#  define PS_MODULE_NAMES ""
+#endif
+
 typedef struct slot {
-    const char *name;
-    const ps_backend_ops *builtin;  /* NULL: a loadable module */
+    char name[PS_MODULE_NAME_MAX];
+    const ps_backend_ops *builtin;  /* compiled in; NULL otherwise */
+    int module;                     /* 1: looked for as ps_<name>.so */
     /* Filled once by probe_slot(), under probe_lock. */
     int probed;
+    int present;                    /* a module file was found */
     const ps_backend_ops *ops;      /* NULL when not built or broken */
     ps_probe result;
     /* Filled once by init_slot(), under init_lock. */
@@ -44,19 +59,71 @@ typedef struct slot {
     char lost_why[384];
 } slot;
 
-/* Order of preference for `auto`: GPUs first, then the CPU. */
-static slot slots[] = {
-    { "cuda", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
-    { "hip", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
-    { "opencl", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
+/* Room for the built-in backends and the modules found: a directory with
+ * more ps_*.so files than this has its extra ones ignored. */
+#define MAX_SLOTS 32
+
+static slot slots[MAX_SLOTS];
+static size_t nslots;
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+static slot *lookup(const char *name)
+{
+    size_t i;
+    for (i = 0; i < nslots; i++)
+        if (strcmp(slots[i].name, name) == 0)
+            return &slots[i];
+    return NULL;
+}
+
+static void add_slot(const char *name, size_t len, const ps_backend_ops *builtin,
+                     int module)
+{
+    slot *s;
+    char key[PS_MODULE_NAME_MAX];
+    if (len == 0 || len >= sizeof key || nslots == MAX_SLOTS)
+        return;
+    snprintf(key, sizeof key, "%.*s", (int)len, name);
+    if (lookup(key) != NULL)
+        return;
+    s = &slots[nslots++];
+    memcpy(s->name, key, sizeof key);
+    s->builtin = builtin;
+    s->module = module;
+}
+
+static void add_found_module(const char *name, void *arg)
+{
+    (void)arg;
+    add_slot(name, strlen(name), NULL, 1);
+}
+
+/* Once per process, at the first use of the registry (which is also when
+ * PORTSORT_MODULE_PATH is read for the scan). */
+static void build_registry(void)
+{
+    const char *p = PS_MODULE_NAMES;
+
+    add_slot("serial", 6, &ps_serial_ops, 0);
 #ifdef PS_HAVE_OPENMP
-    { "openmp", &ps_openmp_ops, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
+    add_slot("openmp", 6, &ps_openmp_ops, 0);
 #else
-    { "openmp", NULL, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
+    add_slot("openmp", 6, NULL, 0);     /* reported as not built in */
 #endif
-    { "serial", &ps_serial_ops, 0, NULL, { 0, 0, "", 0 }, 0, 0, NULL, "", 0, "" },
-};
-#define NSLOTS (sizeof slots / sizeof slots[0])
+    while (*p != '\0') {
+        size_t len = strcspn(p, " ");
+        add_slot(p, len, NULL, 1);
+        p += len;
+        p += strspn(p, " ");
+    }
+    ps_module_scan(add_found_module, NULL);
+}
+
+static slot *find_slot(const char *name)
+{
+    pthread_once(&registry_once, build_registry);
+    return lookup(name);
+}
 
 static int is_lost(const slot *s)
 {
@@ -69,11 +136,10 @@ static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Built-in backends that are not compiled in are reported as such rather
- * than searched for as modules: openmp is never a module. */
-static int is_module_backend(const char *name)
+/* 1 for a backend that sorts on a device (see ps_backend_ops.device). */
+static int is_device(const slot *s)
 {
-    return strcmp(name, "openmp") != 0 && strcmp(name, "serial") != 0;
+    return s->ops != NULL && s->ops->device;
 }
 
 /* Device runtimes do not survive fork(): the child inherits a copy of the
@@ -94,12 +160,12 @@ static void register_atfork(void)
     pthread_atfork(NULL, NULL, on_fork_child);
 }
 
-static int refused_after_fork(const char *name)
+static int refused_after_fork(const slot *s)
 {
-    if (!forked_child || !is_module_backend(name))
+    if (!forked_child || !s->module)
         return 0;
     ps_detail_set("backend %s was loaded before this process was forked; device "
-                  "runtimes cannot be used in a forked child", name);
+                  "runtimes cannot be used in a forked child", s->name);
     return 1;
 }
 
@@ -110,10 +176,9 @@ static slot *probe_slot(slot *s)
         s->probed = 1;
         if (s->builtin != NULL) {
             s->ops = s->builtin;
-        } else if (is_module_backend(s->name)) {
-            int present = 0;
+        } else if (s->module) {
             pthread_once(&atfork_once, register_atfork);
-            s->ops = ps_module_load(s->name, &present, s->result.detail,
+            s->ops = ps_module_load(s->name, &s->present, s->result.detail,
                                     sizeof s->result.detail);
         } else {
             snprintf(s->result.detail, sizeof s->result.detail,
@@ -126,7 +191,7 @@ static slot *probe_slot(slot *s)
             s->result.detail[sizeof s->result.detail - 1] = '\0';
         }
         ps_log("%s: %s%s", s->name,
-               s->ops == NULL ? "not available: "
+               s->ops == NULL ? (s->present ? "broken: " : "not available: ")
                               : s->result.usable ? "usable: " : "unusable: ",
                s->result.detail);
     }
@@ -134,13 +199,25 @@ static slot *probe_slot(slot *s)
     return s;
 }
 
-static slot *find_slot(const char *name)
+/* Probe every backend, and write their indices into idx from the highest
+ * priority down (ties in registry order; backends that did not load last).
+ * Returns how many there are. */
+static size_t ranked(size_t idx[MAX_SLOTS])
 {
-    size_t i;
-    for (i = 0; i < NSLOTS; i++)
-        if (strcmp(slots[i].name, name) == 0)
-            return &slots[i];
-    return NULL;
+    size_t i, j, n;
+    pthread_once(&registry_once, build_registry);
+    n = nslots;
+    for (i = 0; i < n; i++) {
+        int pi = probe_slot(&slots[i])->ops != NULL ? slots[i].ops->priority : INT_MIN;
+        for (j = i; j > 0; j--) {
+            const slot *prev = &slots[idx[j - 1]];
+            if ((prev->ops != NULL ? prev->ops->priority : INT_MIN) >= pi)
+                break;
+            idx[j] = idx[j - 1];
+        }
+        idx[j] = i;
+    }
+    return n;
 }
 
 /* The outcome of the one-time choice. */
@@ -205,11 +282,11 @@ static int try_init(slot *s)
  * OpenMP when built and usable, else serial; NULL only if neither inits. */
 static slot *cpu_slot(void)
 {
-    static const char *const cpu[] = { "openmp", "serial" };
-    size_t i;
-    for (i = 0; i < sizeof cpu / sizeof cpu[0]; i++) {
-        slot *c = probe_slot(find_slot(cpu[i]));
-        if (c->ops != NULL && c->result.usable && init_slot(c) == PS_OK)
+    size_t idx[MAX_SLOTS], i, n = ranked(idx);
+    for (i = 0; i < n; i++) {
+        slot *c = &slots[idx[i]];
+        if (c->ops != NULL && !c->ops->device && c->result.usable
+            && init_slot(c) == PS_OK)
             return c;
     }
     return NULL;
@@ -237,9 +314,17 @@ static void choose_named(const char *name)
 {
     slot *s = find_slot(name);
     if (s == NULL) {
+        char known[256] = "auto";
+        size_t i;
+        for (i = 0; i < nslots; i++) {
+            size_t used = strlen(known), len = strlen(slots[i].name);
+            if (used + len + 3 > sizeof known)
+                break;
+            memcpy(known + used, ", ", 2);
+            memcpy(known + used + 2, slots[i].name, len + 1);
+        }
         snprintf(chosen.why, sizeof chosen.why,
-                 "PORTSORT_BACKEND=%s: unknown backend (known: auto, serial, "
-                 "openmp, opencl, cuda, hip)", name);
+                 "PORTSORT_BACKEND=%s: unknown backend (known: %s)", name, known);
         ps_log("%s", chosen.why);
         return;
     }
@@ -255,19 +340,19 @@ static void choose_named(const char *name)
 
 static void choose_auto(void)
 {
-    size_t i;
-    for (i = 0; i < NSLOTS; i++) {
-        slot *s = probe_slot(&slots[i]);
+    size_t idx[MAX_SLOTS], i, n = ranked(idx);
+    for (i = 0; i < n; i++) {
+        slot *s = &slots[idx[i]];
         if (s->ops == NULL || !s->result.usable)
             continue;
-        /* The CPU backends come last in the table; before them, only a GPU
-         * device is worth it (OpenCL on pocl is slower than OpenMP). */
-        if (is_module_backend(s->name) && !s->result.gpu) {
+        /* A device backend is worth it only on a GPU (OpenCL on pocl is
+         * slower than OpenMP). */
+        if (is_device(s) && !s->result.gpu) {
             ps_log("%s: skipped by auto: its device is not a GPU", s->name);
             continue;
         }
         if (try_init(s) == PS_OK) {
-            if (is_module_backend(s->name))
+            if (is_device(s))
                 set_crossover(s);
             return;
         }
@@ -294,7 +379,7 @@ int ps_backend_get(const ps_backend_ops **ops, void **state)
         ps_detail_set("%s", chosen.why);
         return chosen.status;
     }
-    if (refused_after_fork(chosen.ops->name))
+    if (refused_after_fork(chosen.slot))
         return PS_ERR_BACKEND_UNAVAILABLE;
     if (chosen.slot != NULL && is_lost(chosen.slot)) {
         /* The crossover's CPU backend when there is one (no locks on the
@@ -384,7 +469,7 @@ const void *ps_device_api(const char *name)
         ps_detail_set("ps_device_api: unknown backend '%s'", name ? name : "(null)");
         return NULL;
     }
-    if (refused_after_fork(name))
+    if (refused_after_fork(s))
         return NULL;
     probe_slot(s);
     if (s->ops == NULL || !s->result.usable) {
@@ -408,16 +493,16 @@ const void *ps_device_api(const char *name)
 
 size_t ps_backends(ps_backend_info *out, size_t max)
 {
-    size_t i;
-    for (i = 0; i < NSLOTS && i < max; i++) {
-        slot *s = probe_slot(&slots[i]);
+    size_t idx[MAX_SLOTS], i, n = ranked(idx);
+    for (i = 0; i < n && i < max; i++) {
+        const slot *s = &slots[idx[i]];
         out[i].name = s->name;
-        out[i].built = s->ops != NULL;
+        out[i].built = s->ops != NULL || s->present;
         out[i].usable = s->ops != NULL && s->result.usable && !is_lost(s);
         out[i].gpu = s->result.gpu;
         out[i].detail = is_lost(s) ? s->lost_why : s->result.detail;
     }
-    return NSLOTS;
+    return n;
 }
 
 /* Release every initialised backend when the library is unloaded, so that
@@ -427,7 +512,7 @@ __attribute__((destructor)) static void release_backends(void)
     size_t i;
     chosen.ops = NULL;
     chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
-    for (i = 0; i < NSLOTS; i++) {
+    for (i = 0; i < nslots; i++) {
         slot *s = &slots[i];
         if (s->inited && s->init_status == PS_OK && s->ops->release != NULL)
             s->ops->release(s->state);

@@ -31,6 +31,15 @@ void ps_release(void *p);
 /* ps_dispatch.c: ps_host.lost, marking a backend's device gone. */
 void ps_backend_lost(const char *name, const char *why);
 
+/* ps_module.c: the longest backend name a module file may carry, plus 1. */
+#define PS_MODULE_NAME_MAX 32
+
+/* ps_module.c: call fn once for each ps_<name>.so in the module directories
+ * (PORTSORT_MODULE_PATH, else the build tree's modules when running
+ * uninstalled, else the install directory), with its name.  A name may
+ * come more than once, from several directories. */
+void ps_module_scan(void (*fn)(const char *name, void *arg), void *arg);
+
 /* ps_module.c: load backend module `name` (ps_<name>.so) from the module
  * path.  Returns the module's ops table, or NULL with a reason in `why`;
  * *present is set to 1 when a file was found (so a broken module can be

@@ -1,19 +1,34 @@
 /*
- * ps_module.c - load optional backends (OpenCL, CUDA, HIP) from libtool
- * modules, so that libportsort itself never links a GPU runtime and loads
- * on machines that have none.
+ * ps_module.c - find and load the backends that live in libtool modules
+ * (OpenCL, CUDA, HIP, and any other ps_<name>.so), so that libportsort
+ * itself never links a GPU runtime and loads on machines that have none.
  *
- * A module is ps_<name>.so in one of the directories of PORTSORT_MODULE_PATH
- * (colon-separated; it replaces the default) or else in the directory the
- * package installed its modules in.  An absent module is not an error worth
- * shouting about; a present but broken one is, so the caller is told which.
+ * The module directories are, in this order of precedence:
+ *  - PORTSORT_MODULE_PATH (colon-separated), when set: it replaces the rest;
+ *  - when this libportsort runs uninstalled from its libtool build tree
+ *    (it was loaded from <top>/lib/.libs), that tree's backends/NAME/.libs,
+ *    so that ./tools/portsort and the tests see the modules built beside
+ *    them rather than an older installed set;
+ *  - else the directory the package installs its modules in.
+ * Every ps_<name>.so found there names a backend (libfabric's provider
+ * scan): a new backend needs no edit of the core.  An absent module is not
+ * an error worth shouting about; a present but broken one is, so the caller
+ * is told which.
  */
+/* dladdr(), which finds the file this library was loaded from, is a GNU
+ * and BSD extension that glibc declares only with _GNU_SOURCE. */
+#ifndef _GNU_SOURCE
+#  define _GNU_SOURCE 1
+#endif
 #include <config.h>
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ps_internal.h"
@@ -21,6 +36,145 @@
 #ifndef PS_MODULE_DIR
 #  define PS_MODULE_DIR "/usr/local/lib/portsort"
 #endif
+
+/* ------------------------------------------------------------------------
+ * The module path.
+ * ------------------------------------------------------------------------ */
+
+/* The build tree's module directories, or "" when this libportsort is not
+ * running from one.  Found once: the library does not move. */
+static char build_tree_path[4096];
+static pthread_once_t build_tree_once = PTHREAD_ONCE_INIT;
+
+/* Append dir to the colon-separated list in buf, when it fits. */
+static void path_append(char *buf, size_t len, const char *dir)
+{
+    size_t used = strlen(buf);
+    size_t need = strlen(dir) + (used > 0 ? 1 : 0);
+    if (used + need + 1 > len)
+        return;
+    snprintf(buf + used, len - used, "%s%s", used > 0 ? ":" : "", dir);
+}
+
+static void find_build_tree(void)
+{
+    static const char marker[] = "/lib/.libs/";
+    Dl_info info;
+    const char *file, *at;
+    char top[2048], dirname[2048 + 300];
+    DIR *d;
+    struct dirent *e;
+
+    /* libtool keeps an uninstalled library in <top>/lib/.libs; no installed
+     * library lives in a directory named .libs. */
+    if (dladdr((void *)ps_module_load, &info) == 0 || info.dli_fname == NULL)
+        return;
+    file = info.dli_fname;
+    at = strstr(file, marker);
+    if (at == NULL || strchr(at + sizeof marker - 1, '/') != NULL
+        || (size_t)(at - file) >= sizeof top)
+        return;
+    snprintf(top, sizeof top, "%.*s", (int)(at - file), file);
+    snprintf(dirname, sizeof dirname, "%s/backends", top);
+    d = opendir(dirname);
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(dirname, sizeof dirname, "%s/backends/%.255s/.libs", top, e->d_name);
+        if (stat(dirname, &st) == 0 && S_ISDIR(st.st_mode))
+            path_append(build_tree_path, sizeof build_tree_path, dirname);
+    }
+    closedir(d);
+}
+
+/* The directories to search, as a colon-separated list.  The environment
+ * is read on every call: a test (or a forked child) may set it late. */
+static const char *module_path(void)
+{
+    const char *env = getenv("PORTSORT_MODULE_PATH");
+    if (env != NULL && env[0] != '\0')
+        return env;
+    pthread_once(&build_tree_once, find_build_tree);
+    return build_tree_path[0] != '\0' ? build_tree_path : PS_MODULE_DIR;
+}
+
+/* Call fn(dir, dir_len, arg) for each directory of the path until it
+ * returns nonzero; returns that value, or 0. */
+static int each_dir(const char *path, int (*fn)(const char *, size_t, void *),
+                    void *arg)
+{
+    const char *p = path;
+    for (;;) {
+        const char *end = strchr(p, ':');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        int r = len > 0 ? fn(p, len, arg) : 0;
+        if (r != 0)
+            return r;
+        if (end == NULL)
+            return 0;
+        p = end + 1;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Discovery: the backend names the module directories hold.
+ * ------------------------------------------------------------------------ */
+
+struct scan {
+    void (*fn)(const char *name, void *arg);
+    void *arg;
+};
+
+/* "ps_<name>.so" with a name of lower-case letters, digits and '_' that
+ * fits ps_backend_info's users; anything else is not ours. */
+static int module_name(const char *file, char *name, size_t name_len)
+{
+    size_t len = strlen(file), i;
+    if (len < 7 || strncmp(file, "ps_", 3) != 0 || strcmp(file + len - 3, ".so") != 0
+        || len - 6 >= name_len)
+        return -1;
+    for (i = 3; i < len - 3; i++) {
+        char c = file[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+            return -1;
+    }
+    snprintf(name, name_len, "%.*s", (int)(len - 6), file + 3);
+    return 0;
+}
+
+static int scan_dir(const char *dir, size_t len, void *arg)
+{
+    struct scan *sc = arg;
+    char path[4096];
+    DIR *d;
+    struct dirent *e;
+    if (len >= sizeof path)
+        return 0;
+    snprintf(path, sizeof path, "%.*s", (int)len, dir);
+    d = opendir(path);
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        char name[PS_MODULE_NAME_MAX];
+        if (module_name(e->d_name, name, sizeof name) == 0)
+            sc->fn(name, sc->arg);
+    }
+    closedir(d);
+    return 0;
+}
+
+void ps_module_scan(void (*fn)(const char *name, void *arg), void *arg)
+{
+    struct scan sc = { fn, arg };
+    each_dir(module_path(), scan_dir, &sc);
+}
+
+/* ------------------------------------------------------------------------
+ * Loading.
+ * ------------------------------------------------------------------------ */
 
 /* Open one module file, check its table, and keep it loaded.  dlclose on
  * every error path so a broken module leaves nothing mapped. */
@@ -61,41 +215,32 @@ static const ps_backend_ops *open_module(const char *path, const char *name,
     return ops;
 }
 
-/* The first ps_<name>.so on the module path, in file; 0 when found. */
-static int find_module(const char *name, char *file, size_t file_len,
-                       const char **searched)
-{
-    const char *env = getenv("PORTSORT_MODULE_PATH");
-    const char *path = (env != NULL && env[0] != '\0') ? env : PS_MODULE_DIR;
-    const char *p = path;
+struct find {
+    const char *name;
+    char file[4096];
+};
 
-    *searched = path;
-    while (*p != '\0') {
-        const char *end = strchr(p, ':');
-        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-        if (len > 0 && len < file_len - 64) {
-            snprintf(file, file_len, "%.*s/ps_%s.so", (int)len, p, name);
-            if (access(file, F_OK) == 0)
-                return 0;
-        }
-        if (end == NULL)
-            break;
-        p = end + 1;
-    }
-    return -1;
+static int find_in_dir(const char *dir, size_t len, void *arg)
+{
+    struct find *f = arg;
+    if (len >= sizeof f->file - 64)
+        return 0;
+    snprintf(f->file, sizeof f->file, "%.*s/ps_%s.so", (int)len, dir, f->name);
+    return access(f->file, F_OK) == 0;
 }
 
 const ps_backend_ops *ps_module_load(const char *name, int *present,
                                      char *why, size_t why_len)
 {
-    char file[4096];
-    const char *path;
+    struct find f;
+    const char *path = module_path();
 
     *present = 0;
-    if (find_module(name, file, sizeof file, &path) == 0) {
+    f.name = name;
+    if (each_dir(path, find_in_dir, &f) != 0) {
         *present = 1;
-        ps_log("%s: trying module %s", name, file);
-        return open_module(file, name, why, why_len);
+        ps_log("%s: trying module %s", name, f.file);
+        return open_module(f.file, name, why, why_len);
     }
     snprintf(why, why_len, "module ps_%s.so not found in %s", name, path);
     return NULL;

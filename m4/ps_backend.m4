@@ -19,3 +19,13 @@ AC_DEFUN([PS_SAVE_FLAGS],
 [ps_save_CPPFLAGS=$CPPFLAGS ps_save_CFLAGS=$CFLAGS ps_save_LDFLAGS=$LDFLAGS ps_save_LIBS=$LIBS])
 AC_DEFUN([PS_RESTORE_FLAGS],
 [CPPFLAGS=$ps_save_CPPFLAGS CFLAGS=$ps_save_CFLAGS LDFLAGS=$ps_save_LDFLAGS LIBS=$ps_save_LIBS])
+
+# PS_BACKEND_MODULE(NAME)
+# -----------------------
+# Called by the configure.m4 of a backend built as a loadable module
+# (ps_NAME.so), whether or not this configuration builds it: the core lists
+# NAME among the backends it knows (PS_MODULE_NAMES), so that `portsort info`
+# can say "not built" rather than leave it out.  Modules this list does not
+# name are still found, by scanning the module directories.
+AC_DEFUN([PS_BACKEND_MODULE],
+[ps_module_names="$ps_module_names $1"])

@@ -12,6 +12,25 @@ for b in cuda hip opencl openmp; do
     grep -q "^  $b " "$work/info" || fail "info lists $b"
 done
 
+# Run from the build tree with no PORTSORT_MODULE_PATH, the uninstalled
+# libportsort finds the modules built beside it (backends/*/.libs): each
+# one is listed as built, usable or with the reason it cannot run here.
+top=${top_builddir:-.}
+if [ -f "$top/lib/.libs/libportsort.so" ]; then
+    env -u PORTSORT_MODULE_PATH "$PORTSORT" info >"$work/tree" 2>&1
+    cat "$work/tree"
+    for so in "$top"/backends/*/.libs/ps_*.so; do
+        [ -f "$so" ] || continue
+        b=${so##*/ps_}
+        b=${b%.so}
+        grep -q "^  $b " "$work/tree" || fail "info lists the build tree's $b module"
+        grep "^  $b " "$work/tree" | grep -q 'not built' &&
+            fail "info reports the build tree's $b module as not built"
+    done
+else
+    echo "no shared libportsort in $top/lib/.libs: build-tree modules not checked"
+fi
+
 PORTSORT_BACKEND=nosuch "$PORTSORT" info >"$work/bad" 2>&1
 rc=$?
 [ "$rc" -eq 1 ] || fail "an unknown backend makes info exit 1 (got $rc)"

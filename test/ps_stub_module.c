@@ -91,6 +91,8 @@ __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
     .abi = PS_STUB_MODE == 1 ? PS_BACKEND_ABI + 100 : PS_BACKEND_ABI,
     .name = "cuda",
+    .priority = 300,
+    .device = 1,
     .value_sizes = PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
     .probe = stub_probe,
     .init = stub_init,

@@ -156,15 +156,47 @@ static void device_api_nodevice(void)
 static void good_auto(void)
 {
     ps_backend_info info[8];
-    size_t c = ps_backends(info, 8), i;
-    int seen = 0;
+    size_t c = ps_backends(info, 8), i, serial = 0;
     if (strcmp(ps_backend_name(), "cuda") != 0)
         t_fail("auto did not prefer the GPU module: %s", ps_backend_name());
+    /* Listed from the highest priority down: the stand-in GPU (300) first,
+     * serial (10) after every other loaded backend. */
+    if (c == 0 || strcmp(info[0].name, "cuda") != 0
+        || !(info[0].built && info[0].usable && info[0].gpu))
+        t_fail("ps_backends does not list the module first, as a usable GPU");
     for (i = 0; i < c && i < 8; i++)
-        if (strcmp(info[i].name, "cuda") == 0)
-            seen = info[i].built && info[i].usable && info[i].gpu;
-    if (!seen)
-        t_fail("ps_backends does not list the module as a usable GPU");
+        if (strcmp(info[i].name, "serial") == 0)
+            serial = i;
+    for (i = serial + 1; i < c && i < 8; i++)
+        if (info[i].built)
+            t_fail("ps_backends lists %s (loaded) after serial", info[i].name);
+}
+
+/* A module file that does not load is built but unusable, with the reason:
+ * not confused with an absent one. */
+static void garbage_listed(void)
+{
+    ps_backend_info info[8];
+    size_t c = ps_backends(info, 8), i;
+    for (i = 0; i < c && i < 8; i++)
+        if (strcmp(info[i].name, "cuda") == 0) {
+            if (!info[i].built || info[i].usable
+                || strstr(info[i].detail, "cannot load") == NULL)
+                t_fail("a broken module listed as built %d, usable %d: '%s'",
+                       info[i].built, info[i].usable, info[i].detail);
+            return;
+        }
+    t_fail("ps_backends does not list the broken cuda module");
+}
+
+/* An absent module is listed as not built. */
+static void missing_listed(void)
+{
+    ps_backend_info info[8];
+    size_t c = ps_backends(info, 8), i;
+    for (i = 0; i < c && i < 8; i++)
+        if (strcmp(info[i].name, "cuda") == 0 && (info[i].built || info[i].usable))
+            t_fail("an absent module listed as built");
 }
 
 static void bad_abi(void) { refused(PS_ERR_BACKEND_UNAVAILABLE, "ABI"); }
@@ -257,6 +289,8 @@ int main(void)
     run("no device, auto", "nodevice", "cuda", NULL, auto_skips_broken);
     run("not a shared object, named", "garbage", "cuda", "cuda", garbage);
     run("not a shared object, auto", "garbage", "cuda", NULL, auto_skips_broken);
+    run("not a shared object, listed", "garbage", "cuda", NULL, garbage_listed);
+    run("missing module, listed", "", "cuda", NULL, missing_listed);
     run("failing in the middle of a sort", "failing", "cuda", "cuda", failing);
     run("auto: small arrays to the CPU", "failing", "cuda", NULL, crossover);
     run("named: every size to the GPU", "failing", "cuda", "cuda", crossover);

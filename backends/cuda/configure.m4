@@ -103,4 +103,5 @@ AC_SUBST([PS_CUDA_ARCH], [$with_cuda_arch])
 AM_CONDITIONAL([PS_HAVE_CUDA], [test "x$ps_cuda_enabled" = xyes])
 AS_IF([test "x$ps_cuda_enabled" = xyes],
   [AC_DEFINE([PS_HAVE_CUDA], [1], [Define to 1 when the CUDA module is built.])])
+PS_BACKEND_MODULE([cuda])
 PS_BACKEND_RESULT([cuda])

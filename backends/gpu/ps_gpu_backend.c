@@ -468,6 +468,8 @@ __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
     .abi = PS_BACKEND_ABI,
     .name = PS_GPU_NAME,
+    .priority = PS_GPU_PRIORITY,
+    .device = 1,
     .value_sizes = PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
     .probe = gpu_probe,
     .init = gpu_init,

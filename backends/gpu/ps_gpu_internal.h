@@ -20,6 +20,7 @@
 #  define RT(x) cuda##x
 #  define PS_GPU_NAME "cuda"
 #  define PS_GPU_UPPER "CUDA"
+#  define PS_GPU_PRIORITY 300
 typedef cudaError_t ps_rt_err;
 typedef cudaStream_t ps_rt_stream;
 typedef cudaEvent_t ps_rt_event;
@@ -66,6 +67,7 @@ typedef enum cudaDriverEntryPointQueryResult ps_rt_entry_result;
 #  define RT(x) hip##x
 #  define PS_GPU_NAME "hip"
 #  define PS_GPU_UPPER "HIP"
+#  define PS_GPU_PRIORITY 290
 typedef hipError_t ps_rt_err;
 typedef hipStream_t ps_rt_stream;
 typedef hipEvent_t ps_rt_event;
@@ -95,6 +97,7 @@ typedef hipDeviceProp_t ps_rt_prop;
 #  define RT(x) psfake##x
 #  define PS_GPU_NAME "cuda"
 #  define PS_GPU_UPPER "CUDA"
+#  define PS_GPU_PRIORITY 300
 typedef psfakeError_t ps_rt_err;
 typedef psfakeStream_t ps_rt_stream;
 typedef psfakeEvent_t ps_rt_event;

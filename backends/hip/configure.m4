@@ -89,4 +89,5 @@ AC_SUBST([PS_HIP_ARCH], [$with_hip_arch])
 AM_CONDITIONAL([PS_HAVE_HIP], [test "x$ps_hip_enabled" = xyes])
 AS_IF([test "x$ps_hip_enabled" = xyes],
   [AC_DEFINE([PS_HAVE_HIP], [1], [Define to 1 when the HIP module is built.])])
+PS_BACKEND_MODULE([hip])
 PS_BACKEND_RESULT([hip])

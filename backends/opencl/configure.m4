@@ -56,4 +56,5 @@ AS_IF([test "x$ps_opencl_enabled" = xyes && test "x$with_boost_compute" != xno],
      [AC_MSG_ERROR([--with-boost-compute: boost/compute not found (Debian: libboost-dev)])])])
 AM_CONDITIONAL([PS_HAVE_BOOST_COMPUTE], [test "x$ps_boost_compute" = xyes])
 
+PS_BACKEND_MODULE([opencl])
 PS_BACKEND_RESULT([opencl])

@@ -326,6 +326,8 @@ __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
     .abi = PS_BACKEND_ABI,
     .name = "opencl",
+    .priority = 100,
+    .device = 1,
     .value_sizes = PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
     .probe = cl_probe,
     .init = cl_init,

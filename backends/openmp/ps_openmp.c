@@ -650,6 +650,8 @@ static int openmp_sort_pairs(void *state, void *keys, void *values,
 const ps_backend_ops ps_openmp_ops = {
     .abi = PS_BACKEND_ABI,
     .name = "openmp",
+    .priority = 20,
+    .device = 0,
     .value_sizes = PS_OPENMP_VALUE_SIZES,
     .probe = openmp_probe,
     .init = openmp_init,

@@ -43,6 +43,8 @@ static int serial_sort_keys(void *state, void *keys, size_t n, ps_type type,
 const ps_backend_ops ps_serial_ops = {
     .abi = PS_BACKEND_ABI,
     .name = "serial",
+    .priority = 10,
+    .device = 0,
     .value_sizes = PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8),
     .probe = serial_probe,
     .init = serial_init,
