@@ -18,4 +18,4 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_type_size.3 \
 	doc/man/ps_version.3
 EXTRA_DIST += doc/cuda.md doc/cli-sort.md
-EXTRA_DIST += doc/python.md
+EXTRA_DIST += doc/python.md doc/architecture.md
