@@ -2,8 +2,8 @@
 # checks, fallbacks, backend choice, module loading, errors).
 lib_LTLIBRARIES += lib/libportsort.la
 include_HEADERS += lib/portsort.h
-# Always installed (it includes CL/cl.h); its functions load the OpenCL
-# module at run time, so the core links no OpenCL.
+# Always installed (it includes CL/cl.h); its inline functions reach the
+# OpenCL module through ps_device_api(), so the core links no OpenCL.
 include_HEADERS += lib/portsort_opencl.h
 noinst_HEADERS += lib/ps_backend.h lib/ps_internal.h
 pkgconfig_DATA += lib/portsort.pc
@@ -13,8 +13,7 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_dispatch.c \
 	lib/ps_error.c \
 	lib/ps_host.c \
-	lib/ps_module.c \
-	lib/ps_opencl_api.c
+	lib/ps_module.c
 lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DPS_MODULE_DIR='"$(pkglibdir)"'
 # Built-in backends add themselves to these two.

@@ -2,12 +2,14 @@
  * portsort_opencl.h - sort OpenCL buffers in place on the caller's command
  * queue, with no copies through the host.
  *
- * These functions are exported by libportsort itself, which does not link
- * OpenCL: on first use it loads the OpenCL backend module (ps_opencl.so,
- * from PORTSORT_MODULE_PATH or the installed module directory) and calls
- * into it.  A program that uses them links -lportsort and, for its own
- * OpenCL calls, -lOpenCL.  They work whatever PORTSORT_BACKEND chose for
- * the host-array functions: the device is the queue's.
+ * The functions are inline: each fetches the OpenCL module's table with
+ * ps_device_api("opencl") (which loads ps_opencl.so, from
+ * PORTSORT_MODULE_PATH or the installed module directory, on first use)
+ * and calls through it, as portsort_cuda.h and portsort_hip.h do.
+ * libportsort itself does not link OpenCL: a program that uses them links
+ * -lportsort and, for its own OpenCL calls, -lOpenCL.  They work whatever
+ * PORTSORT_BACKEND chose for the host-array functions: the device is the
+ * queue's.
  *
  * Semantics:
  *  - keys is a cl_mem holding n keys of `type` starting at element
@@ -37,11 +39,11 @@
  * Returns PS_OK or a status of <portsort.h>, with ps_error_detail() saying
  * why: PS_ERR_INVALID_ARG (bad type, flags, value_size or queue, offset +
  * n past the end of a buffer, or scratch too small),
- * PS_ERR_BACKEND_UNAVAILABLE (the OpenCL module was not built or cannot be
- * loaded), PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE (kernel build or run
+ * PS_ERR_BACKEND_UNAVAILABLE (the OpenCL module was not built, cannot be
+ * loaded, or carries another version of the table), PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE (kernel build or run
  * failure; PORTSORT_VERBOSE=1 prints the build log), PS_ERR_TOO_LARGE
- * (n >= 2^32, or scratch beyond the device's largest buffer).  On an error reported before anything was
- * enqueued, the buffers are unchanged.
+ * (n >= 2^32, or scratch beyond the device's largest buffer).  On an error
+ * reported before anything was enqueued, the buffers are unchanged.
  */
 #ifndef PORTSORT_OPENCL_H
 #define PORTSORT_OPENCL_H
@@ -57,24 +59,70 @@
 extern "C" {
 #endif
 
+/* Bumped when ps_opencl_api changes incompatibly; a module carrying
+ * another value is refused. */
+#define PS_OPENCL_API_ABI 2u
+
+/* The OpenCL module's table, returned by ps_device_api("opencl"). */
+typedef struct ps_opencl_api {
+    unsigned abi;           /* PS_OPENCL_API_ABI */
+    int (*scratch_size)(cl_command_queue queue, size_t n, ps_type type,
+                        size_t value_size, size_t *bytes);
+    int (*sort_keys)(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                     size_t n, ps_type type, unsigned flags, cl_mem scratch,
+                     size_t scratch_bytes);
+    int (*sort_pairs)(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                      cl_mem values, size_t value_offset, size_t value_size,
+                      size_t n, ps_type type, unsigned flags, cl_mem scratch,
+                      size_t scratch_bytes);
+} ps_opencl_api;
+
+/* The table, checked for the ABI; NULL with ps_error_detail() saying why
+ * (module not built, no OpenCL platform...) when OpenCL cannot run here. */
+static inline const ps_opencl_api *ps_opencl_api_get(void)
+{
+    const ps_opencl_api *api = (const ps_opencl_api *)ps_device_api("opencl");
+    if (api != NULL && api->abi != PS_OPENCL_API_ABI)
+        return NULL;
+    return api;
+}
+
 /* Bytes of scratch for sorting n elements of `type` with values of
  * value_size bytes (0: keys only) on queue's device, in *bytes. */
-PS_API int ps_opencl_scratch_size(cl_command_queue queue, size_t n,
-                                  ps_type type, size_t value_size,
-                                  size_t *bytes);
+static inline int ps_opencl_scratch_size(cl_command_queue queue, size_t n,
+                                         ps_type type, size_t value_size,
+                                         size_t *bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->scratch_size(queue, n, type, value_size, bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
 
 /* Sort n keys of keys[key_offset ..] in place on queue. */
-PS_API int ps_opencl_sort_keys(cl_command_queue queue, cl_mem keys,
-                               size_t key_offset, size_t n, ps_type type,
-                               unsigned flags, cl_mem scratch,
-                               size_t scratch_bytes);
+static inline int ps_opencl_sort_keys(cl_command_queue queue, cl_mem keys,
+                                      size_t key_offset, size_t n, ps_type type,
+                                      unsigned flags, cl_mem scratch,
+                                      size_t scratch_bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->sort_keys(queue, keys, key_offset, n, type, flags,
+                                    scratch, scratch_bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
 
 /* Sort n keys and move their values (value_size 4 or 8) with them. */
-PS_API int ps_opencl_sort_pairs(cl_command_queue queue, cl_mem keys,
-                                size_t key_offset, cl_mem values,
-                                size_t value_offset, size_t value_size,
-                                size_t n, ps_type type, unsigned flags,
-                                cl_mem scratch, size_t scratch_bytes);
+static inline int ps_opencl_sort_pairs(cl_command_queue queue, cl_mem keys,
+                                       size_t key_offset, cl_mem values,
+                                       size_t value_offset, size_t value_size,
+                                       size_t n, ps_type type, unsigned flags,
+                                       cl_mem scratch, size_t scratch_bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->sort_pairs(queue, keys, key_offset, values,
+                                     value_offset, value_size, n, type, flags,
+                                     scratch, scratch_bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
 
 #ifdef __cplusplus
 }

@@ -18,25 +18,22 @@
 #   crossover  host-array sorts on cuda vs the CPU, 2^10 .. 2^24 keys, to
 #              set the `auto` crossover (PORTSORT_GPU_MIN_N)
 #
-# A GPU machine without autotools (the lent device machine has none) builds
-# from a distribution tarball carried along.  Where you work:
+# A GPU machine without autotools builds from a distribution tarball
+# placed in .gpurun/ beforehand:
 #   (cd build && make dist) && mkdir -p .gpurun && cp build/libportsort-*.tar.gz .gpurun/
-#   echo /.gpurun/ >> .git/info/exclude
-# then, with the device tool: run(command="bash tools/gpu-run.sh",
-# carry=[".gpurun"], timeout_s=600).  Without a tarball it builds from the
-# tree (running autoreconf when there is no configure script).
+# Without a tarball it builds from the tree (running autoreconf when there
+# is no configure script).
 #
 # Output: doc/results-cuda.md (and results-cuda.csv) in this tree, plus
-# those and the logs in $OUT when the device tool sets it (what comes back
-# to the session), else in ./gpurun-out.  Exits non-zero when a test or a
+# those and the logs in $OUT when set, else in ./gpurun-out.  Exits non-zero when a test or a
 # sanitizer run fails; the report says which.  Every test and sanitizer
 # run has a time limit (PS_GPURUN_TIMEOUT seconds, default 240): a wrong
 # Onesweep look-back hangs rather than fails, and must not eat the
 # session's device time.
 #
-# The device tool allows 10 minutes per command: if all steps do not fit,
-# run them as separate calls, e.g. "build test", then "sanitize", then
-# "bench" (the build directory survives while the machine stays warm).
+# Where a command has a time limit and all steps do not fit, run them as
+# separate commands, e.g. "build test", then "sanitize", then "bench" (the
+# build directory, PS_GPURUN_BUILD, survives between them).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/gpurun-out}

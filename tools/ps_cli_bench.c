@@ -1,5 +1,6 @@
 /*
- * ps_cli_bench.c - `portsort bench`: seed 001's harness, grown into a sweep
+ * ps_cli_bench.c - `portsort bench`: the harness of Yatskov & Mürdter's
+ * "Parallel Radix Sort on OpenCL" (its options and datasets), grown into a sweep
  * over types, backends, datasets and sizes.
  *
  * The library fixes its backend once per process, so each backend is
@@ -612,7 +613,7 @@ static int add_size(bench_cfg *cfg, char *s)
     int used = 0;
     char *colon = strchr(s, ':');
     if (colon != NULL) {
-        /* K1:K2[:STEP] - exponents of two, the sweep of seed 001. */
+        /* K1:K2[:STEP] - exponents of two, the sweep of that harness. */
         if (sscanf(s, "%u:%u%n", &a, &b, &used) != 2 ||
             (s[used] == ':' && sscanf(s + used + 1, "%u", &step) != 1) ||
             (s[used] != ':' && s[used] != '\0') || a > b ||
@@ -674,7 +675,16 @@ static int add_peer(bench_cfg *cfg, char *s)
 enum { OPT_PEERS = 256, OPT_PEER_MAX, OPT_PERF_STDOUT, OPT_PERF_CSV, OPT_CSV_STDOUT,
        OPT_PLOT, OPT_VALUE_SIZE };
 
-int ps_cli_bench(int argc, char **argv)
+/* What the command line asked for, before the lists are parsed. */
+typedef struct bench_args {
+    int perf_stdout, csv_stdout;
+    const char *csv_path, *plot_dir;
+    char *types, *datasets, *sizes, *backends, *peers;
+} bench_args;
+
+/* Read the options into a and the scalar settings into cfg.  Returns -1
+ * to go on, or the exit status (0 after --help, 2 for a bad option). */
+static int parse_bench_args(int argc, char **argv, bench_args *a, bench_cfg *cfg)
 {
     static const struct option opts[] = {
         { "num-elements", required_argument, NULL, 'n' },
@@ -694,50 +704,45 @@ int ps_cli_bench(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    static bench_cfg cfg;
-    report rp;
-    int c, perf_stdout = 0, rc = 0;
-    const char *csv_path = NULL, *plot_dir = NULL;
-    char *types = NULL, *datasets = NULL, *sizes = NULL, *backends = NULL, *peers = NULL;
-    size_t b;
+    int c;
 
-    memset(&cfg, 0, sizeof cfg);
-    memset(&rp, 0, sizeof rp);
-    cfg.repeats = 3;
-    cfg.peer_max = (size_t)1 << 24;
+    memset(a, 0, sizeof *a);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->repeats = 3;
+    cfg->peer_max = (size_t)1 << 24;
     optind = 1;
     while ((c = getopt_long(argc, argv, "n:s:t:b:d:r:vh", opts, NULL)) != -1) {
         switch (c) {
-        case 'n': case 's': sizes = optarg; break;
-        case 't': types = optarg; break;
-        case 'b': backends = optarg; break;
-        case 'd': datasets = optarg; break;
+        case 'n': case 's': a->sizes = optarg; break;
+        case 't': a->types = optarg; break;
+        case 'b': a->backends = optarg; break;
+        case 'd': a->datasets = optarg; break;
         case 'r':
-            cfg.repeats = atoi(optarg);
-            if (cfg.repeats < 1 || cfg.repeats > MAX_LIST * 4) {
+            cfg->repeats = atoi(optarg);
+            if (cfg->repeats < 1 || cfg->repeats > MAX_LIST * 4) {
                 fprintf(stderr, "%s: --repeats wants 1 to %d\n", PS_CLI_NAME, MAX_LIST * 4);
                 return 2;
             }
             break;
-        case OPT_PEERS: peers = optarg; break;
+        case OPT_PEERS: a->peers = optarg; break;
         case OPT_PEER_MAX:
-            if (ps_cli_parse_size(optarg, &cfg.peer_max) != 0) {
+            if (ps_cli_parse_size(optarg, &cfg->peer_max) != 0) {
                 fprintf(stderr, "%s: bad --peer-max-size '%s'\n", PS_CLI_NAME, optarg);
                 return 2;
             }
             break;
-        case OPT_PERF_STDOUT: perf_stdout = 1; break;
-        case OPT_PERF_CSV: csv_path = optarg; break;
-        case OPT_CSV_STDOUT: rp.csv_stdout = 1; break;
-        case OPT_PLOT: plot_dir = optarg; break;
+        case OPT_PERF_STDOUT: a->perf_stdout = 1; break;
+        case OPT_PERF_CSV: a->csv_path = optarg; break;
+        case OPT_CSV_STDOUT: a->csv_stdout = 1; break;
+        case OPT_PLOT: a->plot_dir = optarg; break;
         case OPT_VALUE_SIZE:
             /* Values carry their input index, which needs 4 bytes. */
-            if (ps_cli_parse_size(optarg, &cfg.value_size) != 0 || cfg.value_size < 4) {
+            if (ps_cli_parse_size(optarg, &cfg->value_size) != 0 || cfg->value_size < 4) {
                 fprintf(stderr, "%s: --value-size wants a byte count >= 4\n", PS_CLI_NAME);
                 return 2;
             }
             break;
-        case 'v': cfg.verbose = 1; break;
+        case 'v': cfg->verbose = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "see portsort bench --help\n");
@@ -748,48 +753,70 @@ int ps_cli_bench(int argc, char **argv)
         fprintf(stderr, "%s: bench takes no operands ('%s')\n", PS_CLI_NAME, argv[optind]);
         return 2;
     }
-    if (each_item(types ? types : (char[]){ "u32" }, add_type, &cfg) != 0 ||
-        each_item(datasets ? datasets : (char[]){ "random" }, add_dataset, &cfg) != 0 ||
-        each_item(sizes ? sizes : (char[]){ "16:24:2" }, add_size, &cfg) != 0 ||
-        each_item(peers ? peers : (char[]){ "all" }, add_peer, &cfg) != 0)
+    return -1;
+}
+
+/* Parse the lists (types, datasets, sizes, peers, backends) into cfg, with
+ * their defaults, and refuse what cannot be measured.  Returns 0, or the
+ * exit status: 2 for a bad list, 1 when no backend can run. */
+static int build_bench_cfg(bench_args *a, bench_cfg *cfg)
+{
+    size_t b;
+    if (each_item(a->types ? a->types : (char[]){ "u32" }, add_type, cfg) != 0 ||
+        each_item(a->datasets ? a->datasets : (char[]){ "random" }, add_dataset, cfg) != 0 ||
+        each_item(a->sizes ? a->sizes : (char[]){ "16:24:2" }, add_size, cfg) != 0 ||
+        each_item(a->peers ? a->peers : (char[]){ "all" }, add_peer, cfg) != 0)
         return 2;
-    for (b = 0; cfg.value_size != 0 && cfg.value_size < 8 && b < cfg.nsizes; b++)
-        if (cfg.sizes[b] > 0xFFFFFFFFu) {
+    for (b = 0; cfg->value_size != 0 && cfg->value_size < 8 && b < cfg->nsizes; b++)
+        if (cfg->sizes[b] > 0xFFFFFFFFu) {
             fprintf(stderr, "%s: --value-size under 8 holds no index beyond 2^32 keys\n",
                     PS_CLI_NAME);
             return 2;
         }
-    if (backends != NULL) {
-        if (each_item(backends, add_backend, &cfg) != 0)
+    if (a->backends != NULL) {
+        if (each_item(a->backends, add_backend, cfg) != 0)
             return 2;
-        if (cfg.nbackends == 0) {
+        if (cfg->nbackends == 0) {
             fprintf(stderr, "%s: no usable backend to measure\n", PS_CLI_NAME);
             return 1;
         }
     } else {
-        cfg.backends[cfg.nbackends++] = NULL;
+        cfg->backends[cfg->nbackends++] = NULL;
     }
+    return 0;
+}
 
-    rp.verbose = cfg.verbose;
-    rp.table = perf_stdout || !rp.csv_stdout;
-    rp.detail = perf_stdout;
+/* Measure every backend (the peers with the first that runs), print the
+ * table or CSV, and write the CSV file and the charts: 0, or 1 when
+ * anything failed. */
+static int run_bench(const bench_args *a, const bench_cfg *cfg)
+{
+    report rp;
+    size_t b;
+    int rc;
+
+    memset(&rp, 0, sizeof rp);
+    rp.csv_stdout = a->csv_stdout;
+    rp.verbose = cfg->verbose;
+    rp.table = a->perf_stdout || !rp.csv_stdout;
+    rp.detail = a->perf_stdout;
     /* A progress line is for a person watching a terminal, never for a log
      * or a pipe, and would garble the verbose lines. */
-    rp.progress = isatty(STDERR_FILENO) && !cfg.verbose;
+    rp.progress = isatty(STDERR_FILENO) && !cfg->verbose;
     if (rp.table)
         ps_cli_table_header(stdout);
     if (rp.csv_stdout)
         ps_cli_csv_header(stdout);
     /* The peers run once, with the first backend that measures anything
      * (a first backend that cannot run must not take qsort with it). */
-    for (b = 0; b < cfg.nbackends; b++)
-        if (run_backend(&cfg, cfg.backends[b], rp.peer_rows == 0, &rp) != 0)
+    for (b = 0; b < cfg->nbackends; b++)
+        if (run_backend(cfg, cfg->backends[b], rp.peer_rows == 0, &rp) != 0)
             rp.failed = 1;
 
-    if (csv_path != NULL) {
+    if (a->csv_path != NULL) {
         ps_cli_out o;
         size_t i;
-        if (ps_cli_out_open(&o, csv_path) != 0) {
+        if (ps_cli_out_open(&o, a->csv_path) != 0) {
             rp.failed = 1;
         } else {
             ps_cli_csv_header(o.f);
@@ -799,9 +826,24 @@ int ps_cli_bench(int argc, char **argv)
                 rp.failed = 1;
         }
     }
-    if (plot_dir != NULL && rp.nrows > 0 && ps_cli_plot(plot_dir, rp.rows, rp.nrows) != 0)
+    if (a->plot_dir != NULL && rp.nrows > 0
+        && ps_cli_plot(a->plot_dir, rp.rows, rp.nrows) != 0)
         rp.failed = 1;
     rc = rp.failed ? 1 : 0;
     free(rp.rows);
     return rc;
+}
+
+int ps_cli_bench(int argc, char **argv)
+{
+    /* Static: the lists hold 64 entries of each kind. */
+    static bench_cfg cfg;
+    bench_args a;
+    int rc = parse_bench_args(argc, argv, &a, &cfg);
+    if (rc >= 0)
+        return rc;
+    rc = build_bench_cfg(&a, &cfg);
+    if (rc != 0)
+        return rc;
+    return run_bench(&a, &cfg);
 }

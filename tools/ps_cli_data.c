@@ -1,12 +1,13 @@
 /*
  * ps_cli_data.c - the inputs of `portsort bench`.
  *
- * Seed 001's five datasets (Zeros, Random, RandomDistributed, Range,
- * InvertedRange), Merrill's reduced-entropy keys, the keys a sparse
- * matrix product sorts (seed 000), and the skewed shapes of real data
- * from the IPS4o and vqsort benchmark sets (issue 16: log-uniform
- * magnitudes, Zipf, the dup sets, a heavy bucket at every level, a few
- * values spread over the range), which measure what skew costs.  Every generator is a pure function of
+ * Yatskov & Mürdter's five datasets (Zeros, Random, RandomDistributed,
+ * Range, InvertedRange), Merrill's reduced-entropy keys, the keys a sparse
+ * matrix product sorts (Polok et al., "Fast Radix Sort for Sparse Linear
+ * Algebra on GPU"), and the skewed shapes of real data from the IPS4o and
+ * vqsort benchmark sets (issue 16: log-uniform magnitudes, Zipf, the dup
+ * sets, a heavy bucket at every level, a few values spread over the
+ * range), which measure what skew costs.  Every generator is a pure function of
  * (type, n, param): the benchmark measures each backend in its own process,
  * and they must all sort the same data.
  */
@@ -109,7 +110,7 @@ static void fill_low_entropy(const ps_cli_type *t, void *keys, size_t n, unsigne
 }
 
 /*
- * Seed 000's keys: the destinations of the scalar products of a sparse
+ * Polok et al.'s keys: the destinations of the scalar products of a sparse
  * matrix product C = A * B, key = col * rows + row, in the order a
  * column-by-column product emits them (grouped by column, unsorted within).
  * A and B are m x m with d nonzeros per column at random rows.  m is as

@@ -4,8 +4,8 @@
  *
  * Rates: Mkeys/s is 10^6 keys per second of the median sort time; GB/s is
  * the bytes sorted (n * (key size + value size), 10^9 bytes a GB) per
- * second, seed 003's metric, which puts types of different widths on one
- * scale.
+ * second, the metric of Heldbo et al.'s "Sorting on GPUs", which puts
+ * types of different widths on one scale.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -139,7 +139,7 @@ const ps_cli_row *ps_cli_find_qsort(const ps_cli_row *rows, size_t nrows,
 }
 
 /* One gnuplot script per (type, dataset): a datablock per series, then a
- * throughput chart (seed 001's figure 3) and a speedup-over-qsort chart
+ * throughput chart (Yatskov & Mürdter's figure 3) and a speedup-over-qsort chart
  * (figure 4).  The scripts stay in dir so the charts can be restyled. */
 static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
                         size_t nrows, const ps_cli_row *c)

@@ -267,7 +267,20 @@ done:
 enum { OPT_TYPE = 256, OPT_TEXT, OPT_VALUES, OPT_VALUE_SIZE, OPT_VALUES_OUT,
        OPT_SKIP_BAD };
 
-int ps_cli_sort(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct sort_args {
+    ps_cli_text opt;            /* type, field, separator, --skip-bad */
+    const char *backend, *outpath, *vpath, *voutpath;
+    int text, check, unique;
+    unsigned flags;
+    size_t value_size;
+    char **inputs;
+    size_t nin;
+} sort_args;
+
+/* Read the options into a.  Returns -1 to go on, or the exit status (0
+ * after --help, 2 for a bad option, with the reason said). */
+static int parse_sort_args(int argc, char **argv, sort_args *a)
 {
     static const struct option opts[] = {
         { "type", required_argument, NULL, OPT_TYPE },
@@ -288,54 +301,50 @@ int ps_cli_sort(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    ps_cli_text opt = { NULL, -1, 0, 0 };
-    const char *backend = NULL, *outpath = NULL, *vpath = NULL, *voutpath = NULL;
-    int text = 0, check = 0, unique = 0, c, st, rc = 1;
-    unsigned flags = 0;
-    size_t value_size = 0, nin, i;
-    char **inputs;
-    ps_cli_input in, vin;
+    int c;
 
+    memset(a, 0, sizeof *a);
+    a->opt.sep = -1;            /* fields split at runs of blanks */
     optind = 1;
     while ((c = getopt_long(argc, argv, "t:k:rsucb:o:h", opts, NULL)) != -1) {
         switch (c) {
         case OPT_TYPE:
-            opt.t = ps_cli_type_by_name(optarg);
-            if (opt.t == NULL) {
+            a->opt.t = ps_cli_type_by_name(optarg);
+            if (a->opt.t == NULL) {
                 fprintf(stderr, "%s: unknown type '%s' (one of %s)\n", PS_CLI_NAME,
                         optarg, ps_cli_type_names());
                 return 2;
             }
             break;
-        case OPT_TEXT: text = 1; break;
+        case OPT_TEXT: a->text = 1; break;
         case 't':
             if (strlen(optarg) != 1) {
                 fprintf(stderr, "%s: the field separator must be one byte, not '%s'\n",
                         PS_CLI_NAME, optarg);
                 return 2;
             }
-            opt.sep = (unsigned char)optarg[0];
-            text = 1;
+            a->opt.sep = (unsigned char)optarg[0];
+            a->text = 1;
             break;
         case 'k':
-            if (parse_key_field(optarg, &opt.field) != 0) {
+            if (parse_key_field(optarg, &a->opt.field) != 0) {
                 fprintf(stderr, "%s: -k wants one field, N or N,N (from 1), not '%s'\n",
                         PS_CLI_NAME, optarg);
                 return 2;
             }
-            text = 1;
+            a->text = 1;
             break;
-        case 'r': flags |= PS_DESCENDING; break;
+        case 'r': a->flags |= PS_DESCENDING; break;
         case 's': break;
-        case 'u': unique = text = 1; break;
-        case 'c': check = text = 1; break;
-        case OPT_SKIP_BAD: opt.skip_bad = 1; break;
-        case 'b': backend = optarg; break;
-        case 'o': outpath = optarg; break;
-        case OPT_VALUES: vpath = optarg; break;
-        case OPT_VALUES_OUT: voutpath = optarg; break;
+        case 'u': a->unique = a->text = 1; break;
+        case 'c': a->check = a->text = 1; break;
+        case OPT_SKIP_BAD: a->opt.skip_bad = 1; break;
+        case 'b': a->backend = optarg; break;
+        case 'o': a->outpath = optarg; break;
+        case OPT_VALUES: a->vpath = optarg; break;
+        case OPT_VALUES_OUT: a->voutpath = optarg; break;
         case OPT_VALUE_SIZE:
-            if (ps_cli_parse_size(optarg, &value_size) != 0 || value_size == 0) {
+            if (ps_cli_parse_size(optarg, &a->value_size) != 0 || a->value_size == 0) {
                 fprintf(stderr, "%s: --value-size wants a byte count >= 1, not '%s'\n",
                         PS_CLI_NAME, optarg);
                 return 2;
@@ -347,64 +356,80 @@ int ps_cli_sort(int argc, char **argv)
             return 2;
         }
     }
-    inputs = argv + optind;
-    nin = (size_t)(argc - optind);
-    if (opt.t == NULL) {
+    a->inputs = argv + optind;
+    a->nin = (size_t)(argc - optind);
+    return -1;
+}
+
+/* Refuse combinations of options that cannot work, saying why: 0 or 2.
+ * Standard output becomes the output when -o did not name one. */
+static int validate_sort_args(sort_args *a)
+{
+    size_t i;
+    if (a->opt.t == NULL) {
         fprintf(stderr, "%s: sort needs --type (see portsort sort --help)\n", PS_CLI_NAME);
         return 2;
     }
-    if (opt.skip_bad && !text) {
+    if (a->opt.skip_bad && !a->text) {
         fprintf(stderr, "%s: --skip-bad is for --text\n", PS_CLI_NAME);
         return 2;
     }
-    if (check && (outpath != NULL || vpath != NULL || opt.skip_bad)) {
+    if (a->check && (a->outpath != NULL || a->vpath != NULL || a->opt.skip_bad)) {
         fprintf(stderr, "%s: -c cannot be combined with -o, --values or --skip-bad\n",
                 PS_CLI_NAME);
         return 2;
     }
-    if (vpath == NULL && (value_size != 0 || voutpath != NULL)) {
+    if (a->vpath == NULL && (a->value_size != 0 || a->voutpath != NULL)) {
         fprintf(stderr, "%s: --value-size and --values-out need --values\n", PS_CLI_NAME);
         return 2;
     }
-    if (vpath != NULL && (unique || opt.skip_bad)) {
+    if (a->vpath != NULL && (a->unique || a->opt.skip_bad)) {
         fprintf(stderr, "%s: --values cannot be combined with -u or --skip-bad\n",
                 PS_CLI_NAME);
         return 2;
     }
-    if (text && value_size != 0) {
+    if (a->text && a->value_size != 0) {
         fprintf(stderr, "%s: --value-size is for binary files; with --text each value "
                 "is a line\n", PS_CLI_NAME);
         return 2;
     }
-    if (vpath != NULL && !text && value_size == 0) {
+    if (a->vpath != NULL && !a->text && a->value_size == 0) {
         fprintf(stderr, "%s: --values needs --value-size in binary mode\n", PS_CLI_NAME);
         return 2;
     }
     /* Files are only ever replaced when an output option names them. */
-    if (vpath != NULL && voutpath == NULL) {
+    if (a->vpath != NULL && a->voutpath == NULL) {
         fprintf(stderr, "%s: --values needs --values-out (which may name VFILE "
                 "to sort it in place)\n", PS_CLI_NAME);
         return 2;
     }
-    if (outpath == NULL)
-        outpath = "-";
-    if (vpath != NULL) {
-        int keys_stdin = nin == 0;
-        for (i = 0; i < nin; i++)
-            keys_stdin |= strcmp(inputs[i], "-") == 0;
-        for (i = 0; i < nin && !same_file(inputs[i], vpath); i++)
+    if (a->outpath == NULL)
+        a->outpath = "-";
+    if (a->vpath != NULL) {
+        int keys_stdin = a->nin == 0;
+        for (i = 0; i < a->nin; i++)
+            keys_stdin |= strcmp(a->inputs[i], "-") == 0;
+        for (i = 0; i < a->nin && !same_file(a->inputs[i], a->vpath); i++)
             ;
-        if (i < nin || same_file(outpath, voutpath) ||
-            (keys_stdin && strcmp(vpath, "-") == 0)) {
+        if (i < a->nin || same_file(a->outpath, a->voutpath) ||
+            (keys_stdin && strcmp(a->vpath, "-") == 0)) {
             fprintf(stderr, "%s: the keys and the values must be different files\n",
                     PS_CLI_NAME);
             return 2;
         }
     }
+    return 0;
+}
+
+/* Choose the backend, read the inputs, sort and write: 0 or 1. */
+static int run_sort(sort_args *a)
+{
+    ps_cli_input in, vin;
+    int st, rc = 1;
 
     /* The library reads PORTSORT_BACKEND once, on its first call, so it must
      * be set before anything else touches the library. */
-    if (backend != NULL && setenv("PORTSORT_BACKEND", backend, 1) != 0) {
+    if (a->backend != NULL && setenv("PORTSORT_BACKEND", a->backend, 1) != 0) {
         perror(PS_CLI_NAME ": setenv");
         return 1;
     }
@@ -417,18 +442,30 @@ int ps_cli_sort(int argc, char **argv)
     memset(&vin, 0, sizeof vin);
     /* Binary keys are sorted in the input buffer itself, so only text may
      * be a read-only mapping. */
-    if (ps_cli_read_inputs(inputs, nin, text, text, &in) != 0 ||
-        (vpath != NULL &&
-         ps_cli_read_inputs((char **)&vpath, 1, text, text, &vin) != 0))
+    if (ps_cli_read_inputs(a->inputs, a->nin, a->text, a->text, &in) != 0 ||
+        (a->vpath != NULL &&
+         ps_cli_read_inputs((char **)&a->vpath, 1, a->text, a->text, &vin) != 0))
         goto done;
-    if (text)
-        rc = sort_text(&in, &opt, flags, check, unique, outpath,
-                       vpath ? &vin : NULL, voutpath);
+    if (a->text)
+        rc = sort_text(&in, &a->opt, a->flags, a->check, a->unique, a->outpath,
+                       a->vpath ? &vin : NULL, a->voutpath);
     else
-        rc = sort_binary(&in, opt.t, flags, outpath, vpath ? &vin : NULL, value_size,
-                         voutpath);
+        rc = sort_binary(&in, a->opt.t, a->flags, a->outpath, a->vpath ? &vin : NULL,
+                         a->value_size, a->voutpath);
 done:
     ps_cli_input_free(&in);
     ps_cli_input_free(&vin);
     return rc;
+}
+
+int ps_cli_sort(int argc, char **argv)
+{
+    sort_args a;
+    int rc = parse_sort_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    rc = validate_sort_args(&a);
+    if (rc != 0)
+        return rc;
+    return run_sort(&a);
 }

@@ -6,9 +6,7 @@ if PS_HAVE_CUDA
 pkglib_LTLIBRARIES += backends/cuda/ps_cuda.la
 PS_CUDA_KERNEL_LOS = $(PS_GPU_KV:%=backends/cuda/ps_cuda_k%.lo) \
 	backends/cuda/ps_cuda_util.lo
-backends_cuda_ps_cuda_la_SOURCES = backends/gpu/ps_gpu_backend.c \
-	backends/gpu/ps_gpu_api.c backends/gpu/ps_gpu_sort.c \
-	backends/gpu/ps_gpu_device.c
+backends_cuda_ps_cuda_la_SOURCES = $(PS_GPU_HOST_SOURCES)
 backends_cuda_ps_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(PS_CUDA_CPPFLAGS) \
 	-I$(top_srcdir)/backends/gpu -DPS_GPU_CUDA \
 	-DPS_GPU_ARCH_LIST='"$(PS_CUDA_ARCH)"'

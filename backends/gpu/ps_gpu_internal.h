@@ -157,16 +157,16 @@ typedef struct ps_gpu_job {
  * (PORTSORT_GPU_ALGO), so query and sort must see the same environment. */
 size_t ps_gpu_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
 int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job);
-/* A runtime error as a status, with host->fail("<backend>: what: why").
- * A sticky error (PS_RT_STICKY) also marks the device lost: for the core
- * (host->lost) and for ps_gpu_lost. */
+/* ps_gpu_error.c: a runtime error as a status, with host->fail("<backend>:
+ * what: why").  A sticky error (PS_RT_STICKY) also marks the device lost:
+ * for the core (host->lost) and for ps_gpu_lost. */
 int ps_gpu_status(const ps_host *host, ps_rt_err err, const char *what);
-/* 1 (with host->fail and PS_ERR_DEVICE to return) once a sticky error has
- * killed the context: every later call is refused without touching the
- * runtime, whose state after such a fault is undefined. */
+/* ps_gpu_error.c: 1 (with host->fail and PS_ERR_DEVICE to return) once a
+ * sticky error has killed the context: every later call is refused without
+ * touching the runtime, whose state after such a fault is undefined. */
 int ps_gpu_lost(const ps_host *host);
-/* 1 (with host->fail) when the module has no kernel image for the calling
- * thread's current device; checked once per device. */
+/* ps_gpu_device.c: 1 (with host->fail) when the module has no kernel image
+ * for the calling thread's current device; checked once per device. */
 int ps_gpu_no_image(const ps_host *host, int dev);
 
 /* ps_gpu_device.c: a device the host-array sorts run on, and the calling

@@ -6,9 +6,7 @@ if PS_HAVE_HIP
 pkglib_LTLIBRARIES += backends/hip/ps_hip.la
 PS_HIP_KERNEL_LOS = $(PS_GPU_KV:%=backends/hip/ps_hip_k%.lo) \
 	backends/hip/ps_hip_util.lo
-backends_hip_ps_hip_la_SOURCES = backends/gpu/ps_gpu_backend.c \
-	backends/gpu/ps_gpu_api.c backends/gpu/ps_gpu_sort.c \
-	backends/gpu/ps_gpu_device.c
+backends_hip_ps_hip_la_SOURCES = $(PS_GPU_HOST_SOURCES)
 backends_hip_ps_hip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PS_HIP_CPPFLAGS) \
 	-I$(top_srcdir)/backends/gpu -DPS_GPU_HIP \
 	-DPS_GPU_ARCH_LIST='"$(PS_HIP_ARCH)"'

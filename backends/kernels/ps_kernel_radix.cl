@@ -1,6 +1,7 @@
 /*
  * ps_kernel_radix.cl - LSD radix sort kernels, reduce-then-scan per digit
- * (Merrill & Grimshaw, seed 004), in the portable dialect.
+ * (Merrill & Grimshaw, "Revisiting Sorting for GPGPU Stream
+ * Architectures"), in the portable dialect.
  *
  * Compile-time parameters (the host passes them as -D options):
  *   PS_KEY_BITS    8, 16, 32 or 64: width of the keys

@@ -10,13 +10,15 @@ EXTRA_DIST += $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed \
 	doc/results-opencl.md doc/opencl-tuning.md
 # Headers distributed in every configuration (portsort_opencl.h is always
 # installed; see lib/local.mk).
-noinst_HEADERS += backends/opencl/ps_opencl_internal.h lib/ps_opencl_entry.h
+noinst_HEADERS += backends/opencl/ps_opencl_internal.h
 
 if PS_HAVE_OPENCL
 pkglib_LTLIBRARIES += backends/opencl/ps_opencl.la
 backends_opencl_ps_opencl_la_SOURCES = \
 	backends/opencl/ps_opencl.c \
+	backends/opencl/ps_opencl_api.c \
 	backends/opencl/ps_opencl_device.c \
+	backends/opencl/ps_opencl_error.c \
 	backends/opencl/ps_opencl_program.c \
 	backends/opencl/ps_opencl_sort.c
 nodist_backends_opencl_ps_opencl_la_SOURCES = backends/opencl/ps_opencl_source.h

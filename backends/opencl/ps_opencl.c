@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "ps_opencl_internal.h"
-#include "ps_opencl_entry.h"
 
 typedef struct cl_state {
     const ps_host *host;
@@ -30,40 +29,6 @@ typedef struct cl_state {
     cl_mem kbuf, vbuf, sbuf;
     size_t kcap, vcap, scap;
 } cl_state;
-
-const char *ps_cl_errname(cl_int err)
-{
-    switch (err) {
-#define E(x) case x: return #x;
-    E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
-    E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-    E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY) E(CL_BUILD_PROGRAM_FAILURE)
-    E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE) E(CL_INVALID_BINARY)
-    E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM) E(CL_INVALID_KERNEL_NAME)
-    E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_GROUP_SIZE)
-    E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_CONTEXT)
-    E(CL_INVALID_BUFFER_SIZE) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
-    E(CL_INVALID_KERNEL) E(CL_INVALID_OPERATION) E(CL_INVALID_PROGRAM_EXECUTABLE)
-    E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE)
-    E(CL_MISALIGNED_SUB_BUFFER_OFFSET) E(CL_LINK_PROGRAM_FAILURE)
-#undef E
-    default: return "OpenCL error";
-    }
-}
-
-int ps_cl_status(const ps_host *host, cl_int err, const char *what)
-{
-    host->fail("opencl: %s failed: %s (%d)", what, ps_cl_errname(err), (int)err);
-    switch (err) {
-    case CL_OUT_OF_RESOURCES:
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-        return PS_ERR_DEVICE_MEMORY;
-    case CL_OUT_OF_HOST_MEMORY:
-        return PS_ERR_NO_MEMORY;
-    default:
-        return PS_ERR_DEVICE;
-    }
-}
 
 static void cl_probe(ps_probe *out)
 {
@@ -117,6 +82,7 @@ static int cl_init(const ps_host *host, void **state)
         return PS_ERR_NO_MEMORY;
     }
     s->host = host;
+    ps_cl_api_set_host(host);
     pthread_mutex_init(&s->lock, NULL);
     if (ps_cl_pick_device(&s->plat, &s->dev, why, sizeof why) != 0) {
         host->fail("opencl: %s", why);
@@ -260,68 +226,6 @@ static void cl_trim(void *state)
 
 /* ---- the cl_mem API, reached through the core's wrappers ---- */
 
-static int check_value_size(const ps_host *host, size_t value_size)
-{
-    if (value_size != 0 && value_size != 4 && value_size != 8) {
-        host->fail("opencl: value_size %zu: device buffers take 4- or 8-byte "
-                   "values (or 0 for keys only)", value_size);
-        return PS_ERR_INVALID_ARG;
-    }
-    return PS_OK;
-}
-
-static int dev_scratch_size(const ps_host *host, void *queue, size_t n,
-                            ps_type type, size_t value_size, size_t *bytes)
-{
-    cl_device_id dev = NULL;
-    ps_cl_tune tune;
-    int st = check_value_size(host, value_size);
-    if (st != PS_OK)
-        return st;
-    if (clGetCommandQueueInfo((cl_command_queue)queue, CL_QUEUE_DEVICE, sizeof dev,
-                              &dev, NULL) != CL_SUCCESS) {
-        host->fail("opencl: not a usable command queue");
-        return PS_ERR_INVALID_ARG;
-    }
-    tune = ps_cl_tune_for(dev, 8 * ps_type_bytes(type), (unsigned)value_size);
-    *bytes = ps_cl_scratch_bytes(&tune, n, ps_type_bytes(type), (unsigned)value_size);
-    return PS_OK;
-}
-
-static int dev_sort(const ps_host *host, void *queue, void *keys,
-                    size_t key_offset, void *values, size_t value_offset,
-                    size_t value_size, size_t n, ps_type type, unsigned flags,
-                    void *scratch, size_t scratch_bytes)
-{
-    ps_cl_job job;
-    int st = check_value_size(host, values ? value_size : 0);
-    if (st != PS_OK)
-        return st;
-    if (n < 2)
-        return PS_OK;
-    memset(&job, 0, sizeof job);
-    job.q = (cl_command_queue)queue;
-    job.keys = (cl_mem)keys;
-    job.koff = key_offset;
-    job.vals = values ? (cl_mem)values : NULL;
-    job.voff = value_offset;
-    job.val_bytes = values ? (unsigned)value_size : 0;
-    job.n = n;
-    job.type = type;
-    job.flags = flags;
-    job.scratch = (cl_mem)scratch;
-    job.scratch_bytes = scratch ? scratch_bytes : 0;
-    return ps_cl_sort(host, &job);
-}
-
-/* The cl_mem API, handed to users by ps_device_api("opencl") through the
- * wrappers of lib/ps_opencl_api.c. */
-static const ps_opencl_entry_ops cl_device_api = {
-    PS_OPENCL_ENTRY_ABI,
-    dev_scratch_size,
-    dev_sort,
-};
-
 __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
     .abi = PS_BACKEND_ABI,
@@ -335,7 +239,7 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     .sort_pairs = cl_sort_pairs,
     .release = cl_release,
     .trim = cl_trim,
-    .device_api = &cl_device_api,
+    .device_api = &ps_cl_device_api,
 };
 
 /* Programs built for the cl_mem API belong to the callers' contexts, not

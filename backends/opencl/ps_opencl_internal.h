@@ -18,6 +18,8 @@ typedef struct ps_cl_tune {
     unsigned max_blocks;  /* most work-groups in a pass */
     unsigned onesweep;    /* PORTSORT_OPENCL_ALGO=onesweep: the Onesweep
                              kernels are built and used (8-bit digits) */
+    size_t os_portion;    /* Onesweep: most tiles one launch covers, so that
+                             its 30-bit status counts never overflow */
 } ps_cl_tune;
 
 /* One built program: a (context, device, key width, value width, tuning)
@@ -69,14 +71,23 @@ size_t ps_cl_scratch_bytes(const ps_cl_tune *tune, size_t n, unsigned key_bytes,
                            unsigned val_bytes);
 int ps_cl_sort(const ps_host *host, const ps_cl_job *job);
 
-/* OpenCL status -> libportsort status, with host->fail(what, err). */
-int ps_cl_status(const ps_host *host, cl_int err, const char *what);
 
 /* clCreateBuffer for every device allocation of the backend, so that tests
  * can make the k-th one fail: PORTSORT_TEST_FAIL_DEVICE_ALLOC=k counts the
  * allocations of the process and fails the k-th with
  * CL_MEM_OBJECT_ALLOCATION_FAILURE (ps_opencl_device.c). */
 cl_mem ps_cl_create_buffer(cl_context ctx, size_t bytes, cl_int *err);
+
+/* ps_opencl_error.c: the name of an OpenCL status ("CL_OUT_OF_RESOURCES"). */
 const char *ps_cl_errname(cl_int err);
+/* ps_opencl_error.c: OpenCL status -> libportsort status, with
+ * host->fail(what, err). */
+int ps_cl_status(const ps_host *host, cl_int err, const char *what);
+
+/* ps_opencl_api.c: the cl_mem API's table (portsort_opencl.h), and the
+ * host services its functions use, set by init. */
+struct ps_opencl_api;
+extern const struct ps_opencl_api ps_cl_device_api;
+void ps_cl_api_set_host(const ps_host *host);
 
 #endif /* PS_OPENCL_INTERNAL_H */

@@ -1,6 +1,6 @@
 /*
  * ps_openmp_net.h - sorting networks for the buckets of a leaf, on CPUs
- * with AVX-512 (ps_openmp_net.c).  Used by the OpenMP backend only.
+ * with AVX-512 or AVX2 (ps_openmp_net.c), chosen at run time.  Used by the OpenMP backend only.
  *
  * A leaf (of 4- or 8-byte keys without values, or of packed pairs) is
  * split once by its top bits into buckets of a few keys; each bucket is

@@ -1,0 +1,147 @@
+/*
+ * ps_opencl_api.c - the cl_mem API of <portsort_opencl.h>: the table the
+ * header's inline functions reach through ps_device_api("opencl").
+ *
+ * The same pattern as CUDA and HIP: the public header defines the table and
+ * thin inline wrappers, the module fills the table in, and libportsort
+ * itself holds nothing OpenCL-specific (it never links libOpenCL).  Every
+ * argument is checked here, before anything is enqueued, so that a refused
+ * call leaves the caller's buffers as they were.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "ps_opencl_internal.h"
+#include "portsort_opencl.h"
+
+/* Set by the module's init, which ps_device_api() runs before it hands the
+ * table out: every function below runs after it. */
+static const ps_host *api_host;
+
+void ps_cl_api_set_host(const ps_host *host)
+{
+    api_host = host;
+}
+
+/* The checks every entry point shares: type, flags, queue, keys, n. */
+static int check(const char *fn, cl_command_queue queue, const void *keys,
+                 size_t n, ps_type type, unsigned flags)
+{
+    if (!ps_type_valid((int)type)) {
+        api_host->fail("%s: unknown key type %d", fn, (int)type);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (flags & ~PS_DESCENDING) {
+        api_host->fail("%s: unknown flags 0x%x", fn, flags & ~PS_DESCENDING);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (queue == NULL || (n > 0 && keys == NULL)) {
+        api_host->fail("%s: queue or keys is NULL", fn);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (n > UINT32_MAX) {
+        api_host->fail("%s: n = %zu is beyond 2^32 - 1", fn, n);
+        return PS_ERR_TOO_LARGE;
+    }
+    return PS_OK;
+}
+
+static int check_value_size(const char *fn, size_t value_size)
+{
+    if (value_size != 0 && value_size != 4 && value_size != 8) {
+        api_host->fail("%s: value_size %zu: device buffers take 4- or 8-byte "
+                       "values (or 0 for keys only)", fn, value_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    return PS_OK;
+}
+
+static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
+                            size_t value_size, size_t *bytes)
+{
+    static const char fn[] = "ps_opencl_scratch_size";
+    cl_device_id dev = NULL;
+    ps_cl_tune tune;
+    int st = check(fn, queue, queue, n, type, 0);
+    if (st == PS_OK && bytes == NULL) {
+        api_host->fail("%s: bytes is NULL", fn);
+        st = PS_ERR_INVALID_ARG;
+    }
+    if (st == PS_OK)
+        st = check_value_size(fn, value_size);
+    if (st != PS_OK)
+        return st;
+    if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL)
+        != CL_SUCCESS) {
+        api_host->fail("%s: not a usable command queue", fn);
+        return PS_ERR_INVALID_ARG;
+    }
+    tune = ps_cl_tune_for(dev, 8 * ps_type_bytes(type), (unsigned)value_size);
+    *bytes = ps_cl_scratch_bytes(&tune, n, ps_type_bytes(type), (unsigned)value_size);
+    return PS_OK;
+}
+
+/* Keys only when values is NULL (value_size is then not looked at). */
+static int sort(const char *fn, cl_command_queue queue, cl_mem keys,
+                size_t key_offset, cl_mem values, size_t value_offset,
+                size_t value_size, size_t n, ps_type type, unsigned flags,
+                cl_mem scratch, size_t scratch_bytes)
+{
+    ps_cl_job job;
+    int st = check(fn, queue, keys, n, type, flags);
+    if (st != PS_OK)
+        return st;
+    if (n < 2)
+        return PS_OK;
+    memset(&job, 0, sizeof job);
+    job.q = queue;
+    job.keys = keys;
+    job.koff = key_offset;
+    job.vals = values;
+    job.voff = value_offset;
+    job.val_bytes = values != NULL ? (unsigned)value_size : 0;
+    job.n = n;
+    job.type = type;
+    job.flags = flags;
+    job.scratch = scratch;
+    job.scratch_bytes = scratch != NULL ? scratch_bytes : 0;
+    return ps_cl_sort(api_host, &job);
+}
+
+static int api_sort_keys(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                         size_t n, ps_type type, unsigned flags, cl_mem scratch,
+                         size_t scratch_bytes)
+{
+    return sort("ps_opencl_sort_keys", queue, keys, key_offset, NULL, 0, 0, n,
+                type, flags, scratch, scratch_bytes);
+}
+
+static int api_sort_pairs(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                          cl_mem values, size_t value_offset, size_t value_size,
+                          size_t n, ps_type type, unsigned flags, cl_mem scratch,
+                          size_t scratch_bytes)
+{
+    static const char fn[] = "ps_opencl_sort_pairs";
+    int st = check(fn, queue, keys, n, type, flags);
+    if (st != PS_OK)
+        return st;
+    if (n > 0 && values == NULL) {
+        api_host->fail("%s: values is NULL", fn);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (value_size != 4 && value_size != 8) {
+        api_host->fail("%s: value_size %zu (4 or 8 on devices)", fn, value_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    return sort(fn, queue, keys, key_offset, values, value_offset, value_size,
+                n, type, flags, scratch, scratch_bytes);
+}
+
+const ps_opencl_api ps_cl_device_api = {
+    .abi = PS_OPENCL_API_ABI,
+    .scratch_size = api_scratch_size,
+    .sort_keys = api_sort_keys,
+    .sort_pairs = api_sort_pairs,
+};
