@@ -37,6 +37,16 @@ run() {
     fi
 }
 run "" onesweep
+# The stand-in is built with portions of 2 tiles (PS_GPU_OS_PORTION_TILES),
+# so larger sorts run each pass as several launches, each starting from
+# the positions the one before left, as sorts of 2^28 keys and more do on a
+# GPU: at least one sort must have taken that path.
+if ! grep 'cuda: onesweep, n=' "$dir/log" |
+    sed -n 's/.* \([0-9]*\) tiles of .*portions of 2 tiles.*/\1/p' |
+    awk '$1 > 2 { found = 1 } END { exit !found }'; then
+    echo "FAIL: no Onesweep sort ran over several portions"
+    exit 1
+fi
 run portable reduce-then-scan
 # A device without memory pools: the device API's own scratch must come
 # from plain allocations instead of failing.

@@ -5,7 +5,8 @@
 # with pocl's own tuning (one work-item per work-group, tiles of 2048 keys)
 # and with a GPU-shaped one (work-groups of 64 items ranking in local
 # memory, tiles of 256 keys, so a 16385-key sort is 65 tiles looking back
-# over each other on pocl's worker threads).  Skipped without the module.
+# over each other on pocl's worker threads, launched in portions of 3
+# tiles).  Skipped without the module.
 top=$(cd "${top_builddir:-.}" && pwd)
 if [ ! -f "$top/backends/opencl/.libs/ps_opencl.so" ]; then
     echo "OpenCL backend not built: skipped"
@@ -40,6 +41,15 @@ if [ "$n" -eq 0 ]; then
 fi
 echo "--- onesweep, pocl tuning ($n sorts took the path in the probe run)"
 "$(dirname "$0")/run-backend.sh" opencl || exit $?
-echo "--- onesweep, GPU-shaped tuning"
-PORTSORT_OPENCL_TUNE="wg=64,items=4,bits=4,blocks=5" PS_TEST_MAX_N=16385 \
+echo "--- onesweep, GPU-shaped tuning, portions of 3 tiles"
+# Each launch covers at most 3 tiles (768 keys), so a 16385-key pass runs
+# 22 portions, each starting from the positions the one before left: the
+# path every sort of 2^28 keys or more takes on a GPU.
+tune="wg=64,items=4,bits=4,blocks=5,portion=3"
+PORTSORT_BACKEND=opencl PORTSORT_VERBOSE=1 PS_TEST_MAX_N=2000 PORTSORT_OPENCL_TUNE=$tune \
+    "$top/test/ps_test_diff" > "$dir/portions.log" 2>&1 ||
+    { tail -20 "$dir/portions.log"; echo "FAIL: Onesweep over portions"; exit 1; }
+grep -q 'opencl: onesweep, n=.*portions of 3 tiles' "$dir/portions.log" ||
+    { echo "FAIL: the portion=3 tuning did not cut the sorts into portions"; exit 1; }
+PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 \
     "$(dirname "$0")/run-backend.sh" opencl

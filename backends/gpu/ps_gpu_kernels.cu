@@ -119,7 +119,7 @@ static_assert(ps_same<decltype(&PS_NS::ps_onesweep),
               void (*)(const PS_KEY *, ps_u64, PS_KEY *, ps_u64
                        PS_VAL_PARAMS() PS_VAL_PARAMS(),
                        ps_u32, ps_u32, const ps_u32 *, ps_u64, ps_u32 *, ps_u64,
-                       ps_u64, ps_u64, ps_u32, ps_u32)>::value,
+                       ps_u32 *, ps_u64, ps_u64, ps_u64, ps_u32, ps_u32)>::value,
               "ps_onesweep signature changed");
 
 /* Mirrors ps_gpu_kernels in ps_gpu_internal.h (a C header). */

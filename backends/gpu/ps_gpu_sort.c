@@ -7,12 +7,15 @@
  *
  * Onesweep (ps_kernel_onesweep.cl; the default on CUDA): ps_os_hist counts
  * every 8-bit digit at once, ps_os_scan turns the counts into each digit's
- * first output position, then per digit one ps_onesweep over a status
- * array zeroed before it, one work-group per tile.  Its look-back needs
- * forward progress between running work-groups, which CUDA guarantees.
+ * first output position, then per digit and per portion of at most
+ * PS_GPU_OS_PORTION_TILES tiles one ps_onesweep over a status array zeroed
+ * before it, one work-group per tile.  A portion's last tile leaves where
+ * the next portion's digits start, so sorts of any size stay on Onesweep
+ * (the status words' counts are 30-bit, a portion's length too).  Its
+ * look-back needs forward progress between running work-groups, which
+ * CUDA guarantees.
  *
- * Reduce-then-scan (the portable path; HIP's default, and every sort of
- * 2^30 keys or more, beyond Onesweep's 30-bit status counts): per pass of
+ * Reduce-then-scan (the portable path; HIP's default): per pass of
  * PS_GPU_DIGIT_BITS bits, ps_upsweep (per-block digit counts), ps_scan (one
  * work-group turns them into output offsets), ps_downsweep (stable rank in
  * shared memory, coalesced scatter).
@@ -39,6 +42,8 @@
 _Static_assert((64 + PS_GPU_DIGIT_BITS - 1) / PS_GPU_DIGIT_BITS <= MAX_PASSES,
                "reduce-then-scan passes of a 64-bit key fit the pass tables");
 _Static_assert(8 <= MAX_PASSES, "Onesweep passes of a 64-bit key fit the pass tables");
+_Static_assert((unsigned long long)PS_GPU_OS_PORTION_TILES * PS_GPU_WG * 16
+               < (1ull << 30), "a portion's counts fit Onesweep's 30-bit status words");
 #define ALIGN 256u
 
 /* Onesweep by default where forward progress between work-groups is
@@ -104,15 +109,23 @@ static int use_onesweep(size_t n)
         want = 1;
     else if (e != NULL && strcmp(e, "portable") == 0)
         want = 0;
-    return want && n <= PS_GPU_OS_MAX_N;
+    (void)n;
+    return want;
 }
 
 /* Scratch layout: alternate keys, alternate values, then per path: the
  * per-block counts and digit totals (reduce-then-scan), or the digit
- * positions and the status words (Onesweep); each 256-byte aligned. */
+ * positions, two rows of next-portion positions and the status words of
+ * one portion (Onesweep); each 256-byte aligned. */
 typedef struct layout {
-    size_t keys, vals, counts, totals, bins, status, status_bytes, bytes;
+    size_t keys, vals, counts, totals, bins, bnext, status, status_bytes, bytes;
 } layout;
+
+/* Tiles in one Onesweep portion of a sort of ntiles tiles. */
+static size_t os_portion_tiles(size_t ntiles)
+{
+    return ntiles < PS_GPU_OS_PORTION_TILES ? ntiles : PS_GPU_OS_PORTION_TILES;
+}
 
 static layout make_layout(size_t n, const ps_gpu_kernels *k, int onesweep)
 {
@@ -124,10 +137,11 @@ static layout make_layout(size_t n, const ps_gpu_kernels *k, int onesweep)
     l.vals = round_up(n * kb);
     l.counts = l.vals + round_up(n * vb);
     if (onesweep) {
-        /* The tile counter, then 256 words per tile. */
+        /* The tile counter, then 256 words per tile of a portion. */
         l.bins = l.counts;
-        l.status = l.bins + round_up((size_t)kb * OS_RADIX * 4);
-        l.status_bytes = (1 + ntiles) * OS_RADIX * 4;
+        l.bnext = l.bins + round_up((size_t)kb * OS_RADIX * 4);
+        l.status = l.bnext + round_up(2 * OS_RADIX * 4);
+        l.status_bytes = (1 + os_portion_tiles(ntiles)) * OS_RADIX * 4;
         l.bytes = l.status + round_up(l.status_bytes);
         return l;
     }
@@ -333,38 +347,58 @@ static int enqueue_onesweep(const ps_host *host, const ps_gpu_job *job,
                             const ps_gpu_kernels *k, uint64_t flip, uint64_t fneg)
 {
     uint64_t zero = 0, boff;
-    uint32_t n32 = (uint32_t)job->n, shift, enc_in, dec_out;
-    size_t ntiles = (job->n + os_tile_of(k) - 1) / os_tile_of(k);
+    uint32_t pn, shift, enc_in, dec_out;
+    size_t tile = os_tile_of(k), ntiles = (job->n + tile - 1) / tile;
+    size_t ptiles = os_portion_tiles(ntiles);
     unsigned active[MAX_PASSES], nactive, q;
     layout l = make_layout(job->n, k, 1);
     void *bins = (char *)job->scratch + l.bins;
+    void *bnext = (char *)job->scratch + l.bnext;
     void *status = (char *)job->scratch + l.status;
     int st = os_plan(host, job, k, &l, flip, fneg, active, &nactive);
 
     if (st != PS_OK)
         return st;
-    host->log(PS_GPU_NAME ": onesweep, n=%zu, %u passes, %zu tiles of %zu",
-              job->n, nactive, ntiles, os_tile_of(k));
+    host->log(PS_GPU_NAME ": onesweep, n=%zu, %u passes, %zu tiles of %zu, "
+              "portions of %zu tiles", job->n, nactive, ntiles, os_tile_of(k),
+              ptiles);
     for (q = 0; q < nactive; q++) {
         pass_io io = pass_arrays(job, &l, q);
-        void *ak[] = { &io.kin, &zero, &io.kout, &zero, &n32, &shift, &bins, &boff,
-                       &status, &zero, &flip, &fneg, &enc_in, &dec_out };
-        void *ap[] = { &io.kin, &zero, &io.kout, &zero, &io.vin, &zero, &io.vout,
-                       &zero, &n32, &shift, &bins, &boff, &status, &zero, &flip,
-                       &fneg, &enc_in, &dec_out };
-        ps_rt_err e;
+        uint64_t off = 0, bnoff;
+        size_t portion;
+        void *pbins = bins, *ak[] = { &io.kin, &off, &io.kout, &zero, &pn, &shift,
+                                      &pbins, &boff, &status, &zero, &bnext, &bnoff,
+                                      &flip, &fneg, &enc_in, &dec_out };
+        void *ap[] = { &io.kin, &off, &io.kout, &zero, &io.vin, &off, &io.vout,
+                       &zero, &pn, &shift, &pbins, &boff, &status, &zero, &bnext,
+                       &bnoff, &flip, &fneg, &enc_in, &dec_out };
         shift = active[q] * 8u;
-        boff = (uint64_t)active[q] * OS_RADIX;
         enc_in = q == 0;
         dec_out = q == nactive - 1;
-        /* The tile counter and every status word start at zero. */
-        e = RT(MemsetAsync)(status, 0, l.status_bytes, job->stream);
-        if (e != RT(Success))
-            return ps_gpu_status(host, e, "memset of the status words");
-        st = launch(host, k->onesweep, ntiles, k->val_bytes ? ap : ak, job->stream,
-                    "ps_onesweep");
-        if (st != PS_OK)
-            return st;
+        /* Portion i reads the positions portion i-1 left (the first, the
+         * pass's row of bins) and leaves the next in the other bnext row. */
+        for (portion = 0; off < job->n; portion++) {
+            size_t len = job->n - off < ptiles * tile ? job->n - off : ptiles * tile;
+            ps_rt_err e;
+            pn = (uint32_t)len;
+            if (portion == 0) {
+                pbins = bins;
+                boff = (uint64_t)active[q] * OS_RADIX;
+            } else {
+                pbins = bnext;
+                boff = (uint64_t)((portion - 1) & 1) * OS_RADIX;
+            }
+            bnoff = (uint64_t)(portion & 1) * OS_RADIX;
+            /* The tile counter and every status word start at zero. */
+            e = RT(MemsetAsync)(status, 0, l.status_bytes, job->stream);
+            if (e != RT(Success))
+                return ps_gpu_status(host, e, "memset of the status words");
+            st = launch(host, k->onesweep, (len + tile - 1) / tile,
+                        k->val_bytes ? ap : ak, job->stream, "ps_onesweep");
+            if (st != PS_OK)
+                return st;
+            off += len;
+        }
     }
     return copy_home(host, job, &l, nactive);
 }

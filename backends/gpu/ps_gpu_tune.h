@@ -45,9 +45,13 @@
  * mean fewer status words to zero and read.
  */
 #define PS_GPU_OS_ITEMS(kb, vb) ((kb) + (vb) <= 8 ? 16 : 8)
-/* Onesweep's status words carry 30-bit counts: larger sorts take the
- * reduce-then-scan path. */
-#define PS_GPU_OS_MAX_N (((size_t)1 << 30) - 1)
+/* Onesweep's status words carry 30-bit counts, so a pass runs over
+ * portions of at most this many tiles, one launch each (CUB's portions are
+ * 2^28 keys): 2^16 tiles of 4096 or 2048 keys, 2^28 or 2^27 keys.  The CPU
+ * stand-in's test sets it lower, so that small sorts cross portions. */
+#ifndef PS_GPU_OS_PORTION_TILES
+#  define PS_GPU_OS_PORTION_TILES 65536u
+#endif
 
 /* Most work-groups in one pass: each owns a run of whole tiles.  1024
  * fills any current GPU several times over and keeps the one-work-group

@@ -9,13 +9,18 @@
  *   PS_OS_ITEMS   keys per work-item per tile (default PS_ITEMS)
  * The work-group size is PS_WG, at most 256 (one digit per item or less).
  *
- * Host-side sequence for one sort (n < 2^30 keys):
+ * Host-side sequence for one sort (n < 2^32 keys):
  *   ps_os_hist     once: every 8-bit digit's histogram over all keys
  *                  (bins[p*256 + d], zeroed by the host)
  *   ps_os_scan     one work-group: bins become each digit's first output
  *                  position, per pass
- *   per pass:  ps_onesweep, one work-group per tile of PS_WG*PS_OS_ITEMS
- *              keys, over a status array the host zeroes first.
+ *   per pass, per portion of the keys (fewer than 2^30; CUB's portions are
+ *   about 2^28 keys): ps_onesweep, one work-group per tile of
+ *   PS_WG*PS_OS_ITEMS keys, over a status array the host zeroes first.
+ *   The portion's last tile writes where each digit's keys of the next
+ *   portion start (bnext), which the next portion's launch reads as its
+ *   bins: a sort of any size runs Onesweep, with no cliff where the
+ *   status words' counts would overflow.
  *
  * ps_onesweep: a work-group takes the next tile id from a global counter,
  * so every smaller tile id belongs to a work-group that is already
@@ -33,7 +38,8 @@
  * runs work-groups on OS threads).  The host enables this path only there
  * (see ps_kernel_dialect.h).
  *
- * A status word is flag << 30 | count, so counts (and n) stay below 2^30.
+ * A status word is flag << 30 | count, so counts (and a portion's length)
+ * stay below 2^30.
  *
  * Ranking: with warp intrinsics (PS_WARP_SIZE defined: CUDA, HIP, the CPU
  * stand-in), each warp ranks its run of keys with match-any (or ballots)
@@ -349,10 +355,14 @@ PS_FN ps_u32 ps_os_look_back(PS_GLOBAL ps_u32 *status, ps_u32 tile, ps_u32 d)
 }
 
 /*
- * One pass of the digit at `shift` from kin to kout (values vin to vout).
- * bins: the pass's 256 first output positions (ps_os_scan).  status: the
- * tile counter, then 256 status words per tile, all zero at launch.  Keys
- * are encoded on load when enc_in and decoded on store when dec_out.
+ * One pass of the digit at `shift` over one portion: n keys from kin to
+ * kout (values vin to vout), kin and vin offset to the portion's start.
+ * bins: where each digit's keys of this portion start in kout (for the
+ * first portion, ps_os_scan's positions).  status: the tile counter, then
+ * 256 status words per tile, all zero at launch.  bnext: written by the
+ * portion's last tile with where each digit's keys of the next portion
+ * start; it must not overlap bins.  Keys are encoded on load when enc_in
+ * and decoded on store when dec_out.
  */
 PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
                                  PS_GLOBAL PS_KEY *kout, ps_u64 kout_off
@@ -361,6 +371,7 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
                                  ps_u32 n, ps_u32 shift,
                                  PS_GLOBAL const ps_u32 *bins, ps_u64 boff,
                                  PS_GLOBAL ps_u32 *status, ps_u64 soff,
+                                 PS_GLOBAL ps_u32 *bnext, ps_u64 bnoff,
                                  ps_u64 flip64, ps_u64 fneg64,
                                  ps_u32 enc_in, ps_u32 dec_out)
 {
@@ -391,6 +402,7 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     VAL_DO(vin += vin_off; vout += vout_off;)
     bins += boff;
     status += soff;
+    bnext += bnoff;
     /* Tiles in the order work-groups start, not PS_GROUP(): a work-group
      * only ever waits for tiles that running work-groups own. */
     if (t == 0)
@@ -418,6 +430,9 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
             PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
                                    OS_PRE | (before + hist[d]));
         dst[d] = bins[d] + before - tstart[d];
+        /* The last tile's inclusive prefix is the portion's count. */
+        if (base + valid == n)
+            bnext[d] = bins[d] + before + hist[d];
     }
     PS_BARRIER();
     /* Within a digit, consecutive ranks go to consecutive addresses. */

@@ -72,8 +72,9 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
  * wavefront), 4-bit digits so the per-item counter matrix (16 x 128 x 4
  * bytes) plus two tiles fit in 32 KiB of local memory, 8 keys per item,
  * and enough blocks to fill every compute unit several times.
- * PORTSORT_OPENCL_TUNE="wg=..,items=..,bits=..,blocks=.." overrides (tests
- * use it to run the GPU-shaped path on pocl).
+ * PORTSORT_OPENCL_TUNE="wg=..,items=..,bits=..,blocks=..,portion=.."
+ * overrides (tests use it to run the GPU-shaped path on pocl, and Onesweep
+ * over portions of a few tiles).
  *
  * PORTSORT_OPENCL_ALGO=onesweep builds and runs the Onesweep kernels
  * (ps_kernel_onesweep.cl) instead of reduce-then-scan for sorts of more
@@ -89,7 +90,7 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     cl_ulong lmem = 32768;
     size_t maxwg = 1;
     ps_cl_tune t;
-    const char *spec = getenv("PORTSORT_OPENCL_TUNE");
+    const char *spec = getenv("PORTSORT_OPENCL_TUNE"), *spec0 = spec;
     unsigned kb = key_bits / 8;
 
     clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
@@ -138,6 +139,15 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
         t.bits--;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.wg > 1)
         t.wg >>= 1;
+    /* Onesweep portions of about 2^28 keys (CUB's), never 2^30. */
+    {
+        size_t tile = (size_t)t.wg * t.items, most = (((size_t)1 << 30) - 1) / tile;
+        t.os_portion = env_uint(spec0, "portion", (unsigned)(((size_t)1 << 28) / tile));
+        if (t.os_portion == 0)
+            t.os_portion = 1;
+        if (t.os_portion > most)
+            t.os_portion = most;
+    }
     return t;
 }
 

@@ -12,8 +12,10 @@
  * With PORTSORT_OPENCL_ALGO=onesweep (tune.onesweep; see
  * ps_opencl_program.c for why never by default): ps_os_hist and ps_os_scan
  * give every 8-bit digit its output position, read back to skip constant
- * digits, then one ps_onesweep per pass over zeroed status words.  This is
- * how make check runs the CUDA backend's default path on pocl.
+ * digits, then per pass one ps_onesweep per portion of at most
+ * tune.os_portion tiles over zeroed status words, each portion starting
+ * from the positions the one before left.  This is how make check runs the
+ * CUDA backend's default path on pocl.
  */
 #include <config.h>
 
@@ -39,33 +41,43 @@ static void blocks(const ps_cl_tune *t, size_t n, size_t *nb, size_t *tpb)
     *nb = (ntiles + *tpb - 1) / *tpb;
 }
 
-/* Whether a sort of n keys (more than one tile) runs Onesweep: asked for,
- * and within its 30-bit status counts. */
+/* Whether a sort of n keys (more than one tile) runs Onesweep: when asked
+ * for, at any size (portions keep its status counts within 30 bits). */
 static int os_applies(const ps_cl_tune *t, size_t n)
 {
-    return t->onesweep && n < ((size_t)1 << 30);
+    (void)n;
+    return t->onesweep;
+}
+
+/* Tiles in one Onesweep portion of a sort of n keys. */
+static size_t os_portion_tiles(const ps_cl_tune *t, size_t n)
+{
+    size_t tile = (size_t)t->wg * t->items, ntiles = (n + tile - 1) / tile;
+    return ntiles < t->os_portion ? ntiles : t->os_portion;
 }
 
 /* Scratch layout: alternate keys, alternate values, then per-block counts
- * and digit totals (reduce-then-scan) or digit positions and status words
- * (Onesweep: a tile counter, then 256 words per tile); each region
- * 256-byte aligned so element offsets stay exact. */
+ * and digit totals (reduce-then-scan) or digit positions, two rows of
+ * next-portion positions and status words (Onesweep: a tile counter, then
+ * 256 words per tile of a portion); each region 256-byte aligned so
+ * element offsets stay exact. */
 typedef struct layout {
-    size_t keys, vals, counts, totals, bins, status, status_bytes, bytes;
+    size_t keys, vals, counts, totals, bins, bnext, status, status_bytes, bytes;
 } layout;
 
 static layout make_layout(const ps_cl_tune *t, size_t n, unsigned kb, unsigned vb)
 {
     layout l;
-    size_t nb, tpb, radix = (size_t)1 << t->bits, tile = (size_t)t->wg * t->items;
+    size_t nb, tpb, radix = (size_t)1 << t->bits;
     size_t passes = (8u * kb + t->bits - 1) / t->bits;
     memset(&l, 0, sizeof l);
     l.vals = round_up(n * kb);
     l.counts = l.vals + round_up(n * vb);
     if (os_applies(t, n)) {
         l.bins = l.counts;
-        l.status = l.bins + round_up((size_t)kb * 256 * 4);
-        l.status_bytes = (1 + (n + tile - 1) / tile) * 256 * 4;
+        l.bnext = l.bins + round_up((size_t)kb * 256 * 4);
+        l.status = l.bnext + round_up(2 * 256 * 4);
+        l.status_bytes = (1 + os_portion_tiles(t, n)) * 256 * 4;
         l.bytes = l.status + l.status_bytes;
         return l;
     }
@@ -207,6 +219,7 @@ static int run_onesweep(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p
     cl_uint n = (cl_uint)job->n, pos[8 * 256], active[8], nactive = 0, q, pp, d;
     cl_uint zero = 0;
     size_t tile = (size_t)t->wg * t->items, ntiles = (job->n + tile - 1) / tile;
+    size_t ptiles = os_portion_tiles(t, job->n);
     cl_int err;
     args a;
     int st = os_positions(host, job, p, ooo, scratch, l, pos);
@@ -223,27 +236,44 @@ static int run_onesweep(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p
         if (!constant)
             active[nactive++] = pp;
     }
-    host->log("opencl: onesweep, n=%u, %u of %u passes, %zu tiles of %zu", n,
-              nactive, kb, ntiles, tile);
+    host->log("opencl: onesweep, n=%u, %u of %u passes, %zu tiles of %zu, "
+              "portions of %zu tiles", n, nactive, kb, ntiles, tile, ptiles);
     for (q = 0; q < nactive; q++) {
-        pass_io io = pass_buffers(job, scratch, l, kb, vb, q);
-        cl_ulong boff = l->bins / 4 + (cl_ulong)active[q] * 256;
+        pass_io io0 = pass_buffers(job, scratch, l, kb, vb, q);
         cl_uint shift = active[q] * 8, enc_in = q == 0, dec_out = q == nactive - 1;
+        size_t off = 0, portion;
 
-        err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l->status,
-                                  l->status_bytes, 0, NULL, NULL);
-        if (err == CL_SUCCESS && ooo)
-            err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
-        if (err != CL_SUCCESS)
-            return ps_cl_status(host, err, "clEnqueueFillBuffer");
-        a.k = p->onesweep; a.i = 0; a.err = CL_SUCCESS;
-        io_args(&a, &io, vb);
-        ARG(a, n); ARG(a, shift); ARG(a, scratch); ARG(a, boff); ARG(a, scratch);
-        ARG(a, soff); ARG(a, flip); ARG(a, fneg); ARG(a, enc_in); ARG(a, dec_out);
-        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->onesweep, ntiles,
-                                                   t->wg);
-        if (err != CL_SUCCESS)
-            return ps_cl_status(host, err, "ps_onesweep");
+        /* Portion i reads the positions portion i-1 left (the first, the
+         * pass's row of bins) and leaves the next in the other bnext row. */
+        for (portion = 0; off < job->n; portion++) {
+            size_t len = job->n - off < ptiles * tile ? job->n - off : ptiles * tile;
+            pass_io io = io0;
+            cl_uint pn = (cl_uint)len;
+            cl_ulong boff = portion == 0
+                ? l->bins / 4 + (cl_ulong)active[q] * 256
+                : l->bnext / 4 + (cl_ulong)((portion - 1) & 1) * 256;
+            cl_ulong bnoff = l->bnext / 4 + (cl_ulong)(portion & 1) * 256;
+
+            io.kin_off += off;
+            if (vb)
+                io.vin_off += off;
+            err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l->status,
+                                      l->status_bytes, 0, NULL, NULL);
+            if (err == CL_SUCCESS && ooo)
+                err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
+            if (err != CL_SUCCESS)
+                return ps_cl_status(host, err, "clEnqueueFillBuffer");
+            a.k = p->onesweep; a.i = 0; a.err = CL_SUCCESS;
+            io_args(&a, &io, vb);
+            ARG(a, pn); ARG(a, shift); ARG(a, scratch); ARG(a, boff); ARG(a, scratch);
+            ARG(a, soff); ARG(a, scratch); ARG(a, bnoff); ARG(a, flip); ARG(a, fneg);
+            ARG(a, enc_in); ARG(a, dec_out);
+            err = a.err != CL_SUCCESS ? a.err
+                : launch(job->q, ooo, p->onesweep, (len + tile - 1) / tile, t->wg);
+            if (err != CL_SUCCESS)
+                return ps_cl_status(host, err, "ps_onesweep");
+            off += len;
+        }
     }
     return copy_home(host, job, scratch, l, nactive, ooo);
 }
