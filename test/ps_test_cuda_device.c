@@ -7,6 +7,11 @@
  * stable merge sort sharing no code with the library).  Then the argument
  * errors, which must leave the device arrays untouched.
  *
+ * PS_TEST_CUDA_DEVICE=d runs everything on device d (cudaSetDevice first):
+ * on a machine with two GPUs, a library that launched on another device
+ * than the caller's would fault on these buffers, and the calling thread's
+ * device must still be d at the end.
+ *
  * Built only with --with-cuda; exits 77 where CUDA cannot run (no driver,
  * no device), which is every CI machine.  tools/gpu-run.sh runs it on a
  * lent GPU, also under compute-sanitizer (PS_TEST_MAX_N caps the sizes).
@@ -156,11 +161,15 @@ int main(void)
     static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 511, 512, 513, 1023,
         1024, 1025, 2047, 2048, 2049, 5000, 65537, 300001, (1u << 20) + 3,
         (1u << 21) + 1 };
-    const char *cap = getenv("PS_TEST_MAX_N");
+    const char *cap = getenv("PS_TEST_MAX_N"), *dev = getenv("PS_TEST_CUDA_DEVICE");
     size_t max_n = cap != NULL ? strtoull(cap, NULL, 10) : (size_t)-1, si;
     cudaStream_t s;
-    int t, f, op, d, cases = 0;
+    int t, f, op, d, cases = 0, want = dev != NULL ? atoi(dev) : -1, cur = -1;
 
+    if (want >= 0 && cudaSetDevice(want) != cudaSuccess) {
+        printf("SKIP: no CUDA device %d\n", want);
+        return PS_TEST_SKIP;
+    }
     if (ps_cuda_api_get() == NULL) {
         printf("SKIP: CUDA device API unavailable: %s\n", ps_error_detail());
         return PS_TEST_SKIP;
@@ -184,6 +193,11 @@ int main(void)
                     }
     }
     CK(cudaStreamDestroy(s));
-    printf("ps_test_cuda_device: %d cases passed\n", cases);
+    CK(cudaGetDevice(&cur));
+    if (want >= 0 && cur != want)
+        t_fail("the calling thread's device is %d after the sorts, was set to %d",
+               cur, want);
+    printf("ps_test_cuda_device: %d cases passed%s\n", cases,
+           want >= 0 ? " on the device PS_TEST_CUDA_DEVICE names" : "");
     return 0;
 }

@@ -17,6 +17,13 @@
 #              a quicker run)
 #   crossover  host-array sorts on cuda vs the CPU, 2^10 .. 2^24 keys, to
 #              set the `auto` crossover (PORTSORT_GPU_MIN_N)
+#   scale      test/ps_test_scale on cuda, each path, under a time limit:
+#              2^32 + 5 u8 keys (refused), 2^32 - 1 u8 keys (the most the
+#              kernels count, where 32-bit indices come closest to wrapping)
+#              and 2^29 + 3 u32 keys (Onesweep over 3 portions)
+#   devices    with two GPUs or more: the device API test on device 1
+#              (PS_TEST_CUDA_DEVICE=1), which faults if the library launches
+#              on another device than the caller's
 #
 # A GPU machine without autotools builds from a distribution tarball
 # placed in .gpurun/ beforehand:
@@ -39,7 +46,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/gpurun-out}
 mkdir -p "$out" "$top/doc"
 build=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}
-steps=${*:-build test sanitize bench crossover}
+steps=${*:-build test sanitize bench crossover scale devices}
 report=$out/results-cuda.md
 jobs=$(nproc 2>/dev/null || echo 4)
 limit=${PS_GPURUN_TIMEOUT:-240}
@@ -164,8 +171,36 @@ crossover)
           done
       done; echo '```'; } | tee "$out/crossover.log" >> "$report"
     ;;
+scale)
+    note "## 2^32 - 1 keys and Onesweep portions (test/ps_test_scale)"
+    cd "$build/obj" || exit 1
+    for algo in onesweep portable; do
+        log="$out/scale-$algo.log"
+        PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=cuda PORTSORT_GPU_ALGO=$algo \
+            PORTSORT_VERBOSE=1 timeout "${PS_GPURUN_SCALE_TIMEOUT:-540}" \
+            ./test/ps_test_scale > "$log" 2>&1
+        rc=$?
+        note "- $algo: exit $rc$([ $rc -eq 124 ] && echo ' (timed out: a hang)'); $(grep -v '^portsort:' "$log" | tail -1)"
+        [ "$algo" = onesweep ] && note "  portions: $(grep -o 'cuda: onesweep, n=[0-9]*.*portions of [0-9]* tiles' "$log" | sort -u | tr '\n' ';')"
+        [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || fail "ps_test_scale on $algo"
+    done
+    ;;
+devices)
+    note "## device API on the second GPU"
+    cd "$build/obj" || exit 1
+    ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | wc -l)
+    if [ "$ngpu" -lt 2 ]; then
+        note "- $ngpu GPU(s): skipped (needs two)"
+    else
+        PORTSORT_MODULE_PATH=$(modpath) PS_TEST_CUDA_DEVICE=1 PS_TEST_MAX_N=70000 \
+            timeout "$limit" ./test/ps_test_cuda_device > "$out/devices.log" 2>&1
+        rc=$?
+        note "- device 1 of $ngpu: exit $rc; $(tail -1 "$out/devices.log")"
+        [ "$rc" -eq 0 ] || fail "device API on device 1"
+    fi
+    ;;
 *)
-    echo "unknown step $step (build test sanitize bench crossover)" >&2
+    echo "unknown step $step (build test sanitize bench crossover scale devices)" >&2
     exit 2
     ;;
 esac
