@@ -270,9 +270,13 @@ static int ps_mpi_run(const ps_mpi_call *a)
      * stable sort of their concatenation orders equal keys by (rank,
      * position): the global stable order.  The library's radix sort does
      * that in linear time and with the very same order as the local sort,
-     * where a comparison merge would need its own float rules.  Its status
+     * where a comparison merge would need its own float rules.  One run
+     * alone (one rank, or skewed data) is already in order.  The status
      * is agreed on before the caller's memory changes. */
-    st = ps_mpi_local_sort(a, w.rkeys, w.rvalues, m);
+    int runs = 0;
+    for (int r = 0; r < c.size; r++)
+        runs += c.rcount[r] > 0;
+    st = runs > 1 ? ps_mpi_local_sort(a, w.rkeys, w.rvalues, m) : PS_OK;
     if (a->op == PS_MPI_OP_KEYS_V) {
         int64_t v[1] = { ps_mpi_status_rank(st) };
         st = ps_mpi_agree_max(&c, v, 1);
