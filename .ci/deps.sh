@@ -5,6 +5,7 @@
 # without an AMD GPU); the CUDA toolkit comes with the machine, not Debian.
 # python3-numpy, python3-pytest and python3-venv test the Python package
 # (test/python.sh, pip install ./python); cmake tests the CMake package.
+# openmpi-bin and libopenmpi-dev build and test libportsort_mpi (mpi/).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 SUDO=
@@ -13,7 +14,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
       pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libboost-dev
       libhwy-dev clang libclang-rt-14-dev valgrind gcovr
       hipcc libamdhip64-dev rocm-device-libs
-      python3-numpy python3-pytest python3-venv cmake"
+      python3-numpy python3-pytest python3-venv cmake
+      openmpi-bin libopenmpi-dev"
 missing=
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -23,15 +23,25 @@ if command -v hipcc >/dev/null 2>&1; then
     gpu_flags="$gpu_flags --with-hip --with-hip-arch=${PS_CI_HIP_ARCH:-gfx90a}"
 fi
 echo "GPU modules:${gpu_flags:- none (no nvcc, no hipcc)}"
+# libportsort_mpi whenever an MPI compiler wrapper is here: --with-mpi
+# (not the default auto) so that a broken MPI install fails CI instead of
+# silently skipping the library and its test.
+mpi_flags=
+if command -v mpicc >/dev/null 2>&1; then
+    mpi_flags=--with-mpi
+fi
+echo "MPI library:${mpi_flags:+ built}${mpi_flags:- not built (no mpicc)}"
 # shellcheck disable=SC2086
-[ -f Makefile ] || "$top/configure" -q --enable-werror $gpu_flags
+[ -f Makefile ] || "$top/configure" -q --enable-werror $gpu_flags $mpi_flags
 make -j"$jobs"
 make -j"$jobs" check || { cat test-suite.log; exit 1; }
-# No GPU runtime may appear among the core library's dependencies.
-if ldd lib/.libs/libportsort.so | grep -Ei 'cuda|hip|opencl'; then
-    echo "libportsort.so links a GPU runtime" >&2
+# No GPU runtime, and no MPI (only libportsort_mpi links it), may appear
+# among the core library's dependencies.
+if ldd lib/.libs/libportsort.so | grep -Ei 'cuda|hip|opencl|libmpi'; then
+    echo "libportsort.so links a GPU runtime or MPI" >&2
     exit 1
 fi
 # The tarball's own make check runs the shapes tests (test/shapes-*.sh)
 # on two threads and up to 2^17 + 1 keys: the full set has just run above.
-PS_SHAPES_THREADS=2 PS_SHAPES_MAX_N=131073 make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror
+PS_SHAPES_THREADS=2 PS_SHAPES_MAX_N=131073 make -j"$jobs" distcheck \
+    DISTCHECK_CONFIGURE_FLAGS="--enable-werror $mpi_flags"

@@ -1,0 +1,36 @@
+# mpi/: libportsort_mpi, the distributed sort over MPI (configure
+# --with-mpi).  Only this library and its test get the MPI flags;
+# libportsort links no MPI.  doc/mpi.md describes it.
+if PS_HAVE_MPI
+lib_LTLIBRARIES += mpi/libportsort_mpi.la
+include_HEADERS += mpi/portsort_mpi.h
+pkgconfig_DATA += mpi/portsort-mpi.pc
+mpi_libportsort_mpi_la_SOURCES = mpi/ps_mpi_sort.c mpi/ps_mpi_agree.c \
+	mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c mpi/ps_mpi_exchange.c \
+	mpi/ps_mpi_redistribute.c mpi/ps_mpi_internal.h
+mpi_libportsort_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
+mpi_libportsort_mpi_la_LIBADD = lib/libportsort.la $(MPI_LIBS)
+mpi_libportsort_mpi_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined
+
+# The differential test: one mpirun per communicator size, each looping
+# over every case (test/mpi.sh).
+check_PROGRAMS += test/ps_test_mpi
+test_ps_test_mpi_SOURCES = test/ps_test_mpi.c test/ps_test_util.c
+test_ps_test_mpi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
+test_ps_test_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS)
+
+# The benchmark of doc/mpi.md (not installed).
+noinst_PROGRAMS += tools/ps_mpi_bench
+tools_ps_mpi_bench_SOURCES = tools/ps_mpi_bench.c
+tools_ps_mpi_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
+tools_ps_mpi_bench_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS)
+endif
+AM_TESTS_ENVIRONMENT += PS_MPIRUN='$(MPIRUN)'; export PS_MPIRUN;
+TESTS += test/mpi.sh
+dist_check_SCRIPTS += test/mpi.sh
+# Distributed whatever the configuration (automake only lists conditional
+# sources it sees).
+EXTRA_DIST += mpi/portsort_mpi.h mpi/ps_mpi_internal.h mpi/ps_mpi_sort.c \
+	mpi/ps_mpi_agree.c mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c \
+	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c test/ps_test_mpi.c \
+	tools/ps_mpi_bench.c doc/mpi.md

@@ -1,0 +1,432 @@
+/*
+ * ps_test_mpi.c - differential test of libportsort_mpi, run by test/mpi.sh
+ * under mpirun with several communicator sizes.
+ *
+ * Every case generates each rank's keys from a seed that every rank can
+ * compute (so each rank knows every rank's count), sorts them with one of
+ * the three functions, gathers input and output on rank 0 and compares the
+ * output with the stable order of the input by t_oracle_perm (a merge sort
+ * on values, sharing nothing with the library's key transforms).  Values
+ * carry the global input index of their key, so comparing them checks the
+ * (rank, index) order of equal keys.  Then the collective errors: each
+ * must give the same status on every rank and leave every array as it was.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "portsort_mpi.h"
+#include "ps_test_util.h"
+
+enum { M_KEYS, M_PAIRS4, M_PAIRS8, M_PAIRS3, M_KEYS_V, M_COUNT };
+static const size_t mode_vsize[M_COUNT] = { 0, 4, 8, 3, 0 };
+static const char *mode_name[M_COUNT] = { "keys", "pairs4", "pairs8", "pairs3", "keys_v" };
+
+enum { S_RANDOM, S_EQUAL, S_ONE_RANK, S_EMPTY_RANKS, S_SORTED, S_REVERSE, S_FEW,
+       S_LOGUNIFORM, S_COUNT };
+static const char *shape_name[S_COUNT] = { "random", "equal", "one-rank", "empty-ranks",
+                                           "sorted", "reverse", "few-distinct",
+                                           "log-uniform" };
+
+static int rank, size;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "FAIL (rank %d of %d): ", rank, size);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (p == NULL)
+        fail("out of memory (%zu bytes)", n);
+    return p;
+}
+
+/* Store a value in key i of a typed array: integers wrap to the width,
+ * floats take the double's value. */
+static void put_int(void *keys, size_t i, ps_type t, int64_t v)
+{
+    unsigned char *p = keys;
+    switch (t) {
+    case PS_U8: case PS_I8: { uint8_t x = (uint8_t)v; memcpy(p + i, &x, 1); break; }
+    case PS_U16: case PS_I16: { uint16_t x = (uint16_t)v; memcpy(p + 2 * i, &x, 2); break; }
+    case PS_U32: case PS_I32: { uint32_t x = (uint32_t)v; memcpy(p + 4 * i, &x, 4); break; }
+    case PS_U64: case PS_I64: memcpy(p + 8 * i, &v, 8); break;
+    case PS_F32: { float x = (float)v; memcpy(p + 4 * i, &x, 4); break; }
+    case PS_F64: { double x = (double)v; memcpy(p + 8 * i, &x, 8); break; }
+    }
+}
+
+static void put_bits(void *keys, size_t i, size_t ks, uint64_t bits)
+{
+    memcpy((unsigned char *)keys + ks * i, &bits, ks);   /* little-endian */
+}
+
+/* Per-rank counts of a case, the same on every rank. */
+static void case_counts(uint64_t seed, int shape, int big, size_t *n)
+{
+    uint64_t s = seed ^ 0xC0FFEE;
+    size_t cap = big ? 50000 / (size_t)size + 1 : 300;
+    for (int r = 0; r < size; r++)
+        n[r] = (size_t)(t_rand(&s) % (cap + 1));
+    if (shape == S_ONE_RANK) {
+        int owner = (int)(seed % (uint64_t)size);
+        for (int r = 0; r < size; r++)
+            n[r] = r == owner ? (big ? 50000 : 700) : 0;
+    }
+    if (shape == S_EMPTY_RANKS)
+        for (int r = 0; r < size; r += 2)
+            n[r] = 0;
+}
+
+static void gen_keys(uint64_t seed, int shape, ps_type t, size_t ks, void *keys, size_t n,
+                     size_t offset, size_t total)
+{
+    uint64_t s = seed * 1000003u + (uint64_t)rank, cs = seed;
+    uint64_t common = t_rand(&cs), few[4];
+    for (int k = 0; k < 4; k++)
+        few[k] = t_rand(&cs);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = t_rand(&s);
+        size_t g = offset + i;
+        switch (shape) {
+        case S_EQUAL: put_bits(keys, i, ks, common); break;
+        case S_SORTED: put_int(keys, i, t, (int64_t)g - (int64_t)total / 2); break;
+        case S_REVERSE: put_int(keys, i, t, (int64_t)total / 2 - (int64_t)g); break;
+        case S_FEW: put_bits(keys, i, ks, few[r % 4]); break;
+        case S_LOGUNIFORM: {
+            if (t == PS_F32 || t == PS_F64) {
+                double v = ldexp(1.0 + (double)(r >> 12) / 4503599627370496.0,
+                                 (int)((r >> 1) % 80) - 40);
+                if (t == PS_F32) {
+                    float f = (float)((r & 1) ? -v : v);
+                    memcpy((unsigned char *)keys + 4 * i, &f, 4);
+                } else {
+                    v = (r & 1) ? -v : v;
+                    memcpy((unsigned char *)keys + 8 * i, &v, 8);
+                }
+            } else {
+                uint64_t m = t_rand(&s) >> (r % (8 * ks));
+                if ((r >> 8) & 1)
+                    m = (uint64_t)-(int64_t)m;
+                put_bits(keys, i, ks, m);
+            }
+            break;
+        }
+        default: put_bits(keys, i, ks, r); break;
+        }
+    }
+}
+
+/* Value of global index g: its bytes, little-endian, cut to vs bytes. */
+static void put_value(unsigned char *v, size_t vs, size_t i, uint64_t g)
+{
+    for (size_t b = 0; b < vs; b++)
+        v[vs * i + b] = b < 8 ? (unsigned char)(g >> (8 * b)) : 0;
+}
+
+/* Gather every rank's n[r] elements of es bytes to rank 0. */
+static void *gather(const void *mine, const size_t *n, size_t es)
+{
+    int *cnt = xmalloc(sizeof(int) * (size_t)size), *dsp = xmalloc(sizeof(int) * (size_t)size);
+    size_t all = 0;
+    for (int r = 0; r < size; r++) {
+        cnt[r] = (int)(n[r] * es);
+        dsp[r] = (int)all;
+        all += n[r] * es;
+    }
+    void *out = rank == 0 ? xmalloc(all) : NULL;
+    MPI_Gatherv(mine, cnt[rank], MPI_BYTE, out, cnt, dsp, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(cnt);
+    free(dsp);
+    return out;
+}
+
+/* Every rank's status must be `want`. */
+static void expect_all(int st, int want, const char *what)
+{
+    int lo = st, hi = st;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (lo != want || hi != want)
+        fail("%s: statuses %d..%d across ranks (this rank %d), want %d on all", what, lo, hi,
+             st, want);
+}
+
+/* The sample target of ps_mpi_splitters.c, for the balance check of the
+ * free-count form. */
+static size_t sample_target(void)
+{
+    size_t per = (size_t)size * 32 < 256 ? 256 : (size_t)size * 32;
+    size_t t = per * (size_t)size;
+    return t > ((size_t)1 << 18) ? (size_t)1 << 18 : t;
+}
+
+static long cases_run;
+
+static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int shape, int big,
+                     int small_msgs)
+{
+    size_t ks = ps_type_size(t), vs = mode_vsize[mode];
+    size_t *n = xmalloc(sizeof(size_t) * (size_t)size);
+    size_t total = 0, offset = 0, n_out = 0;
+    char what[160];
+
+    case_counts(seed, shape, big, n);
+    for (int r = 0; r < size; r++) {
+        if (r < rank)
+            offset += n[r];
+        total += n[r];
+    }
+    size_t me = n[rank];
+    snprintf(what, sizeof what, "case %llu: %s %s %s %s n=%zu total=%zu%s",
+             (unsigned long long)seed, t_type_name(t), mode_name[mode],
+             flags ? "descending" : "ascending", shape_name[shape], me, total,
+             small_msgs ? " (alltoallw path)" : "");
+    if (small_msgs)
+        setenv("PORTSORT_MPI_MAX_MSG", (seed & 1) ? "1" : "40", 1);
+
+    void *keys = xmalloc(me * ks);
+    unsigned char *vals = xmalloc(me * (vs ? vs : 1));
+    gen_keys(seed, shape, t, ks, keys, me, offset, total);
+    for (size_t i = 0; i < me; i++)
+        put_value(vals, vs, i, offset + i);
+    void *in_all = gather(keys, n, ks);
+
+    int st;
+    void *out = NULL;
+    if (mode == M_KEYS) {
+        st = ps_mpi_sort_keys(MPI_COMM_WORLD, keys, me, t, flags);
+    } else if (mode == M_KEYS_V) {
+        /* First with no room: every rank learns what it needs, and the
+         * keys must not move; then with exactly that. */
+        st = ps_mpi_sort_keys_v(MPI_COMM_WORLD, keys, me, NULL, 0, &n_out, t, flags);
+        expect_all(st, total > 0 ? PS_ERR_TOO_LARGE : PS_OK, what);
+        size_t need = n_out, sum = 0;
+        MPI_Allreduce(&need, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (sum != total)
+            fail("%s: needed counts add up to %zu", what, sum);
+        out = xmalloc(need * ks);
+        st = ps_mpi_sort_keys_v(MPI_COMM_WORLD, keys, me, out, need, &n_out, t, flags);
+        if (st == PS_OK && n_out != need)
+            fail("%s: n_out %zu, announced %zu", what, n_out, need);
+    } else {
+        st = ps_mpi_sort_pairs(MPI_COMM_WORLD, keys, vals, vs, me, t, flags);
+    }
+    expect_all(st, PS_OK, what);
+    if (small_msgs)
+        unsetenv("PORTSORT_MPI_MAX_MSG");
+
+    /* Result counts: the input counts, or the free ones. */
+    size_t *rn = n;
+    if (mode == M_KEYS_V) {
+        rn = xmalloc(sizeof(size_t) * (size_t)size);
+        uint64_t mine = n_out, *all = xmalloc(8 * (size_t)size);
+        MPI_Allgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+        for (int r = 0; r < size; r++)
+            rn[r] = (size_t)all[r];
+        free(all);
+    }
+    void *keys_all = gather(mode == M_KEYS_V ? out : keys, rn, ks);
+    void *vals_all = vs ? gather(vals, n, vs) : NULL;
+
+    if (rank == 0) {
+        size_t *perm = xmalloc(sizeof(size_t) * (total ? total : 1));
+        t_oracle_perm(in_all, total, t, flags, perm);
+        for (size_t j = 0; j < total; j++) {
+            const unsigned char *want = (const unsigned char *)in_all + perm[j] * ks;
+            const unsigned char *got = (const unsigned char *)keys_all + j * ks;
+            if (memcmp(want, got, ks) != 0)
+                fail("%s: key %zu of the sorted output differs", what, j);
+            if (vs) {
+                unsigned char ev[8];
+                put_value(ev, vs, 0, perm[j]);
+                if (memcmp(ev, (unsigned char *)vals_all + j * vs, vs) != 0)
+                    fail("%s: value %zu is not that of input %zu (unstable or lost)", what,
+                         j, perm[j]);
+            }
+        }
+        if (mode == M_KEYS_V && size > 1) {
+            /* Regular sampling bounds every bucket, equal keys included. */
+            size_t tt = sample_target(), step = (total + tt - 1) / tt;
+            size_t bound = total / (size_t)size + 2 * (size_t)size * (step ? step : 1) + 1;
+            for (int r = 0; r < size; r++)
+                if (rn[r] > bound)
+                    fail("%s: rank %d got %zu keys, bound %zu", what, r, rn[r], bound);
+        }
+        free(perm);
+    }
+    if (rn != n)
+        free(rn);
+    free(keys_all);
+    free(vals_all);
+    free(in_all);
+    free(out);
+    free(keys);
+    free(vals);
+    free(n);
+    cases_run++;
+}
+
+/* Run one erroneous call: every rank must get `want`, and keys and values
+ * must be unchanged on every rank. */
+typedef int (*err_call)(void *keys, void *vals, size_t n, void *out, size_t *n_out);
+
+static void check_error(const char *what, err_call call, int want)
+{
+    size_t n = 5 + (size_t)rank, n_out = 12345;
+    uint32_t keys[16], vals[16], k0[16], v0[16], out[64], o0[64];
+    uint64_t s = 77 + (uint64_t)rank;
+    for (size_t i = 0; i < 16; i++)
+        keys[i] = (uint32_t)t_rand(&s), vals[i] = (uint32_t)i;
+    for (size_t i = 0; i < 64; i++)
+        out[i] = 0xDEADBEEF;
+    memcpy(k0, keys, sizeof keys);
+    memcpy(v0, vals, sizeof vals);
+    memcpy(o0, out, sizeof out);
+    int st = call(keys, vals, n, out, &n_out);
+    expect_all(st, want, what);
+    if (memcmp(k0, keys, sizeof keys) || memcmp(v0, vals, sizeof vals)
+        || memcmp(o0, out, sizeof out))
+        fail("%s: the arrays changed", what);
+}
+
+static int last(void) { return rank == size - 1; }
+
+static int e_type_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v; (void)o; (void)no;
+    return ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, last() ? PS_I32 : PS_U32, 0);
+}
+static int e_vsize_zero(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)o; (void)no;
+    return ps_mpi_sort_pairs(MPI_COMM_WORLD, k, v, 0, n, PS_U32, 0);
+}
+static int e_vsize_zero_one(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)o; (void)no;
+    return ps_mpi_sort_pairs(MPI_COMM_WORLD, k, v, last() ? 0 : 4, n, PS_U32, 0);
+}
+static int e_vsize_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)o; (void)no;
+    return ps_mpi_sort_pairs(MPI_COMM_WORLD, k, v, last() ? 2 : 4, n, PS_U32, 0);
+}
+static int e_null_keys(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)o; (void)no;
+    return ps_mpi_sort_pairs(MPI_COMM_WORLD, last() ? NULL : k, v, 4, n, PS_U32, 0);
+}
+static int e_null_values(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)o; (void)no;
+    return ps_mpi_sort_pairs(MPI_COMM_WORLD, k, last() ? NULL : v, 4, n, PS_U32, 0);
+}
+static int e_bad_flag(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v; (void)o; (void)no;
+    return ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, PS_U32, last() ? 4u : 0u);
+}
+static int e_flag_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v; (void)o; (void)no;
+    return ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, PS_U32, last() ? PS_DESCENDING : 0u);
+}
+static int e_bad_type(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v; (void)o; (void)no;
+    return ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, (ps_type)99, 0);
+}
+static int e_op_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)o; (void)no;
+    if (last())
+        return ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, PS_U32, 0);
+    return ps_mpi_sort_pairs(MPI_COMM_WORLD, k, v, 4, n, PS_U32, 0);
+}
+static int e_v_no_room(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v;
+    /* The last rank offers no room, the others plenty. */
+    int st = ps_mpi_sort_keys_v(MPI_COMM_WORLD, k, n, o, last() ? 0 : 64, no, PS_U32, 0);
+    if (*no == 0 || *no > 64)
+        fail("e_v_no_room: n_out %zu is not the count needed", *no);
+    return st;
+}
+static int e_v_null_nout(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v;
+    return ps_mpi_sort_keys_v(MPI_COMM_WORLD, k, n, o, 64, last() ? NULL : no, PS_U32, 0);
+}
+static int e_msg_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v; (void)o; (void)no;
+    if (last())
+        setenv("PORTSORT_MPI_MAX_MSG", "64", 1);
+    int st = ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, PS_U32, 0);
+    unsetenv("PORTSORT_MPI_MAX_MSG");
+    return st;
+}
+
+static void error_cases(void)
+{
+    check_error("value_size 0", e_vsize_zero, PS_ERR_INVALID_ARG);
+    check_error("value_size 0 on the last rank", e_vsize_zero_one, PS_ERR_INVALID_ARG);
+    check_error("NULL keys on the last rank", e_null_keys, PS_ERR_INVALID_ARG);
+    check_error("NULL values on the last rank", e_null_values, PS_ERR_INVALID_ARG);
+    check_error("unknown flag on the last rank", e_bad_flag, PS_ERR_INVALID_ARG);
+    check_error("unknown type", e_bad_type, PS_ERR_INVALID_ARG);
+    check_error("n_out NULL on the last rank", e_v_null_nout, PS_ERR_INVALID_ARG);
+    /* The rank with no room needs at least its 5 + rank keys' worth... not
+     * exactly, but some: with 5 + r keys per rank every bucket is
+     * non-empty, so the call must fail everywhere. */
+    check_error("no room for _v on the last rank", e_v_no_room, PS_ERR_TOO_LARGE);
+    if (size > 1) {
+        check_error("type differs on the last rank", e_type_mismatch, PS_ERR_INVALID_ARG);
+        check_error("value_size differs on the last rank", e_vsize_mismatch,
+                    PS_ERR_INVALID_ARG);
+        check_error("flags differ on the last rank", e_flag_mismatch, PS_ERR_INVALID_ARG);
+        check_error("keys on the last rank, pairs elsewhere", e_op_mismatch,
+                    PS_ERR_INVALID_ARG);
+        check_error("PORTSORT_MPI_MAX_MSG differs on the last rank", e_msg_mismatch,
+                    PS_ERR_INVALID_ARG);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double t0 = MPI_Wtime();
+
+    /* Errors first and last: an error must leave nothing behind that
+     * disturbs the calls after it. */
+    error_cases();
+    uint64_t seed = 1;
+    for (int t = PS_U8; t <= PS_F64; t++)
+        for (int mode = 0; mode < M_COUNT; mode++)
+            for (unsigned flags = 0; flags <= PS_DESCENDING; flags++)
+                for (int shape = 0; shape < S_COUNT; shape++, seed++)
+                    run_case(seed, (ps_type)t, mode, flags, shape, seed % 23 == 0,
+                             seed % 7 == 3);
+    error_cases();
+    if (rank == 0)
+        printf("ps_test_mpi: %d ranks, %ld cases and the error cases passed in %.1f s\n",
+               size, cases_run, MPI_Wtime() - t0);
+    MPI_Finalize();
+    return 0;
+}
