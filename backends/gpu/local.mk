@@ -12,11 +12,11 @@ noinst_HEADERS += backends/gpu/ps_gpu_internal.h backends/gpu/ps_gpu_tune.h
 EXTRA_DIST += backends/gpu/ps_gpu_kernels.cu backends/gpu/ps_gpu_util.cu \
 	backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
 	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c \
-	backends/gpu/ps_gpu_error.c
+	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c
 # The host code every CUDA/HIP module (and the stand-in) is built from.
 PS_GPU_HOST_SOURCES = backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
 	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c \
-	backends/gpu/ps_gpu_error.c
+	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c
 
 # Kernel instantiations: key bits x value bytes, one object each.
 PS_GPU_KV = 8_v0 8_v4 8_v8 16_v0 16_v4 16_v8 32_v0 32_v4 32_v8 64_v0 64_v4 64_v8
@@ -54,7 +54,7 @@ check_LTLIBRARIES += test/ps_gpu_fake.la
 test_ps_gpu_fake_la_SOURCES = $(PS_GPU_HOST_SOURCES) test/ps_gpu_fake.cc
 noinst_HEADERS += test/ps_gpu_fake.h
 PS_FAKE_DEFS = -DPS_GPU_FAKE -DPS_GPU_MAX_BLOCKS=3 -DPS_GPU_STAGE_BYTES=1000 \
-	-DPS_GPU_OS_PORTION_TILES=2
+	-DPS_GPU_OS_PORTION_TILES=2 -DPS_GPU_COPY_SPLIT_MIN=256
 test_ps_gpu_fake_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu \
 	-I$(top_srcdir)/test $(PS_FAKE_DEFS) -DPS_GPU_ARCH_LIST='"CPU stand-in"'
 test_ps_gpu_fake_la_CXXFLAGS = -std=c++20 $(PTHREAD_CFLAGS)

@@ -63,6 +63,7 @@ typedef struct gstate {
     void *pin[2];               /* pinned staging, STAGE bytes each, or NULL */
     void *hbuf;                 /* the sorted output on its way back */
     size_t hbytes;
+    ps_gpu_copier *copier;      /* staging copies on several threads, or NULL */
 } gstate;
 
 /* PORTSORT_CUDA_DEVICE, else the calling thread's current device; asking
@@ -190,6 +191,7 @@ static void gpu_release(void *state)
         leave(s, &saved);
     }
     ps_gpu_dev_close(&s->d);
+    ps_gpu_copier_free(s->copier);
     pthread_mutex_destroy(&s->lock);
     s->host->release(s);
 }
@@ -244,6 +246,9 @@ static int gpu_init(const ps_host *host, void **state)
         gpu_release(s);
         return st;
     }
+    /* Without helper threads (one CPU, or none could start) the copies
+     * stay on the calling thread. */
+    s->copier = ps_gpu_copier_new();
     host->log(PS_GPU_NAME ": device %d, %d registers per thread in ps_sort_local",
               s->d.dev, attr.numRegs);
     *state = s;
@@ -274,7 +279,7 @@ static int copy_in(gstate *s, void *dst, const void *src, size_t bytes,
             e = RT(EventSynchronize)(s->ev[b]);
         if (e != RT(Success))
             break;
-        memcpy(s->pin[b], (const char *)src + off, c);
+        ps_gpu_copy(s->copier, s->pin[b], (const char *)src + off, c);
         e = RT(MemcpyAsync)((char *)dst + off, s->pin[b], c,
                             RT(MemcpyHostToDevice), s->stream);
         if (e == RT(Success))
@@ -308,14 +313,14 @@ static int copy_out(gstate *s, void *dst, const void *src, size_t bytes)
         if (e != RT(Success))
             return ps_gpu_status(s->host, e, "copy out");
         if (i > 0)
-            memcpy((char *)dst + prev_off, s->pin[(i - 1) % 2], prev_c);
+            ps_gpu_copy(s->copier, (char *)dst + prev_off, s->pin[(i - 1) % 2], prev_c);
         prev_off = off;
         prev_c = c;
     }
     e = RT(EventSynchronize)(s->ev[(i - 1) % 2]);
     if (e != RT(Success))
         return ps_gpu_status(s->host, e, "copy out");
-    memcpy((char *)dst + prev_off, s->pin[(i - 1) % 2], prev_c);
+    ps_gpu_copy(s->copier, (char *)dst + prev_off, s->pin[(i - 1) % 2], prev_c);
     return PS_OK;
 }
 

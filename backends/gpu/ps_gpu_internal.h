@@ -169,6 +169,15 @@ int ps_gpu_lost(const ps_host *host);
  * for the calling thread's current device; checked once per device. */
 int ps_gpu_no_image(const ps_host *host, int dev);
 
+/* ps_gpu_copy.c: host memcpy on the calling thread and a few helper
+ * threads, for the copies through pinned staging.  ps_gpu_copier_new()
+ * returns NULL where no helper can run (then ps_gpu_copy is a memcpy); one
+ * ps_gpu_copy at a time per copier. */
+typedef struct ps_gpu_copier ps_gpu_copier;
+ps_gpu_copier *ps_gpu_copier_new(void);
+void ps_gpu_copier_free(ps_gpu_copier *c);
+void ps_gpu_copy(ps_gpu_copier *c, void *dst, const void *src, size_t bytes);
+
 /* ps_gpu_device.c: a device the host-array sorts run on, and the calling
  * thread's own binding, saved by ps_gpu_enter and given back by
  * ps_gpu_leave (see the file for why not cudaSetDevice). */
