@@ -25,3 +25,11 @@ EXTRA_DIST += tools/ps_cli_vs_sort.sh
 
 # portsort.sort against NumPy (doc/python.md).
 EXTRA_DIST += tools/ps_py_bench.py
+
+# Global-memory bytes per key of the GPU kernels, counted with valgrind's
+# DHAT on the CPU stand-in runtime (tools/ps_gpu_traffic.sh, doc/cuda.md).
+# Built with the tests; it needs no GPU and no CUDA header.
+check_PROGRAMS += tools/ps_gpu_traffic
+tools_ps_gpu_traffic_SOURCES = tools/ps_gpu_traffic.c
+tools_ps_gpu_traffic_LDADD = lib/libportsort.la
+EXTRA_DIST += tools/ps_gpu_traffic.sh
