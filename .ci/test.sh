@@ -30,7 +30,11 @@ mpi_flags=
 if command -v mpicc >/dev/null 2>&1; then
     mpi_flags=--with-mpi
 fi
-echo "MPI library:${mpi_flags:+ built}${mpi_flags:- not built (no mpicc)}"
+if [ -n "$mpi_flags" ]; then
+    echo "MPI library: built ($mpi_flags)"
+else
+    echo "MPI library: not built (no mpicc)"
+fi
 # shellcheck disable=SC2086
 [ -f Makefile ] || "$top/configure" -q --enable-werror $gpu_flags $mpi_flags
 make -j"$jobs"
