@@ -105,11 +105,20 @@ static int sample_sort(void *keys, void *values, size_t value_size, size_t n,
     unsigned width = ps_type_bytes(type);
     size_t widest = value_size > width ? value_size : width;
     ps_xf xf = ps_xf_make(type, flags);
-    uint64_t *img = host->alloc(2 * n * sizeof *img);
-    size_t *idx = host->alloc(2 * n * sizeof *idx);
-    unsigned char *tmp = host->alloc(n * widest);
+    uint64_t *img;
+    size_t *idx;
+    unsigned char *tmp;
     const size_t *order;
     size_t i;
+
+    /* Two images and two indices per key must not overflow size_t. */
+    if (n > SIZE_MAX / (2 * sizeof *img) || n > SIZE_MAX / widest) {
+        host->fail("sample backend: %zu keys overflow its scratch size", n);
+        return PS_ERR_TOO_LARGE;
+    }
+    img = host->alloc(2 * n * sizeof *img);
+    idx = host->alloc(2 * n * sizeof *idx);
+    tmp = host->alloc(n * widest);
 
     /* Everything is allocated before the caller's arrays are touched, so a
      * failure leaves them as they were (ps_backend.h). */
