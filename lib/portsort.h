@@ -9,9 +9,11 @@
  *
  * Contract shared by every sort function below:
  *
- *  - Order.  Integers sort by value.  Floats sort by IEEE 754 totalOrder:
- *    -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN; bit patterns,
- *    NaN payloads included, are preserved exactly.
+ *  - Order.  Integers sort by value.  Floats (f16, bf16, f32, f64) sort by
+ *    IEEE 754 totalOrder:
+ *    -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN; NaNs of one sign
+ *    are ordered by payload; bit patterns, NaN payloads included, are
+ *    preserved exactly.
  *  - Stability.  Equal keys keep their input order, in ascending and in
  *    descending sorts alike (a descending sort is not a reversed ascending
  *    sort).
@@ -47,11 +49,16 @@ extern "C" {
 #  define PS_API
 #endif
 
-/* Element types of the keys.  The values are fixed and never renumbered. */
+/* Element types of the keys.  The values are fixed and never renumbered.
+ * The half-precision types are passed as arrays of 16-bit words holding the
+ * bit patterns (uint16_t, _Float16 or __bf16 alike): no compiler support for
+ * half-precision arithmetic is needed by the caller or the library. */
 typedef enum ps_type {
     PS_U8 = 1, PS_U16, PS_U32, PS_U64,
     PS_I8, PS_I16, PS_I32, PS_I64,
-    PS_F32, PS_F64
+    PS_F32, PS_F64,
+    PS_F16 = 11,    /* IEEE 754 binary16, as 16-bit words */
+    PS_BF16 = 12    /* bfloat16 (the top half of a binary32), as 16-bit words */
 } ps_type;
 
 /* Flags.  Ascending order is 0. */

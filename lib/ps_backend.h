@@ -167,7 +167,7 @@ static inline int ps_type_is_signed(ps_type t)
 
 static inline int ps_type_is_float(ps_type t)
 {
-    return t == PS_F32 || t == PS_F64;
+    return t == PS_F16 || t == PS_BF16 || t == PS_F32 || t == PS_F64;
 }
 
 /* Width in bytes of a type: 1, 2, 4 or 8, and 0 for a value that is not
@@ -178,7 +178,7 @@ static inline unsigned ps_type_bytes(ps_type t)
 {
     switch (t) {
     case PS_U8: case PS_I8: return 1;
-    case PS_U16: case PS_I16: return 2;
+    case PS_U16: case PS_I16: case PS_F16: case PS_BF16: return 2;
     case PS_U32: case PS_I32: case PS_F32: return 4;
     case PS_U64: case PS_I64: case PS_F64: return 8;
     }
@@ -186,7 +186,7 @@ static inline unsigned ps_type_bytes(ps_type t)
 }
 
 /* The last ps_type: valid types are PS_U8..PS_TYPE_LAST. */
-#define PS_TYPE_LAST PS_F64
+#define PS_TYPE_LAST PS_BF16
 
 /* 1 when t names a key type of this version of the library. */
 static inline int ps_type_valid(int t)

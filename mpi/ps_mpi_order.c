@@ -29,6 +29,12 @@ uint64_t ps_mpi_ordered_key(const void *keys, size_t i, ps_type type, unsigned f
     case PS_I32: { uint32_t x; memcpy(&x, p + 4 * i, 4); v = x ^ 0x80000000u; break; }
     case PS_U64: memcpy(&v, p + 8 * i, 8); break;
     case PS_I64: memcpy(&v, p + 8 * i, 8); v ^= UINT64_C(1) << 63; break;
+    case PS_F16: case PS_BF16: {
+        uint16_t x;
+        memcpy(&x, p + 2 * i, 2);
+        v = (x & 0x8000u) ? (uint16_t)~x : (uint16_t)(x | 0x8000u);
+        break;
+    }
     case PS_F32: {
         uint32_t x;
         memcpy(&x, p + 4 * i, 4);

@@ -179,7 +179,7 @@ int main(void)
     for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         if (sizes[si] > max_n)
             continue;
-        for (t = PS_U8; t <= PS_F64; t++)
+        for (t = PS_U8; t <= T_TYPE_LAST; t++)
             for (f = 0; f < 2; f++)
                 for (op = 0; op < OP_COUNT; op++)
                     for (d = 0; d < 4; d++) {

@@ -24,9 +24,40 @@ static void put(unsigned char *dst, size_t kb, uint64_t v)
 }
 
 /* The value of a "range" element i as a key of `type`, increasing in i. */
+/* 1 for the floating-point types. */
+static int is_float(ps_type type)
+{
+    return type == PS_F16 || type == PS_BF16 || type == PS_F32 || type == PS_F64;
+}
+
+/* The half-precision bit pattern of a small non-negative integer: exact
+ * in f16 below 2048, truncated to 8 significant bits in bf16. */
+static uint64_t half_of_int(ps_type type, uint64_t v)
+{
+    float f = (float)v;
+    uint32_t b;
+    int e = 0;
+    if (type == PS_BF16) {
+        memcpy(&b, &f, 4);
+        return b >> 16;
+    }
+    if (v == 0)
+        return 0;
+    while ((v >> e) > 1)
+        e++;
+    return (uint64_t)(e + 15) << 10 | ((v << (10 - e)) & 1023);
+}
+
 static uint64_t range_value(ps_type type, size_t i, size_t n)
 {
     size_t kb = ps_type_size(type);
+    if (type == PS_F16 || type == PS_BF16) {
+        /* Every finite value, most negative first: the finite patterns of
+         * one sign number `fin`; negatives count down from -max to -0. */
+        uint64_t fin = type == PS_F16 ? 0x7c00 : 0x7f80;
+        uint64_t j = (uint64_t)i * (2 * fin) / (n ? n : 1);
+        return j < fin ? 0x8000 | (fin - 1 - j) : j - fin;
+    }
     if (type == PS_F32) {
         float f = (float)((double)i - (double)n / 2) * 0.5f;
         uint32_t b; memcpy(&b, &f, 4); return b;
@@ -42,6 +73,24 @@ static uint64_t range_value(ps_type type, size_t i, size_t n)
 
 static uint64_t special_value(ps_type type, uint64_t r)
 {
+    if (type == PS_F16 || type == PS_BF16) {
+        static const uint16_t h[] = {
+            0x0000, 0x8000, 0x7c00, 0xfc00,     /* +-0, +-inf */
+            0x7e00, 0xfe00, 0x7e01, 0xfe37,     /* quiet NaNs, payloads */
+            0x7c01, 0xfc01,                     /* signalling NaNs */
+            0x0001, 0x8001, 0x03ff, 0x83ff,     /* subnormals */
+            0x3c00, 0xbc00, 0x7bff, 0xfbff,     /* +-1, +-max */
+        }, b[] = {
+            0x0000, 0x8000, 0x7f80, 0xff80,
+            0x7fc0, 0xffc0, 0x7fc1, 0xffd5,
+            0x7f81, 0xff81,
+            0x0001, 0x8001, 0x007f, 0x807f,
+            0x3f80, 0xbf80, 0x7f7f, 0xff7f,
+        };
+        if (r % 3 != 0)
+            return (type == PS_F16 ? h : b)[(r >> 8) % (sizeof h / sizeof h[0])];
+        return (uint16_t)(r >> 20);    /* any pattern, NaNs included */
+    }
     if (type == PS_F32) {
         static const uint32_t s[] = {
             0x00000000u, 0x80000000u,           /* +0, -0 */
@@ -105,6 +154,7 @@ static void generate(unsigned char *keys, size_t n, ps_type type, int d,
             v = t_rand(&s) % 1000;
             if (type == PS_F32) { float f = (float)v; uint32_t b; memcpy(&b, &f, 4); v = b; }
             if (type == PS_F64) { double f = (double)v; memcpy(&v, &f, 8); }
+            if (type == PS_F16 || type == PS_BF16) v = half_of_int(type, v);
             break;
         case D_SPECIAL: v = special_value(type, t_rand(&s)); break;
         }
@@ -193,7 +243,7 @@ int main(void)
     size_t s;
 
     t_init_or_skip("ps_test_diff");
-    for (t = PS_U8; t <= PS_F64; t++) {
+    for (t = PS_U8; t <= T_TYPE_LAST; t++) {
         for (f = 0; f < 2; f++) {
             unsigned flags = f ? PS_DESCENDING : 0;
             /* Small sizes: every dataset, every operation. */
@@ -201,7 +251,7 @@ int main(void)
                 if (small[s] > max_n)
                     continue;
                 for (d = 0; d < D_COUNT; d++) {
-                    if (d == D_SPECIAL && t != PS_F32 && t != PS_F64)
+                    if (d == D_SPECIAL && !is_float((ps_type)t))
                         continue;
                     check_case((ps_type)t, flags, small[s], d, 63, seed++);
                 }
@@ -215,7 +265,7 @@ int main(void)
                     int other = 2 + (int)((t + f + s + k) % (D_COUNT - 2));
                     if (sizes[s] > max_n)
                         continue;
-                    if (other == D_SPECIAL && t != PS_F32 && t != PS_F64)
+                    if (other == D_SPECIAL && !is_float((ps_type)t))
                         other = D_LOWENT;
                     check_case((ps_type)t, flags, sizes[s], D_RANDOM,
                                s == 1 ? 63 : 1 | 4 | 8 | 32, seed++);

@@ -66,6 +66,8 @@ static void put_int(void *keys, size_t i, ps_type t, int64_t v)
     case PS_U64: case PS_I64: memcpy(p + 8 * i, &v, 8); break;
     case PS_F32: { float x = (float)v; memcpy(p + 4 * i, &x, 4); break; }
     case PS_F64: { double x = (double)v; memcpy(p + 8 * i, &x, 8); break; }
+    case PS_F16: { uint16_t x = t_f16_bits((double)v); memcpy(p + 2 * i, &x, 2); break; }
+    case PS_BF16: { uint16_t x = t_bf16_bits((double)v); memcpy(p + 2 * i, &x, 2); break; }
     }
 }
 
@@ -107,10 +109,14 @@ static void gen_keys(uint64_t seed, int shape, ps_type t, size_t ks, void *keys,
         case S_REVERSE: put_int(keys, i, t, (int64_t)total / 2 - (int64_t)g); break;
         case S_FEW: put_bits(keys, i, ks, few[r % 4]); break;
         case S_LOGUNIFORM: {
-            if (t == PS_F32 || t == PS_F64) {
+            if (t == PS_F16 || t == PS_BF16 || t == PS_F32 || t == PS_F64) {
                 double v = ldexp(1.0 + (double)(r >> 12) / 4503599627370496.0,
                                  (int)((r >> 1) % 80) - 40);
-                if (t == PS_F32) {
+                if (t == PS_F16 || t == PS_BF16) {
+                    double sv = (r & 1) ? -v : v;
+                    uint16_t h = t == PS_F16 ? t_f16_bits(sv) : t_bf16_bits(sv);
+                    memcpy((unsigned char *)keys + 2 * i, &h, 2);
+                } else if (t == PS_F32) {
                     float f = (float)((r & 1) ? -v : v);
                     memcpy((unsigned char *)keys + 4 * i, &f, 4);
                 } else {
@@ -417,7 +423,7 @@ int main(int argc, char **argv)
      * disturbs the calls after it. */
     error_cases();
     uint64_t seed = 1;
-    for (int t = PS_U8; t <= PS_F64; t++)
+    for (int t = PS_U8; t <= T_TYPE_LAST; t++)
         for (int mode = 0; mode < M_COUNT; mode++)
             for (unsigned flags = 0; flags <= PS_DESCENDING; flags++)
                 for (int shape = 0; shape < S_COUNT; shape++, seed++)

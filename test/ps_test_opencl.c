@@ -134,7 +134,7 @@ static int api_tests(void)
     cl_mem dk, small;
 
     setup();
-    for (t = PS_U8; t <= PS_F64; t++)
+    for (t = PS_U8; t <= T_TYPE_LAST; t++)
         for (f = 0; f < 2; f++)
             for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                 size_t n = sizes[s];

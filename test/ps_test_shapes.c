@@ -161,7 +161,6 @@ static void make_keys(unsigned char *keys, int shape, ps_type t, size_t n,
 {
     size_t kb = ps_type_size(t), i;
     uint64_t s = seed, salt = t_rand(&s);
-    int is_float = t == PS_F32 || t == PS_F64;
     int is_signed = t >= PS_I8 && t <= PS_I64;
     for (i = 0; i < n; i++) {
         if (t == PS_F32) {
@@ -170,6 +169,10 @@ static void make_keys(unsigned char *keys, int shape, ps_type t, size_t n,
         } else if (t == PS_F64) {
             double d = float_key(shape, i, n, 0, salt, &s);
             memcpy(keys + i * 8, &d, 8);
+        } else if (t == PS_F16 || t == PS_BF16) {
+            double d = float_key(shape, i, n, 1, salt, &s);
+            uint16_t h = t == PS_F16 ? t_f16_bits(d) : t_bf16_bits(d);
+            memcpy(keys + i * 2, &h, 2);
         } else {
             uint64_t v = int_key(shape, i, n, (unsigned)(8 * kb), is_signed,
                                  salt, &s);
@@ -186,7 +189,6 @@ static void make_keys(unsigned char *keys, int shape, ps_type t, size_t n,
             memcpy(keys + b * kb, tmp, kb);
         }
     }
-    (void)is_float;
 }
 
 enum { OP_KEYS, OP_PAIRS4, OP_PAIRS8, OP_PAIRS3, OP_ARGSORT, OP_COUNT };
@@ -302,7 +304,7 @@ int main(void)
         max_n = strtoull(cap2, NULL, 0);
     t_init_or_skip("ps_test_shapes");
     for (shape = 0; shape < S_COUNT; shape++)
-        for (t = PS_U8; t <= PS_F64; t++)
+        for (t = PS_U8; t <= T_TYPE_LAST; t++)
             for (f = 0; f < 2; f++)
                 for (s = 0; s < sizeof mid / sizeof mid[0]; s++) {
                     /* Every operation up to 16K; beyond, keys and one

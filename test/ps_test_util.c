@@ -31,8 +31,86 @@ void t_fail(const char *fmt, ...)
 const char *t_type_name(ps_type type)
 {
     static const char *names[] = { "?", "u8", "u16", "u32", "u64", "i8",
-                                   "i16", "i32", "i64", "f32", "f64" };
-    return type >= PS_U8 && type <= PS_F64 ? names[type] : "?";
+                                   "i16", "i32", "i64", "f32", "f64",
+                                   "f16", "bf16" };
+    return type >= PS_U8 && type <= PS_BF16 ? names[type] : "?";
+}
+
+/* 2^e as a double, built from its fields (-1022 <= e <= 1023), so that
+ * the half-precision helpers need no libm. */
+static double pow2(int e)
+{
+    uint64_t b = (uint64_t)(e + 1023) << 52;
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+
+/* The value of an IEEE binary16 bit pattern, decoded field by field (not
+ * by bit tricks on the order, which the library uses). */
+double t_f16_value(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v;
+    if (e == 31)
+        v = m ? NAN : INFINITY;
+    else if (e == 0)
+        v = m * pow2(-24);
+    else
+        v = (1024 + m) * pow2(e - 25);
+    return (h & 0x8000u) ? -v : v;
+}
+
+/* sig >> shift rounded to nearest, ties to even (1 <= shift <= 63). */
+static uint64_t shift_rne(uint64_t sig, int shift)
+{
+    uint64_t keep = sig >> shift, rem = sig & (((uint64_t)1 << shift) - 1);
+    uint64_t half = (uint64_t)1 << (shift - 1);
+    return keep + (rem > half || (rem == half && (keep & 1)));
+}
+
+uint16_t t_f16_bits(double x)
+{
+    uint64_t b, sig;
+    uint16_t sign;
+    int E;
+    memcpy(&b, &x, 8);
+    sign = (uint16_t)((b >> 48) & 0x8000);
+    E = (int)((b >> 52) & 0x7ff) - 1023;
+    sig = (b & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
+    if (E == 1024)                     /* inf or NaN */
+        return sign | ((b << 12) ? 0x7e00 : 0x7c00);
+    if (E == -1023 || 28 - E > 63)     /* far below the least subnormal */
+        return sign;
+    if (E < -14)                       /* subnormal; 1024 is the least normal */
+        return sign | (uint16_t)shift_rne(sig, 28 - E);
+    sig = shift_rne(sig, 42);          /* 1024..2048 */
+    if (sig == 2048) {
+        sig = 1024;
+        E++;
+    }
+    if (E > 15)
+        return sign | 0x7c00;
+    return sign | (uint16_t)((E + 15) << 10) | (uint16_t)(sig - 1024);
+}
+
+uint16_t t_bf16_bits(double x)
+{
+    float f = (float)x;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    if (isnan(f))
+        return (uint16_t)((b >> 16) | 0x40);
+    return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1)) >> 16);
+}
+
+/* bfloat16 is the top half of a binary32. */
+double t_bf16_value(uint16_t h)
+{
+    uint32_t b = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
 }
 
 /* totalOrder on values: NaNs sit beyond the infinities on the side of their
@@ -83,6 +161,16 @@ int t_cmp(const void *a, const void *b, ps_type type)
         memcpy(&bx, a, 4); memcpy(&by, b, 4);
         return cmp_float(x, y, signbit(x) != 0, signbit(y) != 0,
                          bx & 0x7fffffu, by & 0x7fffffu);
+    }
+    case PS_F16: case PS_BF16: {
+        uint16_t bx, by;
+        double x, y;
+        memcpy(&bx, a, 2); memcpy(&by, b, 2);
+        x = type == PS_F16 ? t_f16_value(bx) : t_bf16_value(bx);
+        y = type == PS_F16 ? t_f16_value(by) : t_bf16_value(by);
+        return cmp_float(x, y, bx >> 15, by >> 15,
+                         bx & (type == PS_F16 ? 0x3ffu : 0x7fu),
+                         by & (type == PS_F16 ? 0x3ffu : 0x7fu));
     }
     case PS_F64: {
         double x, y;

@@ -35,6 +35,19 @@ void t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 
 const char *t_type_name(ps_type type);
 
+/* Values of half-precision bit patterns (NaN for NaNs), decoded field by
+ * field, for oracles and data generators. */
+double t_f16_value(uint16_t h);
+double t_bf16_value(uint16_t h);
+
+/* The nearest half-precision bit pattern to x (ties to even, overflow to
+ * infinity, NaN to a quiet NaN of x's sign). */
+uint16_t t_f16_bits(double x);
+uint16_t t_bf16_bits(double x);
+
+/* The last key type, for loops over every type. */
+#define T_TYPE_LAST PS_BF16
+
 /* Allocation fault injection (ps_test_faults.c, linked into the programs
  * that use it): it defines aligned_alloc, which
  * libportsort uses for all its host memory; after t_fail_alloc_at(k) the

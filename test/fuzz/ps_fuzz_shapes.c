@@ -17,7 +17,7 @@
  * Input layout (bytes past the end read as 0, so every input is a case;
  * bytes beyond the 18th are ignored).  The bytes that change the case most
  * come first, so that short inputs already vary them:
- *   0      type: PS_U8 + byte % 10
+ *   0      type: PS_U8 + byte % 12
  *   1      distribution (byte % DIST_COUNT), see the dist_names table
  *   2      size class (byte % 16), see decode_n()
  *   3      bit 0 PS_DESCENDING; bits 1-2 operation: 0 keys, 1 and 3 pairs,
@@ -129,7 +129,7 @@ static void decode(const uint8_t *d, size_t size, shape_case *c)
 {
     unsigned b3 = byte_at(d, size, 3), b7 = byte_at(d, size, 7) % 20;
     int i;
-    c->type = (ps_type)(PS_U8 + byte_at(d, size, 0) % 10);
+    c->type = (ps_type)(PS_U8 + byte_at(d, size, 0) % 12);
     c->dist = (int)(byte_at(d, size, 1) % DIST_COUNT);
     c->n = decode_n(byte_at(d, size, 2),
                     byte_at(d, size, 5) | byte_at(d, size, 6) << 8);
@@ -217,7 +217,9 @@ static void put_bits(gen *g, size_t i, uint64_t v)
 static void put_real(gen *g, size_t i, double x)
 {
     if (g->is_float) {
-        if (g->kb == 4) {
+        if (g->kb == 2) {
+            put_bits(g, i, g->type == PS_F16 ? t_f16_bits(x) : t_bf16_bits(x));
+        } else if (g->kb == 4) {
             float f;
             uint32_t b;
             if (x > FLT_MAX || x < -FLT_MAX)
@@ -327,7 +329,20 @@ static void apply_perm(gen *g, const size_t *perm, size_t n, unsigned char *tmp)
 static void gen_specials(gen *g, size_t n)
 {
     size_t i;
-    if (g->is_float && g->kb == 4) {
+    if (g->is_float && g->kb == 2) {
+        /* One table for both half types: each entry is a special value in
+         * one of them and an ordinary or NaN pattern in the other. */
+        static const uint16_t t[] = {
+            0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0xfc01,
+            0x7f80, 0xff80, 0x7fc0, 0xffc1, 0x0001, 0x8001, 0x03ff, 0x83ff,
+            0x0400, 0x007f, 0x7bff, 0xfbff, 0x7f7f, 0xff7f, 0x3c00, 0xbf80
+        };
+        for (i = 0; i < n; i++) {
+            uint64_t r = rnd(g);
+            size_t j = r % 28;
+            put_bits(g, i, j < 24 ? t[j] : (uint16_t)(r >> 32));
+        }
+    } else if (g->is_float && g->kb == 4) {
         static const uint32_t t[] = {
             0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, /* 0 -0 inf -inf */
             0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, /* NaNs */
@@ -390,7 +405,8 @@ static void gen_keys(const shape_case *c, gen *g, unsigned char *tmp, size_t *pe
          * -E..E, E from a (up to the subnormal range). */
         int both = cc & 1;
         if (g->is_float) {
-            int emax = g->kb == 4 ? 150 : 1075;
+            int emax = g->kb == 2 ? (g->type == PS_F16 ? 25 : 134)
+                       : g->kb == 4 ? 150 : 1075;
             int e_hi = 1 + (int)((long)a * emax / 255);
             for (i = 0; i < n; i++) {
                 int e = (int)(rnd(g) % (uint64_t)(2 * e_hi + 1)) - e_hi;
@@ -627,7 +643,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g.k = keys;
     g.kb = kb;
     g.w = (int)(8 * kb);
-    g.is_float = c.type == PS_F32 || c.type == PS_F64;
+    g.is_float = c.type == PS_F16 || c.type == PS_BF16 || c.type == PS_F32
+                 || c.type == PS_F64;
     g.is_signed = c.type >= PS_I8 && c.type <= PS_I64;
     g.rng = c.seed;
     gen_keys(&c, &g, tmp, perm);

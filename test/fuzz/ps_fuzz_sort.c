@@ -4,7 +4,7 @@
  * result is compared with the stable merge sort of the tests.  Invalid types
  * and flags are fed too, and must be refused with the data unchanged.
  *
- * Input layout:  byte 0  type (0..255; only 1..10 are valid)
+ * Input layout:  byte 0  type (0..255; only 1..12 are valid)
  *                byte 1  bit 0 descending, bits 1-3 operation, bit 7 adds
  *                        an unknown flag
  *                byte 2  value size for the odd-size pairs operation
