@@ -13,8 +13,10 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_dispatch.c \
 	lib/ps_error.c \
 	lib/ps_host.c \
-	lib/ps_module.c
-lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	lib/ps_index.c \
+	lib/ps_module.c \
+	lib/ps_segments.c
+lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/reference \
 	-DPS_MODULE_DIR='"$(pkglibdir)"'
 # Built-in backends add themselves to these two.
 lib_libportsort_la_LIBADD = reference/libpsreference.la backends/serial/libps_serial.la

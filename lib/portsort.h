@@ -166,6 +166,36 @@ PS_API int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
                       unsigned flags);
 
 /*
+ * ps_sort_segments - sort each segment of an array on its own, in one call.
+ *
+ * offsets:      num_segments + 1 entries, non-decreasing, from
+ *               offsets[0] == 0 to offsets[num_segments] == n.  Segment i
+ *               is elements offsets[i] to offsets[i + 1] - 1; empty
+ *               segments are allowed.  May be NULL only when num_segments
+ *               and n are both 0.
+ * values:       NULL with value_size 0 to sort keys only; otherwise n
+ *               values of value_size bytes that move with their keys, as
+ *               in ps_sort_pairs.
+ *
+ * Each segment ends sorted under the contract above (totalOrder, stable,
+ * descending with PS_DESCENDING); no element leaves its segment.  The
+ * result is what a loop of ps_sort_keys / ps_sort_pairs over the segments
+ * would give, in one call: many small segments (the rows of a CSR sparse
+ * matrix) are sorted in parallel, one segment to a thread, and long ones
+ * with the whole backend.
+ *
+ * Errors as ps_sort_pairs, plus PS_ERR_INVALID_ARG for offsets that are
+ * NULL, do not start at 0, decrease or do not end at n, num_segments ==
+ * SIZE_MAX, values given with value_size 0 or NULL with value_size > 0.
+ * On error keys and values are unchanged.  The device backends (CUDA, HIP,
+ * OpenCL) sort segments of 64K keys and more on their device and shorter
+ * ones on the host, one thread.
+ */
+PS_API int ps_sort_segments(void *keys, void *values, size_t value_size,
+                            size_t n, const size_t *offsets,
+                            size_t num_segments, ps_type type, unsigned flags);
+
+/*
  * ps_type_size - size in bytes of one key of the given type, or 0 when the
  * type is not a ps_type value.
  */

@@ -41,8 +41,8 @@ int ps_check_type_flags(const char *fn, ps_type type, unsigned flags)
 /* Checks shared by every host-array entry point.  The type and flags are
  * checked even when n == 0: a wrong type is a bug in the caller whatever
  * the length. */
-static int check_keys(const char *fn, const void *keys, size_t n,
-                      ps_type type, unsigned flags)
+int ps_check_keys(const char *fn, const void *keys, size_t n, ps_type type,
+                  unsigned flags)
 {
     size_t kb = ps_type_size(type);
     int st = ps_check_type_flags(fn, type, flags);
@@ -65,32 +65,6 @@ static int check_keys(const char *fn, const void *keys, size_t n,
     return PS_OK;
 }
 
-/* The index type the fallbacks sort with: 4 bytes halves the traffic and
- * covers every n below 2^32. */
-static size_t index_width(size_t n)
-{
-    return n <= UINT32_MAX ? 4 : 8;
-}
-
-static void fill_index(void *idx, size_t w, size_t n)
-{
-    size_t i;
-    if (w == 4) {
-        uint32_t *p = idx;
-        for (i = 0; i < n; i++)
-            p[i] = (uint32_t)i;
-    } else {
-        uint64_t *p = idx;
-        for (i = 0; i < n; i++)
-            p[i] = i;
-    }
-}
-
-static inline size_t index_at(const void *idx, size_t w, size_t i)
-{
-    return w == 4 ? ((const uint32_t *)idx)[i] : (size_t)((const uint64_t *)idx)[i];
-}
-
 int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags)
 {
     const ps_backend_ops *ops;
@@ -98,7 +72,7 @@ int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags)
     int st;
 
     ps_detail_clear();
-    st = check_keys("ps_sort_keys", keys, n, type, flags);
+    st = ps_check_keys("ps_sort_keys", keys, n, type, flags);
     if (st != PS_OK)
         return st;
     st = ps_backend_for(n, &ops, &state);
@@ -107,40 +81,19 @@ int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags)
     return ops->sort_keys(state, keys, n, type, flags);
 }
 
-/* Pairs whose value size the backend does not move natively: sort the keys
- * with their indices, then gather the values through a scratch copy.  Both
- * buffers are allocated first, and the backend leaves keys unchanged when it
- * fails, so no error leaves the arrays half-sorted. */
-static int sort_pairs_indirect(const ps_backend_ops *ops, void *state,
-                               void *keys, void *values, size_t value_size,
-                               size_t n, ps_type type, unsigned flags)
-{
-    size_t w = index_width(n), i;
-    unsigned char *gathered;
-    const unsigned char *src = values;
-    void *idx;
-    int st;
+/* The index route's step for ps_sort_pairs: the backend sorts the keys
+ * with their indices as the values. */
+typedef struct pairs_ctx {
+    const ps_backend_ops *ops;
+    void *state;
+    ps_type type;
+    unsigned flags;
+} pairs_ctx;
 
-    idx = ps_alloc(n * w);
-    gathered = ps_alloc(n * value_size);
-    if (idx == NULL || gathered == NULL) {
-        ps_release(idx);
-        ps_release(gathered);
-        ps_detail_set("ps_sort_pairs: cannot allocate %zu bytes of scratch",
-                      n * w + n * value_size);
-        return PS_ERR_NO_MEMORY;
-    }
-    fill_index(idx, w, n);
-    st = ops->sort_pairs(state, keys, idx, w, n, type, flags);
-    if (st == PS_OK) {
-        for (i = 0; i < n; i++)
-            memcpy(gathered + i * value_size, src + index_at(idx, w, i) * value_size,
-                   value_size);
-        memcpy(values, gathered, n * value_size);
-    }
-    ps_release(idx);
-    ps_release(gathered);
-    return st;
+static int pairs_step(void *ctx, void *keys, void *idx, size_t w, size_t n)
+{
+    pairs_ctx *c = ctx;
+    return c->ops->sort_pairs(c->state, keys, idx, w, n, c->type, c->flags);
 }
 
 int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
@@ -151,7 +104,7 @@ int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
     int st;
 
     ps_detail_clear();
-    st = check_keys("ps_sort_pairs", keys, n, type, flags);
+    st = ps_check_keys("ps_sort_pairs", keys, n, type, flags);
     if (st != PS_OK)
         return st;
     if (value_size == 0) {
@@ -173,12 +126,13 @@ int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
     /* Native paths move values as words: only for aligned arrays.  Values
      * are opaque bytes to the caller, so a misaligned array is legal and
      * takes the byte-wise fallback instead. */
-    if (value_size <= 64 && (value_size & (value_size - 1)) == 0
-        && (ops->value_sizes & PS_VALUE_SIZE_BIT(value_size))
-        && (uintptr_t)values % value_size == 0)
+    if (ps_values_native(ops, values, value_size))
         return ops->sort_pairs(state, keys, values, value_size, n, type, flags);
-    return sort_pairs_indirect(ops, state, keys, values, value_size, n, type,
-                               flags);
+    {
+        pairs_ctx c = { ops, state, type, flags };
+        return ps_sort_by_index("ps_sort_pairs", keys, values, value_size, n,
+                                pairs_step, &c);
+    }
 }
 
 /* argsort sorts a private copy of the keys with their indices, so the
@@ -192,7 +146,7 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
     int st;
 
     ps_detail_clear();
-    st = check_keys("ps_argsort", keys, n, type, flags);
+    st = ps_check_keys("ps_argsort", keys, n, type, flags);
     if (st != PS_OK)
         return st;
     if (n > 0 && perm == NULL) {
@@ -211,7 +165,7 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
         return PS_OK;
     }
     kb = ps_type_bytes(type);
-    w = index_width(n);
+    w = ps_index_width(n);
     copy = ps_alloc(n * kb);
     idx = ps_alloc(n * w);
     if (copy == NULL || idx == NULL) {
@@ -222,11 +176,11 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
         return PS_ERR_NO_MEMORY;
     }
     memcpy(copy, keys, n * kb);
-    fill_index(idx, w, n);
+    ps_index_fill(idx, w, n);
     st = ops->sort_pairs(state, copy, idx, w, n, type, flags);
     if (st == PS_OK)
         for (i = 0; i < n; i++)
-            perm[i] = index_at(idx, w, i);
+            perm[i] = ps_index_at(idx, w, i);
     ps_release(copy);
     ps_release(idx);
     return st;

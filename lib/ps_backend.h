@@ -43,7 +43,7 @@
 
 /* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
  * loader refuses a module whose table carries another value. */
-#define PS_BACKEND_ABI 3u
+#define PS_BACKEND_ABI 4u
 
 /* Name of the symbol a backend module exports (a const ps_backend_ops). */
 #define PS_BACKEND_ENTRY ps_backend_entry
@@ -139,6 +139,17 @@ typedef struct ps_backend_ops {
      * ps_device_api().  Its functions run after init, with the module's own
      * state.  NULL when the backend has none. */
     const void *device_api;
+    /* Sort each segment of a segmented array on its own, stably
+     * (ps_sort_segments): segment s is elements offsets[s] to
+     * offsets[s + 1] - 1; the core has checked that offsets runs from 0 to
+     * n without decreasing, and n > 1.  values is NULL for keys only, else
+     * value_size is one of value_sizes.  On error keys and values are
+     * unchanged.  May be NULL: the core then sorts the short segments on
+     * the host, one thread, and sends each long one to sort_keys or
+     * sort_pairs. */
+    int (*sort_segments)(void *state, void *keys, void *values,
+                         size_t value_size, size_t n, const size_t *offsets,
+                         size_t num_segments, ps_type type, unsigned flags);
 } ps_backend_ops;
 
 /* ------------------------------------------------------------------------

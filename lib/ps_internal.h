@@ -53,6 +53,29 @@ const ps_backend_ops *ps_module_load(const char *name, int *present,
  * the device-buffer ones included. */
 int ps_check_type_flags(const char *fn, ps_type type, unsigned flags);
 
+/* ps_api.c: the checks every host-array entry point makes on keys, type
+ * and flags (PS_ERR_INVALID_ARG with the detail naming fn). */
+int ps_check_keys(const char *fn, const void *keys, size_t n, ps_type type,
+                  unsigned flags);
+
+/* ps_index.c: the index route, for values a backend does not move natively
+ * (and argsort).  Indices are 4 bytes below 2^32 elements, else 8. */
+size_t ps_index_width(size_t n);
+void ps_index_fill(void *idx, size_t w, size_t n);
+size_t ps_index_at(const void *idx, size_t w, size_t i);
+/* 1 when ops moves values of this size at this address itself. */
+int ps_values_native(const ps_backend_ops *ops, const void *values,
+                     size_t value_size);
+/* Sort keys with the indices 0..n-1 (w bytes each) as values: the step
+ * the caller supplies, leaving keys unchanged on error. */
+typedef int (*ps_index_step)(void *ctx, void *keys, void *idx, size_t w,
+                             size_t n);
+/* Sort keys by `step`, then move values (value_size bytes each, any size)
+ * by the indices.  Allocates first; on error nothing has changed. */
+int ps_sort_by_index(const char *fn, void *keys, void *values,
+                     size_t value_size, size_t n, ps_index_step step,
+                     void *ctx);
+
 /* ps_dispatch.c: the chosen backend, chosen on the first call.  Returns
  * PS_OK and sets *ops and *state, or PS_ERR_BACKEND_UNAVAILABLE with the
  * detail message set. */

@@ -7,15 +7,41 @@
 #define KEY_T PS_CAT(PS_CAT(uint, PS_W), _t)
 #define ENC PS_CAT(ps_enc, PS_W)
 #define SORT_W PS_CAT(sort_, PS_W)
+#define SORT_IN PS_CAT(sort_in_, PS_W)
+#define INSERT_W PS_CAT(insert_, PS_W)
 #define PASSES (PS_W / 8)
 
-static int SORT_W(KEY_T *keys, unsigned char *values, size_t vs, size_t n,
-                  ps_xf xf, void *(*alloc)(size_t), void (*release)(void *))
+/* Stable insertion sort of a few keys, for the tiny segments of a
+ * segmented sort, where a counting pass's 256 counters cost more than the
+ * keys; vtmp holds one value. */
+static void INSERT_W(KEY_T *keys, unsigned char *values, size_t vs, size_t n,
+                     ps_xf xf, unsigned char *vtmp)
+{
+    size_t i, j;
+    for (i = 1; i < n; i++) {
+        KEY_T x = keys[i], ex = ENC(x, xf);
+        for (j = i; j > 0 && ENC(keys[j - 1], xf) > ex; j--)
+            keys[j] = keys[j - 1];
+        if (j == i)
+            continue;
+        keys[j] = x;
+        if (values != NULL) {
+            memcpy(vtmp, values + i * vs, vs);
+            memmove(values + (j + 1) * vs, values + j * vs, (i - j) * vs);
+            memcpy(values + j * vs, vtmp, vs);
+        }
+    }
+}
+
+/* The LSD sort proper, with scratch for n keys (kbuf) and n values (vbuf,
+ * unused for keys only) given: it cannot fail. */
+static void SORT_IN(KEY_T *keys, unsigned char *values, size_t vs, size_t n,
+                    ps_xf xf, KEY_T *kbuf, unsigned char *vbuf)
 {
     size_t hist[PASSES][256];
     int active[PASSES], nactive = 0;
-    KEY_T *kbuf, *ksrc, *kdst;
-    unsigned char *vbuf = NULL, *vsrc, *vdst;
+    KEY_T *ksrc, *kdst;
+    unsigned char *vsrc, *vdst;
     size_t i;
     int p;
 
@@ -34,16 +60,7 @@ static int SORT_W(KEY_T *keys, unsigned char *values, size_t vs, size_t n,
         }
     }
     if (nactive == 0)
-        return PS_OK;
-
-    kbuf = alloc(n * sizeof(KEY_T));
-    if (values != NULL)
-        vbuf = alloc(n * vs);
-    if (kbuf == NULL || (values != NULL && vbuf == NULL)) {
-        release(kbuf);
-        release(vbuf);
-        return PS_ERR_NO_MEMORY;
-    }
+        return;
 
     ksrc = keys, kdst = kbuf, vsrc = values, vdst = vbuf;
     for (p = 0; p < PASSES; p++) {
@@ -95,6 +112,19 @@ static int SORT_W(KEY_T *keys, unsigned char *values, size_t vs, size_t n,
         if (values != NULL)
             memcpy(values, vsrc, n * vs);
     }
+}
+
+static int SORT_W(KEY_T *keys, unsigned char *values, size_t vs, size_t n,
+                  ps_xf xf, void *(*alloc)(size_t), void (*release)(void *))
+{
+    KEY_T *kbuf = alloc(n * sizeof(KEY_T));
+    unsigned char *vbuf = values != NULL ? alloc(n * vs) : NULL;
+    if (kbuf == NULL || (values != NULL && vbuf == NULL)) {
+        release(kbuf);
+        release(vbuf);
+        return PS_ERR_NO_MEMORY;
+    }
+    SORT_IN(keys, values, vs, n, xf, kbuf, vbuf);
     release(kbuf);
     release(vbuf);
     return PS_OK;
@@ -103,6 +133,8 @@ static int SORT_W(KEY_T *keys, unsigned char *values, size_t vs, size_t n,
 #undef KEY_T
 #undef ENC
 #undef SORT_W
+#undef SORT_IN
+#undef INSERT_W
 #undef PASSES
 #undef PS_CAT
 #undef PS_CAT_

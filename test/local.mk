@@ -2,7 +2,8 @@
 # binary, run once per backend by a one-line script; a backend that is not
 # built here makes its script exit 77 (skipped).
 check_PROGRAMS += test/ps_test_diff test/ps_test_errors test/ps_test_threads \
-	test/ps_test_fork test/ps_test_modules test/ps_test_scale
+	test/ps_test_fork test/ps_test_modules test/ps_test_scale \
+	test/ps_test_segments
 noinst_HEADERS += test/ps_test_util.h
 
 test_ps_test_diff_SOURCES = test/ps_test_diff.c test/ps_test_util.c
@@ -16,6 +17,9 @@ test_ps_test_fork_SOURCES = test/ps_test_fork.c test/ps_test_util.c
 test_ps_test_fork_LDADD = lib/libportsort.la
 test_ps_test_scale_SOURCES = test/ps_test_scale.c test/ps_test_util.c
 test_ps_test_scale_LDADD = lib/libportsort.la
+test_ps_test_segments_SOURCES = test/ps_test_segments.c test/ps_test_util.c \
+	test/ps_test_faults.c
+test_ps_test_segments_LDADD = lib/libportsort.la
 test_ps_test_modules_SOURCES = test/ps_test_modules.c test/ps_test_util.c
 test_ps_test_modules_LDADD = lib/libportsort.la
 

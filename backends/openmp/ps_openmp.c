@@ -563,37 +563,81 @@ PS_INSERTION(32)
 PS_INSERTION(64)
 #undef PS_INSERTION
 
+static void insertion(void *keys, void *values, size_t vs, size_t n,
+                      unsigned kb, ps_xf xf)
+{
+    switch (kb) {
+    case 1: insertion_8(keys, values, vs, n, xf); break;
+    case 2: insertion_16(keys, values, vs, n, xf); break;
+    case 4: insertion_32(keys, values, vs, n, xf); break;
+    default: insertion_64(keys, values, vs, n, xf); break;
+    }
+}
+
+/* Fill in what a sort of n elements decides before it has scratch, and
+ * return the scratch bytes it needs (0: more than size_t holds).  The
+ * bytes never shrink as n grows for one key and value size, so the block
+ * of the longest of several sorts serves them all (the segmented sort). */
+static size_t plan(omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
+                   ps_type type, unsigned flags)
+{
+    size_t kb = ps_type_bytes(type);
+    memset(c, 0, sizeof *c);
+    c->xf = ps_xf_make(type, flags);
+    c->k[0] = keys;
+    c->v[0] = values;
+    c->vs = values != NULL ? vs : 0;
+    c->n = n;
+    c->bits = (unsigned)(8 * kb);
+    c->nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
+    c->leaf_cap = (c->vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c->vs);
+    c->net = c->vs != 0 ? PS_NET_NONE
+             : kb == 4 ? net_isa
+             : kb == 8 && net_isa == PS_NET_AVX512 ? PS_NET_AVX512 : PS_NET_NONE;
+    c->pk_net = net_isa == PS_NET_AVX512 && kb == 4 && c->vs == 4;
+    return layout(c, NULL, c->nthreads);
+}
+
+/* The sort planned in c, with its scratch. */
+static void run(omp_ctx *c, unsigned char *block)
+{
+    size_t kb = c->bits / 8, n = c->n;
+    int i;
+    layout(c, block, c->nthreads);
+    for (i = 0; i < 2; i++) {
+        uintptr_t ka = (uintptr_t)c->k[i], va = (uintptr_t)c->v[i];
+        int big = n * (kb + c->vs) > PS_STREAM_BYTES;
+        c->shift[i] = (ka & (PS_UNIT_BYTES - 1)) / kb;
+        c->stream[i] = 0;
+        if (big && ka % kb == 0)
+            c->stream[i] |= 1;
+        if (big && c->vs && va % 16 == 0 && (c->shift[i] * c->vs) % 16 == 0)
+            c->stream[i] |= 2;
+    }
+    c->pack = kb == 4 && c->vs == 4;
+    c->pk_shift = ((uintptr_t)c->k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
+    c->pk_stream = n * 8 > PS_STREAM_BYTES;
+    switch (kb) {
+    case 1: sort8(c); break;
+    case 2: sort16(c); break;
+    case 4: sort32(c); break;
+    default: sort64(c); break;
+    }
+}
+
 static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
                        ps_type type, unsigned flags)
 {
     omp_ctx c;
-    size_t bytes, kb = ps_type_bytes(type);
+    size_t bytes;
     unsigned char *block;
-    int from_cache, i;
+    int from_cache;
 
-    memset(&c, 0, sizeof c);
-    c.xf = ps_xf_make(type, flags);
     if (n <= PS_SMALL_N) {
-        switch (kb) {
-        case 1: insertion_8(keys, values, vs, n, c.xf); break;
-        case 2: insertion_16(keys, values, vs, n, c.xf); break;
-        case 4: insertion_32(keys, values, vs, n, c.xf); break;
-        default: insertion_64(keys, values, vs, n, c.xf); break;
-        }
+        insertion(keys, values, vs, n, ps_type_bytes(type), ps_xf_make(type, flags));
         return PS_OK;
     }
-    c.k[0] = keys;
-    c.v[0] = values;
-    c.vs = values != NULL ? vs : 0;
-    c.n = n;
-    c.bits = (unsigned)(8 * kb);
-    c.nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
-    c.leaf_cap = (c.vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c.vs);
-    c.net = c.vs != 0 ? PS_NET_NONE
-            : kb == 4 ? net_isa
-            : kb == 8 && net_isa == PS_NET_AVX512 ? PS_NET_AVX512 : PS_NET_NONE;
-    c.pk_net = net_isa == PS_NET_AVX512 && kb == 4 && c.vs == 4;
-    bytes = layout(&c, NULL, c.nthreads);
+    bytes = plan(&c, keys, values, vs, n, type, flags);
     if (bytes == 0) {
         host->fail("openmp: %zu elements overflow the scratch size", n);
         return PS_ERR_TOO_LARGE;
@@ -603,26 +647,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
         host->fail("openmp: cannot allocate %zu bytes of scratch", bytes);
         return PS_ERR_NO_MEMORY;
     }
-    layout(&c, block, c.nthreads);
-    for (i = 0; i < 2; i++) {
-        uintptr_t ka = (uintptr_t)c.k[i], va = (uintptr_t)c.v[i];
-        int big = n * (kb + c.vs) > PS_STREAM_BYTES;
-        c.shift[i] = (ka & (PS_UNIT_BYTES - 1)) / kb;
-        c.stream[i] = 0;
-        if (big && ka % kb == 0)
-            c.stream[i] |= 1;
-        if (big && c.vs && va % 16 == 0 && (c.shift[i] * c.vs) % 16 == 0)
-            c.stream[i] |= 2;
-    }
-    c.pack = kb == 4 && c.vs == 4;
-    c.pk_shift = ((uintptr_t)c.k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
-    c.pk_stream = n * 8 > PS_STREAM_BYTES;
-    switch (kb) {
-    case 1: sort8(&c); break;
-    case 2: sort16(&c); break;
-    case 4: sort32(&c); break;
-    default: sort64(&c); break;
-    }
+    run(&c, block);
     scratch_put(block, from_cache);
     return PS_OK;
 }
@@ -640,6 +665,257 @@ static int openmp_sort_pairs(void *state, void *keys, void *values,
 {
     (void)state;
     return openmp_sort(keys, values, value_size, n, type, flags);
+}
+
+/* A segmented sort with fewer short keys than this runs them on one
+ * thread: starting the team would cost more. */
+#define PS_SEG_PARALLEL_MIN 8192
+
+/* One short segment (below PS_PARALLEL_MIN, where a plain sort runs on one
+ * thread too), on this thread, with `mine` as its scratch. */
+static void segment_solo(unsigned char *keys, unsigned char *values,
+                         size_t vs, size_t m, ps_type type, unsigned flags,
+                         unsigned char *mine)
+{
+    omp_ctx c;
+    if (m <= PS_SMALL_N) {
+        insertion(keys, values, vs, m, ps_type_bytes(type),
+                  ps_xf_make(type, flags));
+        return;
+    }
+    plan(&c, keys, values, vs, m, type, flags);
+    run(&c, mine);
+}
+
+/* Tiny segments in a row go to the sorting networks together, up to this
+ * many to a call. */
+#define PS_SEG_NET_BATCH 256
+#define PS_SEG_NET_SLOTS (PS_SEG_NET_BATCH * PS_NET_MAX)
+/* Slots and sorted words of 8 bytes, copies of the keys and values (8
+ * bytes at most each), the ends. */
+#define PS_SEG_NET_BYTES (PS_SEG_NET_SLOTS * (8 + 8 + 8 + 8) \
+                          + PS_SEG_NET_BATCH * 4)
+
+/* Which networks sort segments of these keys, if any:
+ *  - 4- or 8-byte keys without values, plainly (networks are not stable,
+ *    which no one can see for keys alone: equal keys have equal bits);
+ *  - keys of up to 4 bytes, with values or not, packed with their places
+ *    (segments_net_packed), on CPUs with AVX-512. */
+enum { SEG_NET_NONE, SEG_NET_PLAIN, SEG_NET_PACKED };
+
+static int segments_net_kind(size_t kb, size_t vs)
+{
+    if (vs == 0 && ((kb == 4 && net_isa != PS_NET_NONE)
+                    || (kb == 8 && net_isa == PS_NET_AVX512)))
+        return SEG_NET_PLAIN;
+    if (kb <= 4 && net_isa == PS_NET_AVX512)
+        return SEG_NET_PACKED;
+    return SEG_NET_NONE;
+}
+
+#if defined(PS_HAVE_AVX512_TARGET)
+#define PS_SEG_NET_COPY(W)                                                   \
+static void seg_net_in##W(const uint##W##_t *k, uint##W##_t *slot, size_t m, \
+                          ps_xf xf)                                          \
+{                                                                            \
+    size_t t;                                                                \
+    for (t = 0; t < m; t++)                                                  \
+        slot[t] = ps_enc##W(k[t], xf);                                       \
+}                                                                            \
+static void seg_net_out##W(uint##W##_t *k, size_t m, ps_xf xf)               \
+{                                                                            \
+    size_t t;                                                                \
+    for (t = 0; t < m; t++)                                                  \
+        k[t] = ps_dec##W(k[t], xf);                                          \
+}
+PS_SEG_NET_COPY(32)
+PS_SEG_NET_COPY(64)
+#undef PS_SEG_NET_COPY
+
+/* Segments i..j-1 (at most PS_SEG_NET_BATCH, none above PS_NET_MAX keys,
+ * next to each other in the array) by one network call: their order
+ * images go to slots, one segment to a slot, so that the networks, which
+ * compare unsigned numbers, need no flip of their own (theirs assumes a
+ * slot's keys share their top bit, which a segment's need not); each
+ * slot comes back sorted into its segment's place, and the images are
+ * turned back into keys there. */
+static void segments_net(unsigned char *keys, size_t kb, const size_t *offsets,
+                         size_t i, size_t j, ps_xf xf, unsigned char *scratch)
+{
+    uint32_t *ends = (uint32_t *)(void *)(scratch + PS_SEG_NET_BATCH * PS_NET_MAX * 8);
+    size_t base = offsets[i], total = offsets[j] - base, d;
+    for (d = 0; i + d < j; d++) {
+        size_t a = offsets[i + d], m = offsets[i + d + 1] - a;
+        if (kb == 4)
+            seg_net_in32((const uint32_t *)(void *)keys + a,
+                         (uint32_t *)(void *)scratch + d * PS_NET_MAX, m, xf);
+        else
+            seg_net_in64((const uint64_t *)(void *)keys + a,
+                         (uint64_t *)(void *)scratch + d * PS_NET_MAX, m, xf);
+        ends[d] = (uint32_t)(d * PS_NET_MAX + m);
+    }
+    if (kb == 8) {
+        ps_omp_net_slots64((const uint64_t *)(void *)scratch,
+                           (uint64_t *)(void *)keys + base, ends, j - i,
+                           (uint32_t)total, 0, 0);
+        seg_net_out64((uint64_t *)(void *)keys + base, total, xf);
+        return;
+    }
+    if (net_isa == PS_NET_AVX512)
+        ps_omp_net_slots32((const uint32_t *)(void *)scratch,
+                           (uint32_t *)(void *)keys + base, ends, j - i,
+                           (uint32_t)total, 0, 0);
+    else
+        ps_omp_net_slots32_avx2((const uint32_t *)(void *)scratch,
+                                (uint32_t *)(void *)keys + base, ends, j - i,
+                                (uint32_t)total, 0, 0);
+    seg_net_out32((uint32_t *)(void *)keys + base, total, xf);
+}
+
+/* The image of key t of a 1-, 2- or 4-byte key array. */
+static inline uint64_t seg_image(const unsigned char *keys, size_t kb,
+                                 size_t t, ps_xf xf)
+{
+    if (kb == 1)
+        return ps_enc8(keys[t], xf);
+    if (kb == 2)
+        return ps_enc16(((const uint16_t *)(const void *)keys)[t], xf);
+    return ps_enc32(((const uint32_t *)(const void *)keys)[t], xf);
+}
+
+/* Segments i..j-1 as segments_net, for keys of up to 4 bytes with values
+ * (or 1- and 2-byte keys alone): each key's image goes into the top half
+ * of an 8-byte word and its place in the batch into the bottom, so that no
+ * two words are equal and the unstable networks give the stable order;
+ * keys and values are then gathered back by place from copies. */
+static void segments_net_packed(unsigned char *keys, unsigned char *values,
+                                size_t vs, size_t kb, const size_t *offsets,
+                                size_t i, size_t j, ps_xf xf,
+                                unsigned char *scratch)
+{
+    uint64_t *slots = (uint64_t *)(void *)scratch;
+    uint64_t *sorted = slots + PS_SEG_NET_SLOTS;
+    unsigned char *kcopy = (unsigned char *)(sorted + PS_SEG_NET_SLOTS);
+    unsigned char *vcopy = kcopy + PS_SEG_NET_SLOTS * 8;
+    uint32_t *ends = (uint32_t *)(void *)(vcopy + PS_SEG_NET_SLOTS * 8);
+    size_t base = offsets[i], total = offsets[j] - base, d, t;
+    for (d = 0; i + d < j; d++) {
+        size_t a = offsets[i + d], m = offsets[i + d + 1] - a;
+        for (t = 0; t < m; t++)
+            slots[d * PS_NET_MAX + t] = seg_image(keys, kb, a + t, xf) << 32
+                                        | (a - base + t);
+        ends[d] = (uint32_t)(d * PS_NET_MAX + m);
+    }
+    ps_omp_net_slots64(slots, sorted, ends, j - i, (uint32_t)total, 0, 0);
+    memcpy(kcopy, keys + base * kb, total * kb);
+    if (values != NULL)
+        memcpy(vcopy, values + base * vs, total * vs);
+    for (t = 0; t < total; t++) {
+        size_t from = (uint32_t)sorted[t];
+        memcpy(keys + (base + t) * kb, kcopy + from * kb, kb);
+        if (values != NULL)
+            memcpy(values + (base + t) * vs, vcopy + from * vs, vs);
+    }
+}
+#endif
+
+/* Segments lo..hi-1, on this thread: the short ones (below
+ * PS_PARALLEL_MIN) one by one as plain sorts of their sizes would run,
+ * tiny ones in batches through the networks where they apply. */
+static void segments_chunk(unsigned char *k, unsigned char *v, size_t vs,
+                           const size_t *offsets, size_t lo, size_t hi,
+                           ps_type type, unsigned flags, unsigned char *mine)
+{
+    size_t kb = ps_type_bytes(type), i, batch = lo;
+    int net = segments_net_kind(kb, vs);
+    for (i = lo; i <= hi; i++) {
+        size_t a = i < hi ? offsets[i] : 0, m = i < hi ? offsets[i + 1] - a : 0;
+        if (net && i < hi && m <= PS_NET_MAX && i - batch < PS_SEG_NET_BATCH)
+            continue;
+#if defined(PS_HAVE_AVX512_TARGET)
+        if (net == SEG_NET_PLAIN && batch < i)
+            segments_net(k, kb, offsets, batch, i, ps_xf_make(type, flags), mine);
+        else if (net == SEG_NET_PACKED && batch < i)
+            segments_net_packed(k, v, vs, kb, offsets, batch, i,
+                                ps_xf_make(type, flags), mine);
+#endif
+        batch = i + 1;
+        if (i < hi && m > 1 && m < PS_PARALLEL_MIN)
+            segment_solo(k + a * kb, v != NULL ? v + a * vs : NULL, vs, m,
+                         type, flags, mine);
+    }
+}
+
+/* Short segments are shared out among the threads, a chunk of segments at
+ * a time, each sorted by one thread as a plain sort of its size would be,
+ * in that thread's slice of the block.  Long ones then get the whole team
+ * each, one after another, in the block's last part, planned for the
+ * longest of them (plan's bytes never shrink with n).  Everything is
+ * allocated before a key moves, so nothing fails half-way. */
+static int openmp_sort_segments(void *state, void *keys, void *values,
+                                size_t vs, size_t n, const size_t *offsets,
+                                size_t num_segments, ps_type type,
+                                unsigned flags)
+{
+    size_t kb = ps_type_bytes(type), s, longest_short = 0, longest_long = 0;
+    size_t short_keys = 0, nshort = 0, sb = 0, lb = 0, grain, chunks;
+    unsigned char *block, *k = keys, *v = values;
+    int nt, from_cache;
+    omp_ctx c;
+
+    (void)state;
+    (void)n;
+    for (s = 0; s < num_segments; s++) {
+        size_t m = offsets[s + 1] - offsets[s];
+        if (m >= PS_PARALLEL_MIN) {
+            longest_long = m > longest_long ? m : longest_long;
+        } else if (m > 1) {
+            longest_short = m > longest_short ? m : longest_short;
+            short_keys += m;
+            nshort++;
+        }
+    }
+    nt = in_forked_child || short_keys < PS_SEG_PARALLEL_MIN ? 1 : team_size;
+    if (longest_short > PS_SMALL_N)
+        sb = round64(plan(&c, keys, values, vs, longest_short, type, flags));
+    if (segments_net_kind(kb, vs) != SEG_NET_NONE && sb < PS_SEG_NET_BYTES)
+        sb = round64(PS_SEG_NET_BYTES);
+    if (longest_long)
+        lb = plan(&c, keys, values, vs, longest_long, type, flags);
+    if (longest_long && lb == 0) {
+        host->fail("openmp: %zu elements overflow the scratch size", longest_long);
+        return PS_ERR_TOO_LARGE;
+    }
+    block = scratch_take((size_t)nt * sb + lb + 64, &from_cache);
+    if (block == NULL) {
+        host->fail("openmp: cannot allocate %zu bytes of scratch",
+                   (size_t)nt * sb + lb + 64);
+        return PS_ERR_NO_MEMORY;
+    }
+    /* Chunks of a few thousand keys: enough work to pay for taking one,
+     * small enough to balance segments of very different lengths. */
+    grain = 4096 / (nshort ? short_keys / nshort + 1 : 1) + 1;
+    chunks = nshort ? (num_segments + grain - 1) / grain : 0;
+    #pragma omp parallel num_threads(nt) if (nt > 1 && chunks > 1)
+    {
+        unsigned char *mine = block + (size_t)omp_get_thread_num() * sb;
+        size_t g;
+        #pragma omp for schedule(dynamic, 1)
+        for (g = 0; g < chunks; g++) {
+            size_t hi = (g + 1) * grain < num_segments ? (g + 1) * grain
+                                                       : num_segments;
+            segments_chunk(k, v, vs, offsets, g * grain, hi, type, flags, mine);
+        }
+    }
+    for (s = 0; longest_long && s < num_segments; s++) {
+        size_t a = offsets[s], m = offsets[s + 1] - a;
+        if (m < PS_PARALLEL_MIN)
+            continue;
+        plan(&c, k + a * kb, v != NULL ? v + a * vs : NULL, vs, m, type, flags);
+        run(&c, block + (size_t)nt * sb);
+    }
+    scratch_put(block, from_cache);
+    return PS_OK;
 }
 
 /* The sorts' value-size dispatch (VS_FL in ps_openmp_impl.h) and their
@@ -660,4 +936,5 @@ const ps_backend_ops ps_openmp_ops = {
     .release = openmp_release,
     .trim = openmp_trim,
     .device_api = NULL, /* no device API: host memory is its device */
+    .sort_segments = openmp_sort_segments,
 };

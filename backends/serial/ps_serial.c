@@ -40,6 +40,30 @@ static int serial_sort_keys(void *state, void *keys, size_t n, ps_type type,
     return serial_sort_pairs(state, keys, NULL, 0, n, type, flags);
 }
 
+/* One scratch block, for the longest segment, serves every segment. */
+static int serial_sort_segments(void *state, void *keys, void *values,
+                                size_t value_size, size_t n,
+                                const size_t *offsets, size_t num_segments,
+                                ps_type type, unsigned flags)
+{
+    const ps_host *host = state;
+    size_t s, longest = 0;
+    void *scratch;
+    for (s = 0; s < num_segments; s++)
+        if (offsets[s + 1] - offsets[s] > longest)
+            longest = offsets[s + 1] - offsets[s];
+    scratch = host->alloc(ps_reference_scratch_bytes(longest, type, value_size));
+    if (scratch == NULL) {
+        host->fail("serial: cannot allocate scratch for a segment of %zu "
+                   "elements (of %zu)", longest, n);
+        return PS_ERR_NO_MEMORY;
+    }
+    ps_reference_sort_segments(keys, values, value_size, offsets, 0,
+                               num_segments, type, flags, scratch);
+    host->release(scratch);
+    return PS_OK;
+}
+
 const ps_backend_ops ps_serial_ops = {
     .abi = PS_BACKEND_ABI,
     .name = "serial",
@@ -50,4 +74,5 @@ const ps_backend_ops ps_serial_ops = {
     .init = serial_init,
     .sort_keys = serial_sort_keys,
     .sort_pairs = serial_sort_pairs,
+    .sort_segments = serial_sort_segments,
 };

@@ -1,0 +1,215 @@
+/*
+ * ps_segments.c - ps_sort_segments: many independent sorts in one call.
+ *
+ * The checks come first, the offsets included, so that a backend sees only
+ * a valid segmentation.  A backend with its own segmented sort gets the
+ * call whole; for the others (the device modules today) the core sorts
+ * each long segment through the backend's plain sort and the short ones on
+ * the host with the reference sort, where a device round trip per segment
+ * would cost more than the sort.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "ps_internal.h"
+#include "ps_reference.h"
+
+/* A segment of at least this many keys goes to a backend's plain sort
+ * when the backend has no segmented sort: about where a GPU's sort of a
+ * host array starts to beat one host thread. */
+#define PS_SEGMENT_LONG ((size_t)1 << 16)
+
+/* offsets must run from 0 to n without decreasing; NULL is accepted only
+ * for the empty segmentation of nothing (no segments, n == 0). */
+static int check_offsets(const size_t *offsets, size_t num_segments, size_t n)
+{
+    size_t s;
+    if (num_segments == SIZE_MAX) {
+        ps_detail_set("ps_sort_segments: num_segments = SIZE_MAX: offsets "
+                      "would need SIZE_MAX + 1 entries");
+        return PS_ERR_INVALID_ARG;
+    }
+    if (offsets == NULL) {
+        if (num_segments == 0 && n == 0)
+            return PS_OK;
+        ps_detail_set("ps_sort_segments: offsets is NULL with %zu segments "
+                      "and n = %zu", num_segments, n);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (offsets[0] != 0) {
+        ps_detail_set("ps_sort_segments: offsets[0] = %zu, must be 0", offsets[0]);
+        return PS_ERR_INVALID_ARG;
+    }
+    for (s = 0; s < num_segments; s++)
+        if (offsets[s + 1] < offsets[s]) {
+            ps_detail_set("ps_sort_segments: offsets decrease at %zu "
+                          "(%zu, then %zu)", s + 1, offsets[s], offsets[s + 1]);
+            return PS_ERR_INVALID_ARG;
+        }
+    if (offsets[num_segments] != n) {
+        ps_detail_set("ps_sort_segments: offsets[%zu] = %zu, must be n = %zu",
+                      num_segments, offsets[num_segments], n);
+        return PS_ERR_INVALID_ARG;
+    }
+    return PS_OK;
+}
+
+typedef struct seg_call {
+    const ps_backend_ops *ops;
+    void *state;
+    const size_t *offsets;
+    size_t num_segments;
+    ps_type type;
+    unsigned flags;
+} seg_call;
+
+static int sort_range(const seg_call *c, void *keys, void *values,
+                      size_t vs, size_t m)
+{
+    if (values == NULL)
+        return c->ops->sort_keys(c->state, keys, m, c->type, c->flags);
+    return c->ops->sort_pairs(c->state, keys, values, vs, m, c->type, c->flags);
+}
+
+/* The long segments through the backend's plain sort.  A later one may
+ * fail (device memory) after earlier ones were sorted: those are kept in
+ * `backup` first, when there are several, and put back on failure. */
+static int sort_long(const seg_call *c, unsigned char *keys,
+                     unsigned char *values, size_t vs, unsigned char *backup)
+{
+    size_t kb = ps_type_bytes(c->type), s, done, at = 0;
+    int st = PS_OK;
+    for (s = 0; s < c->num_segments; s++) {
+        size_t a = c->offsets[s], m = c->offsets[s + 1] - a;
+        if (m < PS_SEGMENT_LONG)
+            continue;
+        if (backup != NULL) {
+            memcpy(backup + at, keys + a * kb, m * kb);
+            if (values != NULL)
+                memcpy(backup + at + m * kb, values + a * vs, m * vs);
+            at += m * (kb + vs);
+        }
+    }
+    for (s = 0; s < c->num_segments && st == PS_OK; s++) {
+        size_t a = c->offsets[s], m = c->offsets[s + 1] - a;
+        if (m >= PS_SEGMENT_LONG)
+            st = sort_range(c, keys + a * kb, values ? values + a * vs : NULL,
+                            vs, m);
+    }
+    if (st == PS_OK || backup == NULL)
+        return st;
+    /* Segment s - 1 failed and left itself unchanged; restore those before. */
+    for (done = 0, at = 0; done + 1 < s; done++) {
+        size_t a = c->offsets[done], m = c->offsets[done + 1] - a;
+        if (m < PS_SEGMENT_LONG)
+            continue;
+        memcpy(keys + a * kb, backup + at, m * kb);
+        if (values != NULL)
+            memcpy(values + a * vs, backup + at + m * kb, m * vs);
+        at += m * (kb + vs);
+    }
+    return st;
+}
+
+/* For backends without a segmented sort: see the top of the file. */
+static int segments_generic(const seg_call *c, void *keys, void *values,
+                            size_t vs)
+{
+    size_t kb = ps_type_bytes(c->type), s, longest = 0, nlong = 0, sum = 0;
+    size_t first;
+    unsigned char *scratch, *backup = NULL;
+    int st;
+
+    for (s = 0; s < c->num_segments; s++) {
+        size_t m = c->offsets[s + 1] - c->offsets[s];
+        if (m >= PS_SEGMENT_LONG)
+            nlong++, sum += m;
+        else if (m > longest)
+            longest = m;
+    }
+    scratch = ps_alloc(ps_reference_scratch_bytes(longest, c->type, vs));
+    if (nlong > 1)
+        backup = ps_alloc(sum * (kb + vs));
+    if (scratch == NULL || (nlong > 1 && backup == NULL)) {
+        ps_release(scratch);
+        ps_release(backup);
+        ps_detail_set("ps_sort_segments: cannot allocate scratch for "
+                      "segments of %zu keys", nlong > 1 ? sum : longest);
+        return PS_ERR_NO_MEMORY;
+    }
+    st = nlong ? sort_long(c, keys, values, vs, backup) : PS_OK;
+    /* The short ones cannot fail: their scratch is here.  Runs of short
+     * segments between long ones go to the reference sort together. */
+    for (s = 0, first = 0; st == PS_OK && s <= c->num_segments; s++) {
+        int is_long = s < c->num_segments
+                      && c->offsets[s + 1] - c->offsets[s] >= PS_SEGMENT_LONG;
+        if (s < c->num_segments && !is_long)
+            continue;
+        if (first < s)
+            ps_reference_sort_segments(keys, values, vs, c->offsets, first, s,
+                                       c->type, c->flags, scratch);
+        first = s + 1;
+    }
+    ps_release(scratch);
+    ps_release(backup);
+    return st;
+}
+
+static int segments_native(const seg_call *c, void *keys, void *values,
+                           size_t vs, size_t n)
+{
+    if (c->ops->sort_segments != NULL)
+        return c->ops->sort_segments(c->state, keys, values, vs, n, c->offsets,
+                                     c->num_segments, c->type, c->flags);
+    return segments_generic(c, keys, values, vs);
+}
+
+static int index_step(void *ctx, void *keys, void *idx, size_t w, size_t n)
+{
+    return segments_native(ctx, keys, idx, w, n);
+}
+
+int ps_sort_segments(void *keys, void *values, size_t value_size, size_t n,
+                     const size_t *offsets, size_t num_segments, ps_type type,
+                     unsigned flags)
+{
+    seg_call c;
+    int st;
+
+    ps_detail_clear();
+    st = ps_check_keys("ps_sort_segments", keys, n, type, flags);
+    if (st != PS_OK)
+        return st;
+    if (values != NULL && value_size == 0) {
+        ps_detail_set("ps_sort_segments: value_size is 0 with values given "
+                      "(pass values = NULL to sort keys only)");
+        return PS_ERR_INVALID_ARG;
+    }
+    if (values == NULL && value_size != 0 && n > 0) {
+        ps_detail_set("ps_sort_segments: values is NULL with value_size %zu "
+                      "and n = %zu", value_size, n);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (values != NULL && n > SIZE_MAX / value_size) {
+        ps_detail_set("ps_sort_segments: n = %zu values of %zu bytes overflow "
+                      "size_t", n, value_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    st = check_offsets(offsets, num_segments, n);
+    if (st != PS_OK)
+        return st;
+    memset(&c, 0, sizeof c);
+    st = ps_backend_for(n, &c.ops, &c.state);
+    if (st != PS_OK || n < 2)
+        return st;
+    c.offsets = offsets;
+    c.num_segments = num_segments;
+    c.type = type;
+    c.flags = flags;
+    if (values == NULL || ps_values_native(c.ops, values, value_size))
+        return segments_native(&c, keys, values, values ? value_size : 0, n);
+    return ps_sort_by_index("ps_sort_segments", keys, values, value_size, n,
+                            index_step, &c);
+}
