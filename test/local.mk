@@ -83,11 +83,13 @@ EXTRA_DIST += test/lsan.supp
 # parsed.  cli-common.sh is sourced by them, not run.
 dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
 	test/cli-sort-binary.sh \
-	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh test/cli-env.sh
+	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
+	test/cli-manpages.sh test/cli-env.sh
 EXTRA_DIST += test/cli-common.sh
 TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
 	test/cli-sort-binary.sh \
-	test/cli-sort-errors.sh test/cli-bench.sh test/cli-manpages.sh test/cli-env.sh
+	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
+	test/cli-manpages.sh test/cli-env.sh
 
 # The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,
 # always run; it skips when neither module is built), and the differential

@@ -14,6 +14,7 @@ tools_portsort_SOURCES = \
 	tools/ps_cli_bench.h \
 	tools/ps_cli_bench.c \
 	tools/ps_cli_data.c \
+	tools/ps_cli_segments.c \
 	tools/ps_cli_peers.c \
 	tools/ps_cli_report.c \
 	tools/peers/ps_peer_vqsort.cc

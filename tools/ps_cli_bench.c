@@ -42,6 +42,9 @@ typedef struct bench_cfg {
     size_t npeers;
     size_t peer_max;
     size_t value_size;          /* 0: keys only; else pairs, as --value-size */
+    const ps_cli_segshape *seg; /* --segments, or NULL */
+    unsigned seg_param;
+    char seg_label[24];         /* "csr", "uniform:1000" */
     int repeats;
     int verbose;
 } bench_cfg;
@@ -87,14 +90,21 @@ static checksum sum_keys(const ps_cli_type *t, const void *keys, size_t n)
 
 /* The output is right when it is in the library's order and a permutation
  * of the input. */
-static int verify(const ps_cli_type *t, const void *keys, size_t n, checksum want)
+static int in_order(const ps_cli_type *t, const void *keys, size_t a, size_t b)
 {
-    checksum got;
     size_t i;
-    for (i = 1; i < n; i++)
+    for (i = a + 1; i < b; i++)
         if (ps_cli_order_key(t, ps_cli_get_bits(t, keys, i - 1)) >
             ps_cli_order_key(t, ps_cli_get_bits(t, keys, i)))
             return 0;
+    return 1;
+}
+
+static int verify(const ps_cli_type *t, const void *keys, size_t n, checksum want)
+{
+    checksum got;
+    if (!in_order(t, keys, 0, n))
+        return 0;
     got = sum_keys(t, keys, n);
     return got.sum == want.sum && got.x == want.x;
 }
@@ -109,18 +119,20 @@ static size_t index_width(size_t value_size)
     return value_size >= 8 ? 8 : 4;
 }
 
+/* Pairs a..b-1 of the output, whose values must come from inputs a..b-1
+ * (the whole array, or one segment). */
 static int verify_pairs(const ps_cli_type *t, const void *src, const void *keys,
-                        const unsigned char *values, size_t vs, size_t n)
+                        const unsigned char *values, size_t vs, size_t a, size_t b)
 {
     size_t i, w = index_width(vs);
     uint64_t prev = 0, prev_ord = 0;
-    for (i = 0; i < n; i++) {
+    for (i = a; i < b; i++) {
         uint64_t v = 0, bits = ps_cli_get_bits(t, keys, i);
         uint64_t ord = ps_cli_order_key(t, bits);
         memcpy(&v, values + i * vs, w);
-        if (v >= n || ps_cli_get_bits(t, src, v) != bits)
+        if (v < a || v >= b || ps_cli_get_bits(t, src, v) != bits)
             return 0;
-        if (i > 0 && (ord < prev_ord || (ord == prev_ord && v <= prev)))
+        if (i > a && (ord < prev_ord || (ord == prev_ord && v <= prev)))
             return 0;
         prev = v;
         prev_ord = ord;
@@ -137,20 +149,78 @@ typedef struct job {
     size_t n;
     const void *src, *src_values;   /* src_values NULL: keys only */
     void *work, *work_values;
+    const size_t *offsets;          /* --segments: the segmentation */
+    size_t nseg;
+    int mode;                       /* RUN_* */
+    char label[64];                 /* the dataset, and the segments' shape */
     checksum sum;
     double gen_s;
     size_t index, count;            /* for the progress line: input k of N */
 } job;
 
-/* Sort with the library (peer NULL) or a peer. */
-static int run_sort(const job *j, const ps_cli_peer *peer)
+/* What a measurement sorts: the array (RUN_PLAIN); with --segments, each
+ * segment, in one ps_sort_segments call or, for a peer, one call per
+ * segment (RUN_SEGMENTS), with one ps_sort_keys call per segment
+ * (RUN_LOOP), or the whole array unsegmented, the time the segmented sort
+ * is measured against (RUN_WHOLE). */
+enum { RUN_PLAIN, RUN_SEGMENTS, RUN_LOOP, RUN_WHOLE };
+static const char *const run_sorter[] = { "portsort", "portsort",
+                                          "portsort-loop", "portsort-whole" };
+
+/* Sort elements a..a+m-1 with the library (peer NULL) or a peer. */
+static int sort_range(const job *j, const ps_cli_peer *peer, size_t a, size_t m)
 {
     size_t vs = j->cfg->value_size;
+    unsigned char *k = (unsigned char *)j->work + a * j->t->size;
+    unsigned char *v = vs ? (unsigned char *)j->work_values + a * vs : NULL;
     if (peer == NULL)
-        return vs ? ps_sort_pairs(j->work, j->work_values, vs, j->n, j->t->type, 0)
-                  : ps_sort_keys(j->work, j->n, j->t->type, 0);
-    return vs ? peer->sort_pairs(j->work, j->work_values, vs, j->n, j->t->type)
-              : peer->sort_keys(j->work, j->n, j->t->type);
+        return vs ? ps_sort_pairs(k, v, vs, m, j->t->type, 0)
+                  : ps_sort_keys(k, m, j->t->type, 0);
+    return vs ? peer->sort_pairs(k, v, vs, m, j->t->type)
+              : peer->sort_keys(k, m, j->t->type);
+}
+
+static int run_sort(const job *j, const ps_cli_peer *peer)
+{
+    size_t vs = j->cfg->value_size, s;
+    if (j->mode == RUN_SEGMENTS && peer == NULL)
+        return ps_sort_segments(j->work, vs ? j->work_values : NULL, vs, j->n,
+                                j->offsets, j->nseg, j->t->type, 0);
+    if (j->mode == RUN_PLAIN || j->mode == RUN_WHOLE)
+        return sort_range(j, peer, 0, j->n);
+    for (s = 0; s < j->nseg; s++) {
+        int st = sort_range(j, peer, j->offsets[s], j->offsets[s + 1] - j->offsets[s]);
+        if (st != 0)
+            return st;
+    }
+    return 0;
+}
+
+/* The output of a measurement is right: sorted as a whole, or within each
+ * segment with every element still in its segment. */
+static int verify_run(const job *j)
+{
+    size_t vs = j->cfg->value_size, s;
+    if (j->mode == RUN_PLAIN || j->mode == RUN_WHOLE)
+        return vs ? verify_pairs(j->t, j->src, j->work, j->work_values, vs, 0, j->n)
+                  : verify(j->t, j->work, j->n, j->sum);
+    for (s = 0; s < j->nseg; s++) {
+        size_t a = j->offsets[s], b = j->offsets[s + 1];
+        if (vs ? !verify_pairs(j->t, j->src, j->work, j->work_values, vs, a, b)
+               : !in_order(j->t, j->work, a, b))
+            return 0;
+    }
+    if (vs)
+        return 1;
+    /* Keys alone: each segment holds what it held, by its checksum. */
+    for (s = 0; s < j->nseg; s++) {
+        size_t a = j->offsets[s], m = j->offsets[s + 1] - a;
+        checksum got = sum_keys(j->t, (const unsigned char *)j->work + a * j->t->size, m);
+        checksum want = sum_keys(j->t, (const unsigned char *)j->src + a * j->t->size, m);
+        if (got.sum != want.sum || got.x != want.x)
+            return 0;
+    }
+    return 1;
 }
 
 /* Time the sort over the repeats and send the row.  Returns 0, or -1 when a
@@ -158,7 +228,7 @@ static int run_sort(const job *j, const ps_cli_peer *peer)
 static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
 {
     double ts[MAX_LIST * 4], tc[MAX_LIST * 4], tv[MAX_LIST * 4];
-    const char *sorter = peer ? peer->name : "portsort";
+    const char *sorter = peer ? peer->name : run_sorter[j->mode];
     size_t vs = j->cfg->value_size;
     int r, reps = j->cfg->repeats, ok = 1;
     ps_cli_row row;
@@ -168,7 +238,7 @@ static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
         double t0, t1, t2, t3;
         int st;
         fprintf(j->out, "P\t[%zu/%zu] %s %s n=%zu: %s%s%s, run %d of %d\n", j->index,
-                j->count, j->t->name, j->ds->label, j->n, sorter, peer ? "" : " on ",
+                j->count, j->t->name, j->label, j->n, sorter, peer ? "" : " on ",
                 peer ? "" : backend, r + 1, reps);
         fflush(j->out);
         t0 = now();
@@ -181,29 +251,28 @@ static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
         if (st != 0) {
             if (peer == NULL)
                 fprintf(j->out, "E\t%s on %s: %s %s n=%zu: %s: %s\n", sorter, backend,
-                        j->t->name, j->ds->label, j->n, ps_strerror(st),
+                        j->t->name, j->label, j->n, ps_strerror(st),
                         ps_error_detail());
             else
                 fprintf(j->out, "E\t%s: %s %s n=%zu: failed\n", sorter, j->t->name,
-                        j->ds->label, j->n);
+                        j->label, j->n);
             return -1;
         }
-        ok &= vs ? verify_pairs(j->t, j->src, j->work, j->work_values, vs, j->n)
-                 : verify(j->t, j->work, j->n, j->sum);
+        ok &= verify_run(j);
         t3 = now();
         tc[r] = t1 - t0;
         ts[r] = t2 - t1;
         tv[r] = t3 - t2;
         if (j->cfg->verbose)
             fprintf(j->out, "V\t%s %s n=%zu %s %s run %d: sort %.3f ms, copy %.3f ms, "
-                    "verify %.3f ms%s\n", j->t->name, j->ds->label, j->n, sorter, backend,
+                    "verify %.3f ms%s\n", j->t->name, j->label, j->n, sorter, backend,
                     r + 1, ts[r] * 1e3, tc[r] * 1e3, tv[r] * 1e3,
                     ok ? "" : ", WRONG OUTPUT");
     }
     snprintf(row.type, sizeof row.type, "%s", j->t->name);
     snprintf(row.backend, sizeof row.backend, "%s", backend);
     snprintf(row.sorter, sizeof row.sorter, "%s", sorter);
-    snprintf(row.dataset, sizeof row.dataset, "%s", j->ds->label);
+    snprintf(row.dataset, sizeof row.dataset, "%s", j->label);
     row.n = j->n;
     row.repeats = reps;
     row.median_s = median(ts, reps);    /* sorts ts: min and max at the ends */
@@ -225,6 +294,7 @@ static int run_job(job *j, const char *backend, int with_peers)
 {
     const bench_cfg *cfg = j->cfg;
     size_t vs = cfg->value_size, i, pi;
+    size_t *offsets = cfg->seg ? malloc((j->n + 2) * sizeof *offsets) : NULL;
     void *src = malloc(j->n * j->t->size + 1);
     unsigned char *sv = vs ? malloc(j->n * vs + 1) : NULL;
     double t0;
@@ -232,13 +302,18 @@ static int run_job(job *j, const char *backend, int with_peers)
 
     j->work = malloc(j->n * j->t->size + 1);
     j->work_values = vs ? malloc(j->n * vs + 1) : NULL;
-    if (src == NULL || j->work == NULL || (vs && (sv == NULL || j->work_values == NULL))) {
-        fprintf(j->out, "E\t%s %s n=%zu: out of memory\n", j->t->name, j->ds->label, j->n);
+    if (cfg->seg)
+        snprintf(j->label, sizeof j->label, "%s/%s", j->ds->label, cfg->seg_label);
+    else
+        snprintf(j->label, sizeof j->label, "%s", j->ds->label);
+    if (src == NULL || j->work == NULL || (vs && (sv == NULL || j->work_values == NULL))
+        || (cfg->seg && offsets == NULL)) {
+        fprintf(j->out, "E\t%s %s n=%zu: out of memory\n", j->t->name, j->label, j->n);
         rc = -1;
         goto done;
     }
     fprintf(j->out, "P\t[%zu/%zu] %s %s n=%zu: generating\n", j->index, j->count,
-            j->t->name, j->ds->label, j->n);
+            j->t->name, j->label, j->n);
     fflush(j->out);
     t0 = now();
     j->ds->ds->fill(j->t, src, j->n, j->ds->param);
@@ -252,6 +327,11 @@ static int run_job(job *j, const char *backend, int with_peers)
     j->src = src;
     j->src_values = sv;
     j->sum = sum_keys(j->t, src, j->n);
+    j->mode = cfg->seg ? RUN_SEGMENTS : RUN_PLAIN;
+    if (cfg->seg) {
+        j->nseg = cfg->seg->make(j->n, cfg->seg_param, offsets);
+        j->offsets = offsets;
+    }
     /* Peers first, so that the parent knows qsort's time when the library's
      * row arrives and can print the speedup at once. */
     for (pi = 0; with_peers && pi < cfg->npeers; pi++) {
@@ -264,7 +344,13 @@ static int run_job(job *j, const char *backend, int with_peers)
     }
     if (measure(j, NULL, backend) != 0)
         rc = -1;
+    /* With segments, the library also sorts them one call each, and the
+     * whole array unsegmented: the time the segmented call aims at. */
+    for (j->mode = RUN_LOOP; cfg->seg && j->mode <= RUN_WHOLE; j->mode++)
+        if (measure(j, NULL, backend) != 0)
+            rc = -1;
 done:
+    free(offsets);
     free(src);
     free(sv);
     free(j->work);
@@ -511,6 +597,14 @@ static void usage(FILE *f)
 "      --peer-max-size N  run peers only up to n = N (2^24; qsort is slow)\n"
 "      --value-size N     sort pairs: keys with N-byte values (N >= 4), not\n"
 "                         keys alone; GB/s then counts the values too\n"
+"      --segments SHAPE   sort segments (ps_sort_segments) of a shape,\n"
+"                         SHAPE or SHAPE:K, also timing one ps_sort_keys\n"
+"                         per segment (portsort-loop), the whole array\n"
+"                         unsegmented (portsort-whole) and peers per segment:\n");
+    for (i = 0; i < ps_cli_nsegshapes; i++)
+        fprintf(f, "                           %-11s %s\n", ps_cli_segshapes[i].name,
+                ps_cli_segshapes[i].what);
+    fprintf(f,
 "      --perf-to-stdout   print every measurement (each run's phases too)\n"
 "      --perf-to-csv FILE write the results as CSV to FILE\n"
 "      --perf-csv-to-stdout  print CSV on stdout instead of the table\n"
@@ -673,7 +767,7 @@ static int add_peer(bench_cfg *cfg, char *s)
 }
 
 enum { OPT_PEERS = 256, OPT_PEER_MAX, OPT_PERF_STDOUT, OPT_PERF_CSV, OPT_CSV_STDOUT,
-       OPT_PLOT, OPT_VALUE_SIZE };
+       OPT_PLOT, OPT_VALUE_SIZE, OPT_SEGMENTS };
 
 /* What the command line asked for, before the lists are parsed. */
 typedef struct bench_args {
@@ -684,6 +778,38 @@ typedef struct bench_args {
 
 /* Read the options into a and the scalar settings into cfg.  Returns -1
  * to go on, or the exit status (0 after --help, 2 for a bad option). */
+/* --segments SHAPE or SHAPE:K. */
+static int set_segments(bench_cfg *cfg, const char *arg)
+{
+    char name[16], *colon, *end;
+    unsigned long k;
+    snprintf(name, sizeof name, "%s", arg);
+    colon = strchr(name, ':');
+    if (colon != NULL)
+        *colon = '\0';
+    cfg->seg = ps_cli_segshape_by_name(name);
+    if (cfg->seg == NULL) {
+        fprintf(stderr, "%s: unknown segment shape '%s' (see portsort bench --help)\n",
+                PS_CLI_NAME, name);
+        return -1;
+    }
+    cfg->seg_param = cfg->seg->param;
+    if (colon != NULL) {
+        k = strtoul(colon + 1, &end, 10);
+        if (*end != '\0' || end == colon + 1 || k < 1 || k > 1000000) {
+            fprintf(stderr, "%s: bad parameter in --segments '%s' (1 to 1000000)\n",
+                    PS_CLI_NAME, arg);
+            return -1;
+        }
+        cfg->seg_param = (unsigned)k;
+    }
+    if (cfg->seg_param != cfg->seg->param)
+        snprintf(cfg->seg_label, sizeof cfg->seg_label, "%s:%u", name, cfg->seg_param);
+    else
+        snprintf(cfg->seg_label, sizeof cfg->seg_label, "%s", name);
+    return 0;
+}
+
 static int parse_bench_args(int argc, char **argv, bench_args *a, bench_cfg *cfg)
 {
     static const struct option opts[] = {
@@ -700,6 +826,7 @@ static int parse_bench_args(int argc, char **argv, bench_args *a, bench_cfg *cfg
         { "perf-csv-to-stdout", no_argument, NULL, OPT_CSV_STDOUT },
         { "plot", required_argument, NULL, OPT_PLOT },
         { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
+        { "segments", required_argument, NULL, OPT_SEGMENTS },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -741,6 +868,10 @@ static int parse_bench_args(int argc, char **argv, bench_args *a, bench_cfg *cfg
                 fprintf(stderr, "%s: --value-size wants a byte count >= 4\n", PS_CLI_NAME);
                 return 2;
             }
+            break;
+        case OPT_SEGMENTS:
+            if (set_segments(cfg, optarg) != 0)
+                return 2;
             break;
         case 'v': cfg->verbose = 1; break;
         case 'h': usage(stdout); return 0;

@@ -30,6 +30,22 @@ extern const ps_cli_dataset ps_cli_datasets[];
 uint64_t ps_cli_mix64(uint64_t x);
 extern const size_t ps_cli_ndatasets;
 
+/* ---- segmentations (ps_cli_segments.c) ---- */
+
+/* A shape of segments for --segments: make() writes the offsets of n keys
+ * (room for n + 1 entries) for the parameter and returns the number of
+ * segments.  Segments are never empty. */
+typedef struct ps_cli_segshape {
+    const char *name;       /* as typed in --segments */
+    const char *what;       /* one line for --help */
+    unsigned param;         /* default parameter (NAME:K overrides) */
+    size_t (*make)(size_t n, unsigned param, size_t *offsets);
+} ps_cli_segshape;
+
+extern const ps_cli_segshape ps_cli_segshapes[];
+extern const size_t ps_cli_nsegshapes;
+const ps_cli_segshape *ps_cli_segshape_by_name(const char *name);
+
 /* ---- peers (ps_cli_peers.c) ---- */
 
 /*
@@ -65,7 +81,7 @@ typedef struct ps_cli_row {
     char type[8];
     char backend[16];       /* the library backend, "-" for peers */
     char sorter[32];        /* "portsort" or the peer's name */
-    char dataset[32];
+    char dataset[64];       /* with --segments: "random/csr" */
     size_t n;
     int repeats;
     double median_s, min_s, max_s;  /* the sort itself */

@@ -52,7 +52,7 @@ int ps_cli_row_read(const char *line, ps_cli_row *r)
 
 void ps_cli_table_header(FILE *f)
 {
-    fprintf(f, "%-6s %-8s %-9s %-20s %11s %11s %9s %7s %9s %s\n", "type", "backend",
+    fprintf(f, "%-6s %-8s %-14s %-20s %11s %11s %9s %7s %9s %s\n", "type", "backend",
             "sorter", "dataset", "n", "median ms", "Mkeys/s", "GB/s", "vs qsort",
             "check");
 }
@@ -71,7 +71,7 @@ void ps_cli_table_row(FILE *f, const ps_cli_row *r, double speedup, int detail)
     char sp[32] = "", tl[32];
     if (speedup > 0)
         snprintf(sp, sizeof sp, "%.1fx", speedup);
-    fprintf(f, "%-6s %-8s %-9s %-20s %11zu %11.3f %9.1f %7.3f %9s %s\n",
+    fprintf(f, "%-6s %-8s %-14s %-20s %11zu %11.3f %9.1f %7.3f %9s %s\n",
             ps_cli_type_label(r, tl, sizeof tl),
             r->backend, r->sorter, r->dataset, r->n, r->median_s * 1e3,
             ps_cli_row_mkeys(r), ps_cli_row_gbs(r), sp, r->verified ? "ok" : "WRONG");
