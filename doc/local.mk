@@ -14,8 +14,16 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_release_cache.3 \
 	doc/man/ps_sort_keys.3 \
 	doc/man/ps_sort_pairs.3 \
+	doc/man/ps_sort_segments.3 \
 	doc/man/ps_strerror.3 \
 	doc/man/ps_type_size.3 \
 	doc/man/ps_version.3
 EXTRA_DIST += doc/cuda.md doc/cli-sort.md
-EXTRA_DIST += doc/python.md doc/architecture.md
+EXTRA_DIST += doc/python.md doc/architecture.md doc/segments.md
+
+# The CSR example of doc/segments.md, built and run as a test: the
+# documented use must work as written.
+check_PROGRAMS += doc/examples/csr_from_coo
+doc_examples_csr_from_coo_SOURCES = doc/examples/csr_from_coo.c
+doc_examples_csr_from_coo_LDADD = lib/libportsort.la
+TESTS += doc/examples/csr_from_coo
