@@ -7,14 +7,16 @@
  * so both agree on tile sizes.  The limit that decides: CUDA allows 48 KiB
  * of static shared memory per block (HIP on gfx9: 64 KiB of LDS).  The
  * downsweep needs 2 * TILE * (key + value bytes) for the tile and its
- * ranked copy, plus RADIX * WG * 4 for the per-item digit counters.  With
- * 4-bit digits and 256 work-items the counters take 16 KiB, and the tile
- * sizes below keep the total at or under 41 KiB for every key/value width:
+ * ranked copy, plus RADIX * WG * 4 for the per-item digit counters and
+ * one word of padding per 32 (PS_CNT: no bank conflicts in the rank scan).
+ * With 4-bit digits and 256 work-items the counters take 16.5 KiB, and the
+ * tile sizes below keep the total at or under 42 KiB for every key/value
+ * width:
  *
  *   key + value bytes   items   tile   shared memory of the downsweep
- *   <= 4                8       2048   33 KiB
- *   <= 12               4       1024   25 KiB (8 bytes) .. 41 KiB (12)
- *   16                  2        512   33 KiB
+ *   <= 4                8       2048   33.5 KiB
+ *   <= 12               4       1024   25.5 KiB (8 bytes) .. 41.5 KiB (12)
+ *   16                  2        512   33.5 KiB
  *
  * 8-bit digits would need 256 KiB of counters at this work-group size: the
  * Onesweep kernels below rank per warp instead (one row of counters per

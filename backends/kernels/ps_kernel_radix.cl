@@ -37,6 +37,20 @@
 
 #define RADIX (1u << PS_DIGIT_BITS)
 #define DMASK (RADIX - 1u)
+/* Word i of the RADIX x WG counter matrix, with one word of padding after
+ * every 32: the matrix is read by column (cnt[d*WG + t], consecutive items
+ * at consecutive words) and, in the rank scan, by chunk (item t reads
+ * words t*RADIX .. t*RADIX + RADIX-1).  Unpadded, a warp's chunk reads
+ * hit the banks at a stride of RADIX words, 16 items to a bank with 4-bit
+ * digits; padded, the 32 items of a warp hit 32 banks in both patterns. */
+#if PS_WG >= 32
+#  define PS_CNT(i) ((i) + ((i) >> 5))
+#else
+/* One-item groups (pocl on a CPU) have no warps to conflict, and pocl
+ * 3.1's parallel-region pass asserts on the padded form there. */
+#  define PS_CNT(i) (i)
+#endif
+#define PS_CNT_WORDS PS_CNT(RADIX * PS_WG)
 #define TILE (PS_WG * PS_ITEMS)
 #define PASSES ((PS_KEY_BITS + PS_DIGIT_BITS - 1) / PS_DIGIT_BITS)
 
@@ -150,29 +164,29 @@ PS_FN int ps_rank_tile(PS_LOCAL PS_KEY *lk, PS_LOCAL PS_KEY *lk2
     int moved;
 
     for (d = 0; d < RADIX; d++)
-        cnt[d * PS_WG + t] = 0;
+        cnt[PS_CNT(d * PS_WG + t)] = 0;
     for (j = 0; j < PS_ITEMS; j++) {
         i = t * PS_ITEMS + j;
         if (i < valid)
-            cnt[ps_digit(lk[i], shift) * PS_WG + t]++;
+            cnt[PS_CNT(ps_digit(lk[i], shift) * PS_WG + t)]++;
     }
     PS_BARRIER();
     /* Item t scans the contiguous chunk [t*RADIX, (t+1)*RADIX) of the
      * matrix; the chunk sums are scanned across the work-group. */
     sum = 0;
     for (j = 0; j < RADIX; j++)
-        sum += cnt[t * RADIX + j];
+        sum += cnt[PS_CNT(t * RADIX + j)];
     part[t] = sum;
     ps_wg_scan(part, t);
     run = part[t];
     for (j = 0; j < RADIX; j++) {
-        ps_u32 c = cnt[t * RADIX + j];
-        cnt[t * RADIX + j] = run;
+        ps_u32 c = cnt[PS_CNT(t * RADIX + j)];
+        cnt[PS_CNT(t * RADIX + j)] = run;
         run += c;
     }
     PS_BARRIER();
     for (d = t; d <= RADIX; d += PS_WG)
-        tstart[d] = d < RADIX ? cnt[d * PS_WG] : valid;
+        tstart[d] = d < RADIX ? cnt[PS_CNT(d * PS_WG)] : valid;
     PS_BARRIER();
     /* Every item reaches the same barriers on both outcomes: no compiler
      * has to prove that the early-out is uniform. */
@@ -182,7 +196,7 @@ PS_FN int ps_rank_tile(PS_LOCAL PS_KEY *lk, PS_LOCAL PS_KEY *lk2
         i = t * PS_ITEMS + j;
         if (i < valid) {
             PS_KEY k = lk[i];
-            ps_u32 r = cnt[ps_digit(k, shift) * PS_WG + t]++;
+            ps_u32 r = cnt[PS_CNT(ps_digit(k, shift) * PS_WG + t)]++;
             lk2[r] = k;
             VAL_DO(lv2[r] = lv[i];)
         }
@@ -235,7 +249,7 @@ PS_KERNEL_WG(PS_WG) ps_upsweep(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
                                 PS_GLOBAL ps_u32 *counts, ps_u64 coff,
                                 ps_u64 flip64, ps_u64 fneg64, ps_u32 enc_in)
 {
-    PS_LOCAL_ARRAY(ps_u32, cnt, RADIX * PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, cnt, PS_CNT_WORDS);
     ps_u32 t = PS_LID(), b = PS_GROUP(), nb = PS_NGROUPS(), lo, hi, i, d;
     PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
 
@@ -244,11 +258,11 @@ PS_KERNEL_WG(PS_WG) ps_upsweep(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
     if (!enc_in)
         flip = fneg = 0;
     for (d = 0; d < RADIX; d++)
-        cnt[d * PS_WG + t] = 0;
+        cnt[PS_CNT(d * PS_WG + t)] = 0;
     ps_block_range(n, tpb, b, &lo, &hi);
     /* Private column per item: no atomics; the sum comes at the end. */
     for (i = lo + t; i < hi; i += PS_WG) {
-        cnt[ps_digit(ps_enc(keys[i], flip, fneg), shift) * PS_WG + t]++;
+        cnt[PS_CNT(ps_digit(ps_enc(keys[i], flip, fneg), shift) * PS_WG + t)]++;
         if (hi - i <= PS_WG)    /* i + PS_WG may wrap near 2^32 */
             break;
     }
@@ -256,7 +270,7 @@ PS_KERNEL_WG(PS_WG) ps_upsweep(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
     for (d = t; d < RADIX; d += PS_WG) {
         ps_u32 s = 0, j;
         for (j = 0; j < PS_WG; j++)
-            s += cnt[d * PS_WG + j];
+            s += cnt[PS_CNT(d * PS_WG + j)];
         counts[d * nb + b] = s;
     }
 }
@@ -304,7 +318,7 @@ PS_KERNEL_WG(PS_WG) ps_downsweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     PS_LOCAL_ARRAY(PS_VAL, lv, TILE);
     PS_LOCAL_ARRAY(PS_VAL, lv2, TILE);
 #endif
-    PS_LOCAL_ARRAY(ps_u32, cnt, RADIX * PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, cnt, PS_CNT_WORDS);
     PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
     PS_LOCAL_ARRAY(ps_u32, tstart, RADIX + 1);
     PS_LOCAL_ARRAY(ps_u32, run, RADIX);
@@ -368,7 +382,7 @@ PS_KERNEL_WG(PS_WG) ps_sort_local(PS_GLOBAL PS_KEY *keys, ps_u64 koff
     PS_LOCAL_ARRAY(PS_VAL, vb, TILE);
     PS_LOCAL PS_VAL *vcur = va, *valt = vb, *vtmp;
 #endif
-    PS_LOCAL_ARRAY(ps_u32, cnt, RADIX * PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, cnt, PS_CNT_WORDS);
     PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
     PS_LOCAL_ARRAY(ps_u32, tstart, RADIX + 1);
     PS_LOCAL PS_KEY *cur = ka, *alt = kb, *tmp;

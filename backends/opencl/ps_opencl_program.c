@@ -57,7 +57,8 @@ static unsigned env_uint(const char *spec, const char *key, unsigned dflt)
 static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
 {
     size_t radix = (size_t)1 << t->bits, tile = (size_t)t->wg * t->items;
-    size_t rts = 2 * tile * (kb + vb) + radix * t->wg * 4 + t->wg * 4
+    size_t cnt = radix * t->wg + radix * t->wg / 32;   /* PS_CNT_WORDS */
+    size_t rts = 2 * tile * (kb + vb) + cnt * 4 + t->wg * 4
                  + (2 * radix + 1) * 4;
     size_t os = 2 * tile * (kb + vb) + 16 * t->wg * 4 + t->wg * 4 + 3 * 256 * 4 + 4;
     return t->onesweep && os > rts ? os : rts;
