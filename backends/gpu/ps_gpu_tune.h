@@ -29,7 +29,19 @@
 
 #define PS_GPU_WG 256
 #define PS_GPU_DIGIT_BITS 4
-#define PS_GPU_ITEMS(kb, vb) ((kb) + (vb) <= 4 ? 8 : (kb) + (vb) <= 12 ? 4 : 2)
+#if defined(PS_GPU_HIP) || defined(__HIPCC__)
+/* HIP: a gfx9 CU has 64 KiB of LDS, so the tiles above (33.5-41.5 KiB)
+ * would let one work-group at a time onto a CU, leaving nothing to hide
+ * the scatter's latency.  Tiles half as long keep every downsweep at or
+ * under 30 KiB (hipcc -Rpass-analysis=kernel-resource-usage, gfx90a:
+ * 26256 bytes for u32 keys and for u64 pairs, 30352 for u32 keys with
+ * 8-byte values): two work-groups per CU.  The host code (PS_GPU_HIP) and
+ * the kernels (__HIPCC__) see the same numbers; the kernels are the same
+ * for any item count (pocl runs items=1 in test/opencl.sh). */
+#  define PS_GPU_ITEMS(kb, vb) ((kb) + (vb) <= 4 ? 4 : (kb) + (vb) <= 12 ? 2 : 1)
+#else
+#  define PS_GPU_ITEMS(kb, vb) ((kb) + (vb) <= 4 ? 8 : (kb) + (vb) <= 12 ? 4 : 2)
+#endif
 /*
  * Onesweep (ps_kernel_onesweep.cl): 8-bit digits, 256 work-items, one
  * kernel per digit.  Its warp-level ranking keeps one copy of the tile in
