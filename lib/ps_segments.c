@@ -129,6 +129,12 @@ static int segments_generic(const seg_call *c, void *keys, void *values,
         else if (m > longest)
             longest = m;
     }
+    if (ps_reference_scratch_bytes(longest, c->type, vs) == 0
+        || sum > SIZE_MAX / (kb + vs)) {
+        ps_detail_set("ps_sort_segments: %zu elements of %zu bytes overflow "
+                      "the scratch size", nlong > 1 ? sum : longest, kb + vs);
+        return PS_ERR_TOO_LARGE;
+    }
     scratch = ps_alloc(ps_reference_scratch_bytes(longest, c->type, vs));
     if (nlong > 1)
         backup = ps_alloc(sum * (kb + vs));

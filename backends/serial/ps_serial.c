@@ -52,6 +52,11 @@ static int serial_sort_segments(void *state, void *keys, void *values,
     for (s = 0; s < num_segments; s++)
         if (offsets[s + 1] - offsets[s] > longest)
             longest = offsets[s + 1] - offsets[s];
+    if (ps_reference_scratch_bytes(longest, type, value_size) == 0) {
+        host->fail("serial: a segment of %zu elements overflows the scratch "
+                   "size", longest);
+        return PS_ERR_TOO_LARGE;
+    }
     scratch = host->alloc(ps_reference_scratch_bytes(longest, type, value_size));
     if (scratch == NULL) {
         host->fail("serial: cannot allocate scratch for a segment of %zu "
