@@ -1,10 +1,11 @@
 // ps_gpu_fake.cc - the CPU stand-in for the CUDA runtime declared in
 // ps_gpu_fake.h.  Everything is synchronous: a copy is a memcpy, a stream
 // or event wait returns at once, and a launch runs the grid's work-groups
-// one after the other, each as PS_GPU_WG threads meeting at a real barrier.
-// Launches are serialised (the emulated kernels' local arrays are static).
-// Work-items form warps of 32 (ps_fake_ballot, ps_fake_shfl), each with its
-// own barrier and exchange slots.
+// one after the other on the launching thread, each work-item a fiber
+// (ucontext) that runs until it reaches a barrier and then hands over to
+// the next.  Launches are serialised (the emulated kernels' local arrays
+// are static).  Work-items form warps of 32 (ps_fake_ballot, ps_fake_shfl),
+// each with its own barrier and exchange slots.
 //
 // Devices and contexts follow CUDA 12: each thread has a stack of current
 // contexts (the driver's) and the device cudaSetDevice chose (the
@@ -14,28 +15,55 @@
 // to exist (ps_fake_contexts), so that a library touching a device the
 // application does not use is caught.
 #include <atomic>
-#include <barrier>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include <sys/mman.h>
+#include <ucontext.h>
 
 #include "ps_gpu_fake.h"
 
+// ASan must be told when the stack changes under it (its fake stacks and
+// the shadow of each fiber's stack); without ASan these are no-ops.
+#if defined(__SANITIZE_ADDRESS__)
+#  define PS_FAKE_ASAN 1
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define PS_FAKE_ASAN 1
+#  endif
+#endif
+#ifdef PS_FAKE_ASAN
+extern "C" void __sanitizer_start_switch_fiber(void **save, const void *bottom,
+                                               size_t size);
+extern "C" void __sanitizer_finish_switch_fiber(void *save, const void **bottom,
+                                                size_t *size);
+#endif
+
 namespace {
 const unsigned warp_size = 32;
-struct warp {
-    std::barrier<> sync;
-    unsigned slot[warp_size];
-    explicit warp(unsigned n) : sync((std::ptrdiff_t)n), slot() {}
+
+// A barrier among `count` fibers: the last to arrive opens it; the others
+// hand over to the next fiber until it has opened.
+struct fiber_barrier {
+    unsigned count, arrived = 0, phase = 0;
+    explicit fiber_barrier(unsigned n) : count(n) {}
+    void arrive_and_wait();
 };
-thread_local unsigned t_lid, t_group, t_ngroups, t_nlocal;
-thread_local std::barrier<> *t_barrier;
-thread_local warp *t_warp;
+struct warp {
+    fiber_barrier sync;
+    unsigned slot[warp_size];
+    explicit warp(unsigned n) : sync(n), slot() {}
+};
+// The running work-item.  Every fiber runs on the launching thread, one at
+// a time, so plain variables are enough.
+unsigned t_lid, t_group, t_ngroups, t_nlocal;
+fiber_barrier *t_barrier;
+warp *t_warp;
 std::mutex launch_lock;
 
 std::atomic<unsigned> contexts;         // bit d: device d's primary context exists
@@ -320,51 +348,159 @@ psfakeError_t psfakeFuncAttributes_get(psfakeFuncAttributes *a, const void *)
     return work();
 }
 
-// A pool of work-items, made on the first launch: one thread each, because
-// the kernels' barriers need every work-item of a group in flight.
+// A pool of work-items, made on the first launch of a block size: one
+// fiber each, because the kernels' barriers need every work-item of a group
+// in flight.  Fibers, not threads: a barrier is then a round of context
+// switches on one core instead of hundreds of threads woken through the
+// scheduler, which on a 2-core machine made the stand-in the slowest test.
 namespace {
+// Room for a work-item's frames; ASan's redzones make them several times
+// larger.  Pages are touched only as used (MAP_NORESERVE).
+const size_t stack_bytes = 256 * 1024;
+
+struct fiber {
+    ucontext_t ctx;
+    unsigned char *stack;
+    bool done;
+    void *asan_fake;
+};
+
 struct pool {
     unsigned n;
-    std::barrier<> start, done, local;
+    fiber_barrier local;
     const ps_fake_kernel *k = nullptr;
     void **args = nullptr;
-    unsigned g = 0, ngroups = 0;
-    bool quit = false;
     std::vector<std::unique_ptr<warp>> warps;
-    std::vector<std::thread> items;
-    explicit pool(unsigned n_)
-        : n(n_), start((std::ptrdiff_t)n_ + 1), done((std::ptrdiff_t)n_ + 1),
-          local((std::ptrdiff_t)n_)
-    {
-        for (unsigned w = 0; w * warp_size < n; w++)
-            warps.emplace_back(new warp(n - w * warp_size < warp_size
-                                        ? n - w * warp_size : warp_size));
-        for (unsigned t = 0; t < n; t++)
-            items.emplace_back([this, t] {
-                t_lid = t;
-                t_nlocal = n;
-                t_barrier = &local;
-                t_warp = warps[t / warp_size].get();
-                for (;;) {
-                    start.arrive_and_wait();
-                    if (quit)
-                        return;
-                    t_group = g;
-                    t_ngroups = ngroups;
-                    k->run(args);
-                    done.arrive_and_wait();
-                }
-            });
-    }
-    ~pool()
-    {
-        quit = true;
-        start.arrive_and_wait();
-        for (auto &th : items)
-            th.join();
-    }
+    std::vector<fiber> items;
+    unsigned char *stacks;
+    ucontext_t sched;                   // the launching thread's own stack
+    const void *sched_bottom = nullptr;
+    size_t sched_size = 0;
+    unsigned cur = 0;
+    unsigned long progress = 0;         // barriers opened, items finished
+
+    explicit pool(unsigned n_);
+    ~pool() { munmap(stacks, stack_bytes * n); }
+    void resume(unsigned t);
+    void yield();
+    void run_group();
 };
 pool *the_pool;
+
+void fiber_barrier::arrive_and_wait()
+{
+    unsigned ph = phase;
+    if (++arrived == count) {
+        arrived = 0;
+        phase++;
+        the_pool->progress++;
+        return;
+    }
+    while (phase == ph)
+        the_pool->yield();
+}
+
+// Back in a fiber after a switch: tell ASan, and learn the launching
+// thread's stack from the first switch.
+void fiber_resumed(fiber &f)
+{
+#ifdef PS_FAKE_ASAN
+    __sanitizer_finish_switch_fiber(f.asan_fake, &the_pool->sched_bottom,
+                                    &the_pool->sched_size);
+#else
+    (void)f;
+#endif
+}
+
+// Every fiber runs this forever: one work-item of each group in turn.
+void fiber_main()
+{
+    for (;;) {
+        fiber &f = the_pool->items[the_pool->cur];
+        fiber_resumed(f);
+        the_pool->k->run(the_pool->args);
+        f.done = true;
+        the_pool->progress++;
+        the_pool->yield();
+    }
+}
+
+pool::pool(unsigned n_) : n(n_), local(n_), items(n_)
+{
+    for (unsigned w = 0; w * warp_size < n; w++)
+        warps.emplace_back(new warp(n - w * warp_size < warp_size
+                                    ? n - w * warp_size : warp_size));
+    void *m = mmap(nullptr, stack_bytes * n, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        std::perror("ps_gpu_fake: fiber stacks");
+        std::abort();
+    }
+    stacks = static_cast<unsigned char *>(m);
+    for (unsigned t = 0; t < n; t++) {
+        fiber &f = items[t];
+        f.stack = stacks + stack_bytes * t;
+        f.done = true;
+        f.asan_fake = nullptr;
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = f.stack;
+        f.ctx.uc_stack.ss_size = stack_bytes;
+        f.ctx.uc_link = nullptr;
+        makecontext(&f.ctx, fiber_main, 0);
+    }
+}
+
+void pool::resume(unsigned t)
+{
+    cur = t;
+    t_lid = t;
+    t_warp = warps[t / warp_size].get();
+#ifdef PS_FAKE_ASAN
+    void *fake = nullptr;
+    __sanitizer_start_switch_fiber(&fake, items[t].stack, stack_bytes);
+    swapcontext(&sched, &items[t].ctx);
+    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+    swapcontext(&sched, &items[t].ctx);
+#endif
+}
+
+void pool::yield()
+{
+    fiber &f = items[cur];
+#ifdef PS_FAKE_ASAN
+    __sanitizer_start_switch_fiber(&f.asan_fake, sched_bottom, sched_size);
+#endif
+    swapcontext(&f.ctx, &sched);
+    fiber_resumed(f);
+}
+
+// One work-group: round after round, each unfinished item runs until it
+// waits at a barrier or ends.  A round in which no barrier opens and no
+// item ends can only repeat forever: some items wait at a barrier the
+// others never reach, which is undefined on a GPU, so say so and stop.
+void pool::run_group()
+{
+    unsigned alive = n;
+    for (auto &f : items)
+        f.done = false;
+    while (alive > 0) {
+        unsigned long before = progress;
+        for (unsigned t = 0; t < n; t++) {
+            if (items[t].done)
+                continue;
+            resume(t);
+            if (items[t].done)
+                alive--;
+        }
+        if (alive > 0 && progress == before) {
+            std::fprintf(stderr, "ps_gpu_fake: work-group %u: %u work-items "
+                         "wait at a barrier the others never reach\n",
+                         t_group, alive);
+            std::abort();
+        }
+    }
+}
 }  // namespace
 
 psfakeError_t psfakeLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
@@ -395,11 +531,12 @@ psfakeError_t psfakeLaunchKernel(const void *fn, dim3 grid, dim3 block, void **a
         the_pool = new pool(block.x);
     the_pool->k = k;
     the_pool->args = args;
-    the_pool->ngroups = grid.x;
+    t_ngroups = grid.x;
+    t_nlocal = block.x;
+    t_barrier = &the_pool->local;
     for (unsigned g = 0; g < grid.x; g++) {
-        the_pool->g = g;
-        the_pool->start.arrive_and_wait();
-        the_pool->done.arrive_and_wait();
+        t_group = g;
+        the_pool->run_group();
     }
     return psfakeSuccess;
 }
