@@ -85,7 +85,7 @@ dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filte
 	test/cli-sort-binary.sh \
 	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
 	test/cli-manpages.sh test/cli-env.sh
-EXTRA_DIST += test/cli-common.sh
+EXTRA_DIST += test/cli-common.sh test/cli-half-oracle.py
 TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
 	test/cli-sort-binary.sh \
 	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
