@@ -155,4 +155,5 @@ EXTRA_DIST += python/pyproject.toml python/README.md \
 	python/portsort/__init__.py python/portsort/_clib.py \
 	python/portsort/_arrays.py \
 	python/tests/oracle.py python/tests/test_sort.py python/tests/test_api.py \
+	python/tests/test_half.py python/tests/test_segments.py \
 	test/cmake-app/CMakeLists.txt test/cmake-app/main.c
