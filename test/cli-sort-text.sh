@@ -135,6 +135,22 @@ printf -- '-0
 '     >"$work/want"
 "$PORTSORT" sort --text --type f16 -o "$work/got" "$work/h16" &&
     same "$work/want" "$work/got" "f16 ties to even, and no double rounding"
+# NaNs from text: quiet, their sign kept, a payload that fits kept (larger
+# payloads further out), one that does not fit dropped.
+printf 'nan(0x55)
+nan
+-nan(0x3)
+-nan
+nan(0xfffff)
+' >"$work/hnan"
+printf -- '-nan(0x3)
+-nan
+nan
+nan(0xfffff)
+nan(0x55)
+' >"$work/want"
+"$PORTSORT" sort --text --type f16 -o "$work/got" "$work/hnan" &&
+    same "$work/want" "$work/got" "f16 NaNs from text, with payloads"
 # --skip-bad: a number beyond the range is a bad line like any other.
 printf '2
 7e4
