@@ -106,6 +106,10 @@ if [ -n "$python" ]; then
             same "$work/$t/desc" "$work/got" "$t descending"
         "$PORTSORT" sort --type "$t" -u -o "$work/got" "$work/$t/in" &&
             same "$work/$t/uniq" "$work/got" "$t -u: one line per rounded key"
+        "$PORTSORT" sort --type "$t" -c "$work/$t/asc" && "$PORTSORT" sort --type "$t" -c -u \
+            "$work/$t/uniq" && ! "$PORTSORT" sort --type "$t" -c -u "$work/$t/asc" 2>/dev/null &&
+            ! "$PORTSORT" sort --type "$t" -c "$work/$t/in" 2>/dev/null &&
+            echo "ok: $t -c" || fail "$t -c: sorted and unsorted inputs told apart"
     done
 else
     echo "no python3: the f16/bf16 rounding oracle is skipped"
