@@ -61,6 +61,29 @@ awk -F, 'NR > 1 { rows++; if ($2 != 8 || $NF != 1) bad = 1 } END { exit bad || r
 "$PORTSORT" bench --value-size 3 -n 10 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--value-size under 4 exits 2"
 
+# f16 and bf16: every dataset, keys and pairs, verified, beside qsort with
+# its totalOrder comparison; vqsort orders floats otherwise and sits out.
+"$PORTSORT" bench --perf-csv-to-stdout --types f16,bf16 --datasets all -n 3000 -r 1 \
+    >"$work/half.csv" 2>"$work/err" || { cat "$work/err"; fail "bench --types f16,bf16"; }
+"$PORTSORT" bench --perf-csv-to-stdout --types f16,bf16 --value-size 8 \
+    --datasets random,log-uniform,few-spread -n 3000 -r 1 >>"$work/half.csv" 2>"$work/err" ||
+    { cat "$work/err"; fail "bench --types f16,bf16 --value-size 8"; }
+awk -F, '
+NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+$1 == "type" { next }
+{
+    if ($col["verified"] != 1) { print "line " NR ": not verified"; bad = 1 }
+    if ($col["type"] != "f16" && $col["type"] != "bf16") { print "line " NR ": type " $col["type"]; bad = 1 }
+    if ($col["sorter"] != "portsort" && $col["sorter"] != "qsort") { print "line " NR ": sorter " $col["sorter"]; bad = 1 }
+    n[$col["value_size"] "/" $col["sorter"]]++
+}
+END {
+    if (n["0/portsort"] != 28 || n["0/qsort"] != 28 || n["8/portsort"] != 6 || n["8/qsort"] != 6) {
+        for (k in n) print k ": " n[k]; bad = 1
+    }
+    exit bad
+}' "$work/half.csv" || fail "f16 and bf16: 28 + 6 verified rows each for portsort and qsort"
+
 # The human table, with every run's phases.
 "$PORTSORT" bench --perf-to-stdout -n 2000 -r 1 --peers none >"$work/table" 2>&1 ||
     fail "bench --perf-to-stdout"

@@ -6,6 +6,8 @@
 "$PORTSORT" info >"$work/info" 2>&1 || fail "portsort info exits 0"
 cat "$work/info"
 grep -q '^libportsort [0-9]' "$work/info" || fail "info names the version"
+grep -q '^key types: u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16 f32 f64$' "$work/info" ||
+    fail "info lists the twelve key types"
 grep -q '^  serial *usable' "$work/info" || fail "info lists serial as usable"
 grep -q '^chosen: *serial' "$work/info" || fail "info names the chosen backend"
 for b in cuda hip opencl openmp; do

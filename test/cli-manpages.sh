@@ -12,6 +12,17 @@ for f in $funcs; do
     grep -q "^\.so man3/libportsort\.3\$" "$src/doc/man/$f.3" 2>/dev/null ||
         fail "doc/man/$f.3 links to libportsort.3 (and is in doc/local.mk)"
 done
+# Every key type: ps_type's names in libportsort.3, the command's names
+# (portsort info) in portsort.1.
+types=$(sed -n '/^typedef enum ps_type/,/} ps_type;/p' "$src/lib/portsort.h" |
+        sed 's,/\*.*\*/,,' | grep -o 'PS_[A-Z0-9]*')
+[ "$(echo $types | wc -w)" -ge 12 ] || fail "found the key types in portsort.h"
+for t in $types; do
+    grep -qw "$t" "$src/doc/libportsort.3" || fail "libportsort.3 names $t"
+done
+for t in $("$PORTSORT" info 2>/dev/null | sed -n 's/^key types: //p'); do
+    grep -qw "$t" "$src/doc/portsort.1" || fail "portsort.1 names the key type $t"
+done
 for c in info sort bench; do
     grep -q "^\.SS portsort $c\$" "$src/doc/portsort.1" || fail "portsort.1 documents $c"
 done

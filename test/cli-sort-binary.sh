@@ -8,14 +8,24 @@ need_cmd perl
 # gen TYPE N DESC VALUE_SIZE: writes $work/keys, $work/values and the
 # expected $work/keys.want, $work/values.want.  Keys are random bit patterns
 # (for floats: NaNs, infinities, signed zeros, denormals), a third of them
-# drawn from a few values so that stability shows in the values.
+# drawn from a few values so that stability shows in the values.  For f16
+# and bf16 every fifth key is a special value: +-0, +-inf, quiet and
+# signalling NaNs of both signs with payloads, the least and largest
+# subnormals, the least normal and the largest finite value.
 gen() {
     perl -e '
     use strict; use warnings;
     my ($type, $n, $desc, $vsize, $dir) = @ARGV;
     my %fmt = (u8 => "C", u16 => "S<", u32 => "L<", u64 => "Q<",
                i8 => "C", i16 => "S<", i32 => "L<", i64 => "Q<",
-               f32 => "L<", f64 => "Q<");
+               f32 => "L<", f64 => "Q<", f16 => "S<", bf16 => "S<");
+    my %special = (
+        f16 => [0x0000, 0x8000, 0x7c00, 0xfc00, 0x7c01, 0xfc01, 0x7e00, 0xfe00,
+                0x7d55, 0xfeaa, 0x7fff, 0xffff, 0x0001, 0x8001, 0x03ff, 0x83ff,
+                0x0400, 0x7bff, 0xfbff],
+        bf16 => [0x0000, 0x8000, 0x7f80, 0xff80, 0x7f81, 0xff81, 0x7fc0, 0xffc0,
+                 0x7fa5, 0xffd5, 0x7fff, 0xffff, 0x0001, 0x8001, 0x007f, 0x807f,
+                 0x0080, 0x7f7f, 0xff7f]);
     my ($bits) = $type =~ /(\d+)/;
     my $f = $fmt{$type};
     my $sign = 1 << ($bits - 1);
@@ -26,11 +36,12 @@ gen() {
     for my $i (0 .. $n - 1) {
         my $b = (int(rand(2**32)) << 32 | int(rand(2**32))) & $mask;
         $b = $few[$i % 4] if $i % 3 == 0;
+        $b = $special{$type}[int(rand(19))] if $special{$type} && $i % 5 == 1;
         push @k, $b;
         # The order key: unsigned order equals the library order.
         my $o = $b;
         if ($type =~ /^i/) { $o = $b ^ $sign }
-        elsif ($type =~ /^f/) { $o = ($b & $sign) ? (~$b & $mask) : ($b | $sign) }
+        elsif ($type =~ /^b?f/) { $o = ($b & $sign) ? (~$b & $mask) : ($b | $sign) }
         push @ord, $o;
     }
     my @p = $desc ? sort { $ord[$b] <=> $ord[$a] || $a <=> $b } 0 .. $n - 1
@@ -44,7 +55,7 @@ gen() {
     ' "$1" "$2" "$3" "$4" "$work"
 }
 
-for t in u8 u16 u32 u64 i8 i16 i32 i64 f32 f64; do
+for t in u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16 f32 f64; do
     for desc in 0 1; do
         flag=
         [ "$desc" -eq 1 ] && flag=--descending

@@ -66,6 +66,29 @@ expect_fail 1 'in:2: not a valid i64 key \(out of range' "beyond i64" -- \
 printf '1e39\n' >"$in"
 expect_fail 1 'in:1: not a valid f32 key \(out of range' "beyond f32" -- \
     sort --text --type f32 "$in"
+# Half precision: beyond the largest finite value after rounding (65504
+# for f16: 65520 is the midpoint to the next power of two, which rounds up
+# to infinity; about 3.3962e38 for bf16) is refused, inf itself is not.
+# refused LINES MESSAGE-REGEX WHAT -- portsort-arguments: FILE holds LINES.
+refused() {
+    printf '%b' "$1" >"$in"
+    shift
+    expect_fail 1 "$@"
+}
+refused '1\ninf\n65519.99\n65520\n' \
+    'in:4: not a valid f16 key \(out of range for the type\): "65520"' \
+    "beyond f16 after rounding" -- sort --text --type f16 -o "$out" "$in"
+refused '1\n-3.3895e38\n-3.3962e38\n' 'in:3: not a valid bf16 key \(out of range' \
+    "beyond bf16 after rounding" -- sort --text --type bf16 "$in"
+refused '0,1\n1,1e5\n' 'in:2: field 2 is not a valid f16 key \(out of range' \
+    "beyond f16, a field" -- sort --type f16 -t, -k2 "$in"
+refused '1\n1.5x\n' 'in:2: not a valid bf16 key \(not a number\)' "bf16 not a number" -- \
+    sort --text --type bf16 "$in"
+refused '1\n1e9x\n' 'in:2: not a valid f16 key \(not a number\)' \
+    "f16: trailing junk, not range" -- sort --text --type f16 "$in"
+printf '\001\002\003' >"$in"
+expect_fail 1 'in: size 3 bytes is not a multiple of 2 \(the size of a bf16 key\)' \
+    "binary bf16 of odd size" -- sort --type bf16 -o "$out" "$in"
 
 printf '\001\000\002\000\003\000' >"$in"
 printf '0123456789' >"$work/d/vals"

@@ -84,6 +84,92 @@ grep -v '^16777216$' "$work/want" >"$work/want.u"
 "$PORTSORT" sort --type f32 -u "$work/c32" >"$work/got" &&
     same "$work/want.u" "$work/got" "f32 -u: keys equal after rounding are one"
 
+# f16 and bf16: every finite value once, then numbers hard to round (ties,
+# digits beyond a double's precision, subnormals, near the overflow
+# threshold), against an exact oracle in Python that checks itself against
+# struct and numpy.float16 where it can.  A line rounded to a neighbour of
+# its key sits beside the wrong line, so the stable order shows it.
+python=
+for p in "${PYTHON:-}" python3 /usr/bin/python3; do
+    [ -n "$p" ] && "$p" -c 'import fractions' >/dev/null 2>&1 || continue
+    [ -z "$python" ] && python=$p
+    "$p" -c 'import numpy' >/dev/null 2>&1 && { python=$p; break; }
+done
+if [ -n "$python" ]; then
+    for t in f16 bf16; do
+        mkdir -p "$work/$t"
+        "$python" "${srcdir:-.}/test/cli-half-oracle.py" "$t" "$work/$t" ||
+            { fail "$t: the oracle"; continue; }
+        "$PORTSORT" sort --text --type "$t" -o "$work/got" "$work/$t/in" &&
+            same "$work/$t/asc" "$work/got" "$t: $(wc -l <"$work/$t/in") numbers rounded to nearest, ties to even"
+        "$PORTSORT" sort --text --type "$t" -r -o "$work/got" "$work/$t/in" &&
+            same "$work/$t/desc" "$work/got" "$t descending"
+        "$PORTSORT" sort --type "$t" -u -o "$work/got" "$work/$t/in" &&
+            same "$work/$t/uniq" "$work/got" "$t -u: one line per rounded key"
+        "$PORTSORT" sort --type "$t" -c "$work/$t/asc" && "$PORTSORT" sort --type "$t" -c -u \
+            "$work/$t/uniq" && ! "$PORTSORT" sort --type "$t" -c -u "$work/$t/asc" 2>/dev/null &&
+            ! "$PORTSORT" sort --type "$t" -c "$work/$t/in" 2>/dev/null &&
+            echo "ok: $t -c" || fail "$t -c: sorted and unsorted inputs told apart"
+    done
+else
+    echo "no python3: the f16/bf16 rounding oracle is skipped"
+fi
+# By hand: 1 + 2^-11 ties to 1 in f16, a digit past a double's precision
+# takes it up (a double rounding would not); 2^-25 ties to 0; 65519.99 is
+# 65504, the largest f16.  Sorted stably, equal keys in input order.
+printf '1.00048828125000000000001
+1.00048828125
+1
+2.98023223876953125e-8
+-0
+65519.99
+65504
+3e-8
+0
+'     >"$work/h16"
+printf -- '-0
+2.98023223876953125e-8
+0
+3e-8
+1.00048828125
+1
+1.00048828125000000000001
+65519.99
+65504
+'     >"$work/want"
+"$PORTSORT" sort --text --type f16 -o "$work/got" "$work/h16" &&
+    same "$work/want" "$work/got" "f16 ties to even, and no double rounding"
+# NaNs from text: quiet, their sign kept, a payload that fits kept (larger
+# payloads further out), one that does not fit dropped.
+printf 'nan(0x55)
+nan
+-nan(0x3)
+-nan
+nan(0xfffff)
+' >"$work/hnan"
+printf -- '-nan(0x3)
+-nan
+nan
+nan(0xfffff)
+nan(0x55)
+' >"$work/want"
+"$PORTSORT" sort --text --type f16 -o "$work/got" "$work/hnan" &&
+    same "$work/want" "$work/got" "f16 NaNs from text, with payloads"
+# --skip-bad: a number beyond the range is a bad line like any other.
+printf '2
+7e4
+-1
+1e5
+' | "$PORTSORT" sort --type f16 -k1 --skip-bad >"$work/got" 2>"$work/err"
+printf -- '-1
+2
+7e4
+1e5
+' >"$work/want"
+same "$work/want" "$work/got" "f16 --skip-bad puts out-of-range lines last"
+grep -q '2 lines without a valid f16 key were put at the end' "$work/err" ||
+    fail "f16 --skip-bad counts them: $(cat "$work/err")"
+
 # No -o: standard output, and FILE is only read (it used to be rewritten in
 # place).  -o naming the input sorts it in place, safely.
 printf '3\n1\n2\n' >"$work/inplace"

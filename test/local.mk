@@ -85,7 +85,7 @@ dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filte
 	test/cli-sort-binary.sh \
 	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
 	test/cli-manpages.sh test/cli-env.sh
-EXTRA_DIST += test/cli-common.sh
+EXTRA_DIST += test/cli-common.sh test/cli-half-oracle.py
 TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
 	test/cli-sort-binary.sh \
 	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
@@ -155,4 +155,5 @@ EXTRA_DIST += python/pyproject.toml python/README.md \
 	python/portsort/__init__.py python/portsort/_clib.py \
 	python/portsort/_arrays.py \
 	python/tests/oracle.py python/tests/test_sort.py python/tests/test_api.py \
+	python/tests/test_half.py python/tests/test_segments.py \
 	test/cmake-app/CMakeLists.txt test/cmake-app/main.c

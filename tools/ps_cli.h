@@ -20,7 +20,7 @@
 
 /* One key type as the command line knows it. */
 typedef struct ps_cli_type {
-    const char *name;   /* "u8" ... "f64", as typed on the command line */
+    const char *name;   /* "u8" ... "bf16", as typed on the command line */
     ps_type type;
     size_t size;        /* bytes per key */
     int is_signed;      /* signed integer */
@@ -42,8 +42,22 @@ uint64_t ps_cli_get_bits(const ps_cli_type *t, const void *keys, size_t i);
 /* Store the low t->size bytes of `bits` as key i. */
 void ps_cli_put_bits(const ps_cli_type *t, void *keys, size_t i, uint64_t bits);
 
-/* Store v as key i of a float type (rounded to f32 for PS_F32). */
+/* Store v as key i of a float type, rounded to nearest, ties to even, for
+ * the types narrower than f64 (beyond the range: infinity). */
 void ps_cli_put_float(const ps_cli_type *t, void *keys, size_t i, double v);
+
+/* Bits of a float type's significand, the implicit one included (11 for
+ * f16, 8 for bf16, 24 for f32, 53 for f64): integers up to 2^that are
+ * exact. */
+unsigned ps_cli_float_digits(const ps_cli_type *t);
+
+/* d rounded to the f16 or bf16 bit pattern nearest to it, ties to even,
+ * into *bits.  *tie is 1 when d lay exactly halfway between two values of
+ * the type (a decimal text that strtod rounded to d may then belong on
+ * either side).  Returns 0, or -1 when d rounds beyond the largest finite
+ * value (*bits is then the infinity of d's sign).  NaNs stay NaNs (quiet,
+ * the sign and a payload that fits kept). */
+int ps_cli_half_bits(const ps_cli_type *t, double d, uint16_t *bits, int *tie);
 
 /* An unsigned 64-bit number whose unsigned order is the sort order of the
  * library (integers by value, floats by IEEE 754 totalOrder). */

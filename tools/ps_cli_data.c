@@ -119,7 +119,7 @@ static void fill_low_entropy(const ps_cli_type *t, void *keys, size_t n, unsigne
  */
 static void fill_sparse(const ps_cli_type *t, void *keys, size_t n, unsigned p)
 {
-    unsigned bits = t->is_float ? (t->size == 4 ? 24 : 53) : (unsigned)t->size * 8;
+    unsigned bits = t->is_float ? ps_cli_float_digits(t) : (unsigned)t->size * 8;
     uint64_t max_m = (uint64_t)1 << (bits / 2 < 31 ? bits / 2 : 31);
     uint64_t d = p, m, j, i = 0;
     while (d * d * max_m < n)
@@ -167,7 +167,7 @@ static void put_value(const ps_cli_type *t, void *keys, size_t i, int64_t v)
 
 /* Magnitudes spread evenly over all decades, as file sizes and latencies
  * are: 2^(U * bits); both signs for signed types and floats (floats over
- * 2^-P..2^P, P = 120 or 1000). */
+ * 2^-P..2^P, P = 16 for f16, 120 for f32 and bf16, 1000 for f64). */
 static void fill_log_uniform(const ps_cli_type *t, void *keys, size_t n, unsigned p)
 {
     size_t i;
@@ -176,7 +176,7 @@ static void fill_log_uniform(const ps_cli_type *t, void *keys, size_t n, unsigne
         double u = unit(6, i);
         int neg = (rnd(7, i) & 1) && (t->is_signed || t->is_float);
         if (t->is_float) {
-            double span = t->size == 4 ? 240.0 : 2000.0;
+            double span = t->type == PS_F16 ? 32.0 : t->size == 8 ? 2000.0 : 240.0;
             ps_cli_put_float(t, keys, i, (neg ? -1 : 1) * exp2((u - 0.5) * span));
         } else {
             uint64_t m = (uint64_t)exp2(u * (magnitude_bits(t) - 0.01));

@@ -20,14 +20,16 @@ int ps_cli_info(int argc, char **argv)
     if (argc > 1) {
         if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
             printf("Usage: portsort info\n"
-                   "Print the library version, every backend it knows, whether each\n"
-                   "is usable here (and why not), its device, and the one chosen.\n");
+                   "Print the library version, the key types, every backend it knows,\n"
+                   "whether each is usable here (and why not), its device, and the\n"
+                   "one chosen.\n");
             return 0;
         }
         fprintf(stderr, "%s: info takes no arguments\n", PS_CLI_NAME);
         return 2;
     }
     printf("libportsort %s\n", ps_version());
+    printf("key types: %s\n", ps_cli_type_names());
     n = ps_backends(NULL, 0);
     info = calloc(n ? n : 1, sizeof *info);
     if (info == NULL) {

@@ -163,9 +163,12 @@ static const double pow10_exact[] = {
  * The everyday forms without the C library: decimal integers, and f64
  * decimals whose digits fit in 53 bits with a power of ten up to 22, where
  * one IEEE division or multiplication of two exact numbers is the correctly
- * rounded value (Clinger 1990), the same as strtod gives.  Returns 1 when it
- * stored the key; 0 sends the field to ps_cli_parse, which has the final
- * word on everything else, errors included.
+ * rounded value (Clinger 1990), the same as strtod gives.  f16 and bf16
+ * keys are that double rounded once more, which is right unless the double
+ * is exactly halfway between two of their values (the text may be off the
+ * midpoint) or beyond their range.  Returns 1 when it stored the key; 0
+ * sends the field to ps_cli_parse, which has the final word on everything
+ * else, errors included.
  */
 static int parse_fast(const ps_cli_type *t, const char *p, const char *e, void *keys,
                       size_t i)
@@ -196,7 +199,7 @@ static int parse_fast(const ps_cli_type *t, const char *p, const char *e, void *
         }
         return 1;
     }
-    if (t->type != PS_F64)
+    if (t->type == PS_F32)
         return 0;
     for (; p < e && *p >= '0' && *p <= '9'; p++, digits++) {
         if (m >> 49)
@@ -234,7 +237,15 @@ static int parse_fast(const ps_cli_type *t, const char *p, const char *e, void *
             v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
         if (neg)
             v = -v;
-        memcpy((unsigned char *)keys + i * 8, &v, 8);
+        if (t->type == PS_F64) {
+            memcpy((unsigned char *)keys + i * 8, &v, 8);
+        } else {
+            uint16_t h;
+            int tie;
+            if (ps_cli_half_bits(t, v, &h, &tie) != 0 || tie)
+                return 0;
+            ps_cli_put_bits(t, keys, i, h);
+        }
     }
     return 1;
 }

@@ -43,6 +43,17 @@ static int cmp_f32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* f16 and bf16 alike: both are sign and magnitude in 16 bits. */
+static int cmp_half(const void *a, const void *b)
+{
+    uint16_t x, y;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    x = (x & 0x8000u) ? (uint16_t)~x : (uint16_t)(x | 0x8000u);
+    y = (y & 0x8000u) ? (uint16_t)~y : (uint16_t)(y | 0x8000u);
+    return (x > y) - (x < y);
+}
+
 static int cmp_f64(const void *a, const void *b)
 {
     uint64_t x, y, s = (uint64_t)1 << 63;
@@ -60,6 +71,7 @@ static cmp_fn key_cmp(ps_type type)
     static const cmp_fn cmp[] = {
         NULL, cmp_u8, cmp_u16, cmp_u32, cmp_u64,
         cmp_i8, cmp_i16, cmp_i32, cmp_i64, cmp_f32, cmp_f64,
+        cmp_half, cmp_half,
     };
     return (unsigned)type < sizeof cmp / sizeof cmp[0] ? cmp[type] : NULL;
 }
@@ -99,16 +111,18 @@ PS_CMP_REC(rec_i32, cmp_i32)
 PS_CMP_REC(rec_i64, cmp_i64)
 PS_CMP_REC(rec_f32, cmp_f32)
 PS_CMP_REC(rec_f64, cmp_f64)
+PS_CMP_REC(rec_half, cmp_half)
 
 static int qsort_pairs(void *keys, void *values, size_t vs, size_t n, ps_type type)
 {
     static const cmp_fn cmp[] = {
         NULL, rec_u8, rec_u16, rec_u32, rec_u64,
         rec_i8, rec_i16, rec_i32, rec_i64, rec_f32, rec_f64,
+        rec_half, rec_half,
     };
     size_t ks = ps_type_size(type), i;
     unsigned char *rec, *tmp;
-    if (ks == 0)
+    if (ks == 0 || (unsigned)type >= sizeof cmp / sizeof cmp[0])
         return -1;
     rec = malloc(n * REC + 1);
     tmp = malloc(n * vs + 1);
@@ -148,8 +162,12 @@ static const ps_cli_peer peer_qsort = {
  * and has no 1-byte keys: integers of 2, 4 and 8 bytes only. */
 static int vqsort_supports(ps_type type)
 {
-    return ps_peer_vqsort_available() && ps_type_size(type) >= 2
-           && type != PS_F32 && type != PS_F64;
+    switch (type) {
+    case PS_U16: case PS_U32: case PS_U64: case PS_I16: case PS_I32: case PS_I64:
+        return ps_peer_vqsort_available();
+    default:
+        return 0;
+    }
 }
 
 static int vqsort_keys(void *keys, size_t n, ps_type type)

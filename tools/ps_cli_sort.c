@@ -47,9 +47,13 @@ static void usage(FILE *f)
 "\n"
 "Numbers are read the same in every locale: '.' is the decimal point, a\n"
 "leading + is allowed, and blanks around the key and a CR at the end of the\n"
-"line are ignored.  An output file is written to a temporary file and\n"
-"renamed into place only on success.  Exit status: 0 done (or sorted, with\n"
-"-c), 1 bad input, input out of order (-c) or failed sort, 2 bad usage.\n",
+"line are ignored.  Keys of f16 (IEEE binary16), bf16 (bfloat16) and f32\n"
+"are the numbers rounded to nearest, ties to even; a number beyond the\n"
+"largest finite value after rounding is refused.  The lines are written\n"
+"back unchanged; binary keys keep their bits (NaN payloads too).  An output\n"
+"file is written to a temporary file and renamed into place only on\n"
+"success.  Exit status: 0 done (or sorted, with -c), 1 bad input, input out\n"
+"of order (-c) or failed sort, 2 bad usage.\n",
             ps_cli_type_names());
 }
 

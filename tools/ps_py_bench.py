@@ -26,7 +26,7 @@ import portsort
 
 TYPES = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
          "u64": np.uint64, "i32": np.int32, "i64": np.int64,
-         "f32": np.float32, "f64": np.float64}
+         "f16": np.float16, "f32": np.float32, "f64": np.float64}
 
 
 def parse_size(text):

@@ -12,7 +12,7 @@ once per process, from $PORTSORT_BACKEND; backend() says which.
     perm = portsort.argsort(a, descending=True)
 
 Arrays.  Keys are 1-D, C-contiguous, aligned, native-endian arrays of
-uint8..uint64, int8..int64, float32 or float64: NumPy arrays, or any object
+uint8..uint64, int8..int64, float16, float32 or float64: NumPy arrays, or any object
 NumPy can view without copying (__array_interface__, the buffer protocol:
 bytearray, array.array, memoryview...).  The sort happens in that memory:
 views of it see the result.  Anything else (other dtypes, N-D,
@@ -21,6 +21,15 @@ list) raises TypeError or ValueError before any byte is touched.  CUDA
 device arrays (__cuda_array_interface__) are never copied to the host: they
 need the library's cuda backend, and are refused with portsort.Error when
 it is unusable.
+
+Key types.  The dtype says how keys compare, unless the type= keyword of
+every sort names it: "u8".."u64", "i8".."i64", "f16", "bf16", "f32" or
+"f64" (the names of `portsort sort --type`), for any native array of
+numbers or raw words (dtype kind u, i, f or V) of that width, whose bits are
+then read as that type, as a.view(...) would.  bfloat16 has no NumPy dtype:
+
+    words = np.array([0x3f80, 0xbf80, 0x4000], dtype=np.uint16)
+    portsort.sort(words, type="bf16")     # -1.0, 1.0, 2.0 as bfloat16 bits
 
 Order.  Integers by value.  Floats by IEEE 754 totalOrder:
 -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN, bit patterns (NaN
@@ -45,8 +54,8 @@ import numpy as np
 
 from . import _arrays, _clib
 
-__all__ = ["sort", "sort_pairs", "argsort", "backend", "backends",
-           "version", "Error", "Backend"]
+__all__ = ["sort", "sort_pairs", "argsort", "sort_segments", "backend",
+           "backends", "version", "Error", "Backend"]
 
 __version__ = "0.1.0"
 
@@ -100,61 +109,99 @@ def _refuse_device_array(obj):
                 % type(obj).__name__)
 
 
-def _host_keys(obj, writable=True):
+def _host_keys(obj, writable=True, type=None):
     if _arrays.is_device_array(obj):
         _refuse_device_array(obj)
-    return _arrays.keys_view(obj, writable)
+    return _arrays.keys_view(obj, writable, type)
 
 
-def sort(a, descending=False):
+def sort(a, descending=False, type=None):
     """Sort the 1-D array a in place, stably (ps_sort_keys).
 
-    Floats go in IEEE totalOrder (see the module docstring).  The GIL is
-    released while the library sorts.  Returns None, like list.sort.
-    Raises TypeError/ValueError for arrays it cannot sort in place, and
-    Error when the library fails; a is unchanged in both cases.
+    Floats go in IEEE totalOrder (see the module docstring).  type: the key
+    type's name ("bf16", ...) when the dtype does not say it (see the
+    module docstring).  The GIL is released while the library sorts.
+    Returns None, like list.sort.  Raises TypeError/ValueError for arrays
+    it cannot sort in place, and Error when the library fails; a is
+    unchanged in both cases.
     """
-    keys, ps_type = _host_keys(a)
+    keys, ps_type = _host_keys(a, type=type)
     n = keys.shape[0]
     _check(_clib.lib().ps_sort_keys(keys.ctypes.data, n, ps_type,
                                     _flags(descending)))
 
 
-def sort_pairs(keys, values, descending=False):
+def sort_pairs(keys, values, descending=False, type=None):
     """Sort keys in place and move the rows of values with them, stably
     (ps_sort_pairs).
 
     values: any C-contiguous writable array with len(keys) rows along axis
     0, of any dtype without Python objects (structured, 'V12', 2-D...);
     each row (values.nbytes // len(keys) bytes) is moved as opaque bytes.
-    Keys and values must not overlap.  The GIL is released while the
-    library sorts.  On any error both arrays are unchanged.
+    Keys and values must not overlap.  type as for sort.  The GIL is
+    released while the library sorts.  On any error both arrays are
+    unchanged.
     """
-    k, ps_type = _host_keys(keys)
-    if _arrays.is_device_array(values):
-        _refuse_device_array(values)
-    v, value_size = _arrays.values_view(values, k)
+    k, ps_type = _host_keys(keys, type=type)
+    v, value_size = _host_values(values, k)
     n = k.shape[0]
     _check(_clib.lib().ps_sort_pairs(k.ctypes.data, v.ctypes.data,
                                      value_size, n, ps_type,
                                      _flags(descending)))
 
 
-def argsort(a, descending=False):
+def _host_values(values, keys):
+    if _arrays.is_device_array(values):
+        _refuse_device_array(values)
+    return _arrays.values_view(values, keys)
+
+
+def argsort(a, descending=False, type=None):
     """Return the stable sorting permutation of a, leaving a untouched
     (ps_argsort).
 
     The result is a new array of numpy.intp (the library writes size_t
     indices, which fit): a[argsort(a)] is sorted, and equal keys are listed
-    in increasing index order, descending too.  a may be read-only.  The
-    GIL is released while the library sorts.
+    in increasing index order, descending too.  a may be read-only.  type
+    as for sort.  The GIL is released while the library sorts.
     """
-    keys, ps_type = _host_keys(a, writable=False)
+    keys, ps_type = _host_keys(a, writable=False, type=type)
     n = keys.shape[0]
     perm = np.empty(n, dtype=np.intp)
     _check(_clib.lib().ps_argsort(keys.ctypes.data, perm.ctypes.data, n,
                                   ps_type, _flags(descending)))
     return perm
+
+
+def sort_segments(keys, offsets, values=None, descending=False, type=None):
+    """Sort each segment of keys on its own, in place, in one call
+    (ps_sort_segments); values, when given, move with their keys.
+
+    offsets: num_segments + 1 integers (a list, or any integer array)
+    going from 0 to len(keys) without decreasing; segment i is
+    keys[offsets[i]:offsets[i + 1]], and may be empty.  Each segment ends
+    sorted as sort() (and sort_pairs(), with values) would sort it alone:
+    stable, floats in totalOrder, descending when asked; no element leaves
+    its segment.  values and type as for sort_pairs.  Offsets that are
+    empty or negative, do not start at 0, decrease, or do not end at
+    len(keys) raise Error (status 1, PS_ERR_INVALID_ARG), and the arrays
+    are then unchanged, as on every error.  The GIL is released while the library sorts.
+    """
+    k, ps_type = _host_keys(keys, type=type)
+    if _arrays.is_device_array(offsets):
+        _refuse_device_array(offsets)
+    off, num_segments = _arrays.offsets_array(offsets)
+    if off is None:
+        # What size_t cannot say is refused here, in the library's words.
+        raise Error(_clib.PS_ERR_INVALID_ARG, "sort_segments: " + num_segments)
+    if values is None:
+        vptr, value_size = None, 0
+    else:
+        v, value_size = _host_values(values, k)
+        vptr = v.ctypes.data
+    _check(_clib.lib().ps_sort_segments(
+        k.ctypes.data, vptr, value_size, k.shape[0], off.ctypes.data,
+        num_segments, ps_type, _flags(descending)))
 
 
 def backend():

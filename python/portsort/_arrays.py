@@ -7,15 +7,31 @@ import numpy as np
 from . import _clib
 
 # (dtype kind, itemsize) -> ps_type.  Native byte order only; everything
-# else (bool, float16, complex, datetime, object, structured, strings) is
-# refused rather than reinterpreted.
+# else (bool, complex, datetime, object, structured, strings) is refused
+# rather than reinterpreted, unless the caller names the type.
 _KEY_TYPES = {
     ("u", 1): _clib.PS_U8, ("u", 2): _clib.PS_U16,
     ("u", 4): _clib.PS_U32, ("u", 8): _clib.PS_U64,
     ("i", 1): _clib.PS_I8, ("i", 2): _clib.PS_I16,
     ("i", 4): _clib.PS_I32, ("i", 8): _clib.PS_I64,
-    ("f", 4): _clib.PS_F32, ("f", 8): _clib.PS_F64,
+    ("f", 2): _clib.PS_F16, ("f", 4): _clib.PS_F32, ("f", 8): _clib.PS_F64,
 }
+
+# The type= names (those of `portsort sort --type`): name -> (ps_type,
+# bytes per key).  bfloat16 has no NumPy dtype, so its keys come as 2-byte
+# words (uint16, or ml_dtypes' bfloat16) with type="bf16".
+TYPE_NAMES = {
+    "u8": (_clib.PS_U8, 1), "u16": (_clib.PS_U16, 2),
+    "u32": (_clib.PS_U32, 4), "u64": (_clib.PS_U64, 8),
+    "i8": (_clib.PS_I8, 1), "i16": (_clib.PS_I16, 2),
+    "i32": (_clib.PS_I32, 4), "i64": (_clib.PS_I64, 8),
+    "f16": (_clib.PS_F16, 2), "bf16": (_clib.PS_BF16, 2),
+    "f32": (_clib.PS_F32, 4), "f64": (_clib.PS_F64, 8),
+}
+
+# Dtype kinds whose bits may be read as another key type when type= says
+# so: numbers, and raw words without fields (V2, ml_dtypes.bfloat16).
+_REINTERPRETABLE = "uifV"
 
 
 def is_device_array(obj):
@@ -76,22 +92,37 @@ def _check_layout(arr, what, writable):
                          % what)
 
 
-def key_type(dtype):
-    """ps_type of a NumPy dtype, or TypeError."""
-    ps_type = None
-    if dtype.isnative and dtype.fields is None and dtype.subdtype is None:
-        ps_type = _KEY_TYPES.get((dtype.kind, dtype.itemsize))
+def _plain(dtype):
+    return dtype.isnative and dtype.fields is None and dtype.subdtype is None
+
+
+def key_type(dtype, type=None):
+    """ps_type of keys of a NumPy dtype, read as `type` (a TYPE_NAMES name)
+    when given, or TypeError/ValueError."""
+    if type is not None:
+        if not isinstance(type, str) or type not in TYPE_NAMES:
+            raise ValueError("portsort: unknown key type %r; one of %s"
+                             % (type, " ".join(TYPE_NAMES)))
+        ps_type, size = TYPE_NAMES[type]
+        if (not _plain(dtype) or dtype.kind not in _REINTERPRETABLE
+                or dtype.itemsize != size):
+            raise TypeError("portsort: type=%r sorts native %d-byte words; "
+                            "keys of dtype %s are not" % (type, size, dtype))
+        return ps_type
+    ps_type = _KEY_TYPES.get((dtype.kind, dtype.itemsize)) if _plain(dtype) \
+        else None
     if ps_type is None:
         raise TypeError("portsort: cannot sort keys of dtype %s; keys must be "
-                        "native-endian uint8..uint64, int8..int64, float32 or "
-                        "float64" % dtype)
+                        "native-endian uint8..uint64, int8..int64, float16, "
+                        "float32 or float64, or name their type with type= "
+                        "(bfloat16: 2-byte words with type='bf16')" % dtype)
     return ps_type
 
 
-def keys_view(obj, writable=True):
+def keys_view(obj, writable=True, type=None):
     """(array, ps_type) for a 1-D contiguous array of sortable keys."""
     arr = _as_view(obj, "keys")
-    ps_type = key_type(arr.dtype)
+    ps_type = key_type(arr.dtype, type)
     if arr.ndim != 1:
         raise ValueError("portsort: keys must be 1-D, not %d-D (sort "
                          "a.reshape(-1) to sort a contiguous array flat)"
@@ -119,3 +150,25 @@ def values_view(obj, keys):
     if n > 0 and np.may_share_memory(keys, arr):
         raise ValueError("portsort: keys and values overlap in memory")
     return arr, row
+
+
+def offsets_array(obj):
+    """(numpy.uintp array, num_segments) for ps_sort_segments: obj's
+    entries as size_t words (a copy unless they already are), or None
+    with the reason when there are none or a negative one, which size_t
+    cannot hold.  Whether the entries go from 0 to n without decreasing is
+    the library's to check."""
+    arr = np.asarray(obj)
+    if arr.ndim != 1:
+        raise ValueError("portsort: offsets must be 1-D (num_segments + 1 "
+                         "entries), not shape %s" % (arr.shape,))
+    if arr.size == 0:
+        return None, "offsets is empty; it needs num_segments + 1 >= 1 entries"
+    if arr.dtype.kind not in "ui":
+        raise TypeError("portsort: offsets must be integers, not dtype %s"
+                        % arr.dtype)
+    if arr.dtype.kind == "i" and arr.min() < 0:
+        i = int(np.argmax(arr < 0))
+        return None, "offsets[%d] = %d is negative" % (i, arr[i])
+    off = np.ascontiguousarray(arr, dtype=np.uintp)
+    return off, len(off) - 1

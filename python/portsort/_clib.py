@@ -19,6 +19,7 @@ SONAME_MAJOR = 0
 PS_U8, PS_U16, PS_U32, PS_U64 = 1, 2, 3, 4
 PS_I8, PS_I16, PS_I32, PS_I64 = 5, 6, 7, 8
 PS_F32, PS_F64 = 9, 10
+PS_F16, PS_BF16 = 11, 12
 
 PS_DESCENDING = 1
 
@@ -87,6 +88,8 @@ def _declare(lib):
         "ps_sort_pairs": (c_int, [c_void, c_void, c_size, c_size, c_int,
                                   c_uint]),
         "ps_argsort": (c_int, [c_void, c_void, c_size, c_int, c_uint]),
+        "ps_sort_segments": (c_int, [c_void, c_void, c_size, c_size, c_void,
+                                     c_size, c_int, c_uint]),
         "ps_backend_name": (ctypes.c_char_p, []),
         "ps_backends": (c_size, [ctypes.POINTER(BackendInfo), c_size]),
         "ps_strerror": (ctypes.c_char_p, [c_int]),
