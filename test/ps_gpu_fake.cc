@@ -413,11 +413,12 @@ void fiber_resumed(fiber &f)
 }
 
 // Every fiber runs this forever: one work-item of each group in turn.
+// Later groups resume it in yield(), which finishes the switch itself.
 void fiber_main()
 {
+    fiber_resumed(the_pool->items[the_pool->cur]);
     for (;;) {
         fiber &f = the_pool->items[the_pool->cur];
-        fiber_resumed(f);
         the_pool->k->run(the_pool->args);
         f.done = true;
         the_pool->progress++;
