@@ -7,7 +7,7 @@ include_HEADERS += mpi/portsort_mpi.h
 pkgconfig_DATA += mpi/portsort-mpi.pc
 mpi_libportsort_mpi_la_SOURCES = mpi/ps_mpi_sort.c mpi/ps_mpi_agree.c \
 	mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c mpi/ps_mpi_exchange.c \
-	mpi/ps_mpi_redistribute.c mpi/ps_mpi_internal.h
+	mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c mpi/ps_mpi_internal.h
 mpi_libportsort_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
 mpi_libportsort_mpi_la_LIBADD = lib/libportsort.la $(MPI_LIBS)
 mpi_libportsort_mpi_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined
@@ -17,7 +17,7 @@ mpi_libportsort_mpi_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined
 check_PROGRAMS += test/ps_test_mpi
 test_ps_test_mpi_SOURCES = test/ps_test_mpi.c test/ps_test_util.c
 test_ps_test_mpi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
-test_ps_test_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS)
+test_ps_test_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS) -lm
 
 # The benchmark of doc/mpi.md (not installed).
 noinst_PROGRAMS += tools/ps_mpi_bench
@@ -32,5 +32,6 @@ dist_check_SCRIPTS += test/mpi.sh
 # sources it sees).
 EXTRA_DIST += mpi/portsort_mpi.h mpi/ps_mpi_internal.h mpi/ps_mpi_sort.c \
 	mpi/ps_mpi_agree.c mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c \
-	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c test/ps_test_mpi.c \
+	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c \
+	test/ps_test_mpi.c \
 	tools/ps_mpi_bench.c doc/mpi.md

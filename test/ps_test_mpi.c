@@ -175,9 +175,21 @@ static void expect_all(int st, int want, const char *what)
  * free-count form. */
 static size_t sample_target(void)
 {
-    size_t per = (size_t)size * 32 < 256 ? 256 : (size_t)size * 32;
-    size_t t = per * (size_t)size;
+    size_t t = (size_t)size * 1024;
     return t > ((size_t)1 << 18) ? (size_t)1 << 18 : t;
+}
+
+/* The most keys a bucket may hold: with every key a sample (step 1) the
+ * split is exact; otherwise a bucket's edge is off by about
+ * step * sqrt(samples) / 2 keys (a standard deviation of the sample
+ * quantile), and six of them are allowed.  Either way a bound far below
+ * the total, so all-equal keys must spread too. */
+static size_t bucket_bound(size_t total)
+{
+    size_t tt = sample_target(), step = (total + tt - 1) / tt;
+    if (step <= 1)
+        return (total + (size_t)size - 1) / (size_t)size;
+    return total / (size_t)size + (size_t)(3.0 * (double)step * sqrt((double)tt)) + step + 1;
 }
 
 static long cases_run;
@@ -265,9 +277,8 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
             }
         }
         if (mode == M_KEYS_V && size > 1) {
-            /* Regular sampling bounds every bucket, equal keys included. */
-            size_t tt = sample_target(), step = (total + tt - 1) / tt;
-            size_t bound = total / (size_t)size + 2 * (size_t)size * (step ? step : 1) + 1;
+            /* Every bucket is balanced, equal keys included. */
+            size_t bound = bucket_bound(total);
             for (int r = 0; r < size; r++)
                 if (rn[r] > bound)
                     fail("%s: rank %d got %zu keys, bound %zu", what, r, rn[r], bound);

@@ -1,0 +1,104 @@
+/*
+ * ps_mpi_partition.c - split this rank's unsorted keys into the buckets
+ * of the ranks that sort them.
+ *
+ * This pass replaces both the copy of the input (which the error contract
+ * needs anyway: the caller's arrays are only read until the end) and the
+ * local sort that regular sampling would need: each key is then sorted
+ * once, by the rank that owns its range, after the exchange.  A bucket is
+ * written in input order, so after the exchange the concatenation of the
+ * runs, in source-rank order, lists equal keys in (rank, index) order, and
+ * the stable sort there gives the global stable order.
+ *
+ * The bucket of a key is a binary search over the splitters with a fixed
+ * number of steps and selects rather than branches (the data decides
+ * nothing but which value is kept), one loop per key width.
+ */
+#include <config.h>
+
+#include "ps_mpi_internal.h"
+
+/* How many splitters the key with image x at index i lies at or above:
+ * its bucket.  The predicate "at or above splitter j" holds for a prefix
+ * of the splitters, since they increase in the (key, rank, index) order. */
+static inline size_t ps_mpi_bucket(const uint64_t *sk, const uint64_t *sf, size_t ns,
+                                   uint64_t x, uint64_t i)
+{
+    size_t base = 0, n = ns;
+
+    if (ns == 0)
+        return 0;
+    while (n > 1) {
+        size_t half = n / 2, j = base + half;
+        int above = (x > sk[j]) | ((x == sk[j]) & (i >= sf[j]));
+        base = above ? j : base;
+        n -= half;
+    }
+    return base + (size_t)((x > sk[base]) | ((x == sk[base]) & (i >= sf[base])));
+}
+
+static inline void ps_mpi_copy_value(unsigned char *d, const unsigned char *s, size_t n)
+{
+    switch (n) {
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    default: memcpy(d, s, n); break;
+    }
+}
+
+#define PS_MPI_PARTITION(W, T)                                                 \
+static void ps_mpi_count_##W(ps_mpi_ctx *c, const T *keys, size_t n)           \
+{                                                                              \
+    const ps_mpi_order o = c->order;                                           \
+    const size_t ns = (size_t)c->size - 1;                                     \
+                                                                               \
+    for (size_t i = 0; i < n; i++)                                             \
+        c->scount[ps_mpi_bucket(c->split_key, c->split_from, ns,               \
+                                ps_mpi_image(&o, keys[i]), i)]++;              \
+}                                                                              \
+                                                                               \
+static void ps_mpi_scatter_##W(ps_mpi_ctx *c, const T *keys,                   \
+                               const unsigned char *values, size_t vs, size_t n) \
+{                                                                              \
+    const ps_mpi_order o = c->order;                                           \
+    const size_t ns = (size_t)c->size - 1;                                     \
+                                                                               \
+    for (size_t i = 0; i < n; i++) {                                           \
+        T x = keys[i];                                                         \
+        size_t b = ps_mpi_bucket(c->split_key, c->split_from, ns,              \
+                                 ps_mpi_image(&o, x), i);                      \
+        memcpy(c->dkeys[b], &x, W);                                            \
+        c->dkeys[b] += W;                                                      \
+        if (vs > 0) {                                                          \
+            ps_mpi_copy_value(c->dvalues[b], values + i * vs, vs);             \
+            c->dvalues[b] += vs;                                               \
+        }                                                                      \
+    }                                                                          \
+}
+PS_MPI_PARTITION(1, uint8_t)
+PS_MPI_PARTITION(2, uint16_t)
+PS_MPI_PARTITION(4, uint32_t)
+PS_MPI_PARTITION(8, uint64_t)
+
+void ps_mpi_count(ps_mpi_ctx *c, const void *keys, size_t n)
+{
+    for (int d = 0; d < c->size; d++)
+        c->scount[d] = 0;
+    switch (c->key_size) {
+    case 1: ps_mpi_count_1(c, keys, n); break;
+    case 2: ps_mpi_count_2(c, keys, n); break;
+    case 4: ps_mpi_count_4(c, keys, n); break;
+    default: ps_mpi_count_8(c, keys, n); break;
+    }
+}
+
+void ps_mpi_scatter(ps_mpi_ctx *c, const void *keys, const void *values, size_t value_size,
+                    size_t n)
+{
+    switch (c->key_size) {
+    case 1: ps_mpi_scatter_1(c, keys, values, value_size, n); break;
+    case 2: ps_mpi_scatter_2(c, keys, values, value_size, n); break;
+    case 4: ps_mpi_scatter_4(c, keys, values, value_size, n); break;
+    default: ps_mpi_scatter_8(c, keys, values, value_size, n); break;
+    }
+}
