@@ -10,7 +10,8 @@ prog=$build/test/ps_test_mpi
 for np in ${PS_MPI_RANKS:-1 2 3 4 7}; do
     echo "== $np ranks"
     # shellcheck disable=SC2086
-    timeout "${PS_TEST_TIMEOUT:-300}" "$mpirun" $mpi_opts -np "$np" "$prog"
+    PS_MPI_EXPECT_SIZE=$np timeout "${PS_TEST_TIMEOUT:-300}" \
+        "$mpirun" $mpi_opts -np "$np" "$prog"
     rc=$?
     if [ "$rc" -ne 0 ]; then
         echo "ps_test_mpi failed on $np ranks (exit $rc)"

@@ -430,6 +430,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     double t0 = MPI_Wtime();
 
+    /* A launcher of another MPI starts every process as a job of one
+     * rank, and each would pass alone: test/mpi.sh says how many there
+     * must be. */
+    const char *want = getenv("PS_MPI_EXPECT_SIZE");
+    if (want != NULL && atoi(want) != size)
+        fail("MPI_COMM_WORLD has %d ranks, the launcher was asked for %s (a launcher "
+             "of another MPI?)", size, want);
+
     /* Errors first and last: an error must leave nothing behind that
      * disturbs the calls after it. */
     error_cases();
