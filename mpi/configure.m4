@@ -76,4 +76,6 @@ AS_IF([test "x$ps_mpi_request" != xno],
         [AC_MSG_ERROR([--with-mpi: cannot build libportsort_mpi: $ps_mpi_why])])])])
 AC_SUBST([MPI_CFLAGS])
 AC_SUBST([MPI_LIBS])
+# For the CMake package (cmake/ps-cmake-config.sh): yes or no.
+AC_SUBST([PS_MPI_ENABLED], [$ps_mpi_enabled])
 AM_CONDITIONAL([PS_HAVE_MPI], [test "x$ps_mpi_enabled" = xyes])

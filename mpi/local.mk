@@ -34,7 +34,8 @@ endif
 AM_TESTS_ENVIRONMENT += PS_MPIRUN='$(MPIRUN)'; export PS_MPIRUN;
 TESTS += test/mpi.sh test/mpi-cli.sh
 dist_check_SCRIPTS += test/mpi.sh test/mpi-cli.sh
-EXTRA_DIST += test/mpi-common.sh
+EXTRA_DIST += test/mpi-common.sh test/cmake-app-mpi/CMakeLists.txt \
+	test/cmake-app-mpi/main.c
 # Distributed whatever the configuration (automake only lists conditional
 # sources it sees).
 EXTRA_DIST += mpi/portsort_mpi.h mpi/ps_mpi_internal.h mpi/ps_mpi_sort.c \
