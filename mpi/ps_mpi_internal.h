@@ -76,6 +76,8 @@ typedef struct ps_mpi_ctx {
     MPI_Datatype *wtype[2];
     ps_mpi_sample *samples;  /* room for ps_mpi_sample_room() samples */
     size_t sample_room;
+    uint64_t *sample_keys;   /* the same room: the samples' keys, sorted */
+    uint32_t *sample_at;     /* the same room: where each came from */
     /* The size - 1 splitters as this rank compares with them: its key
      * (x, index i) goes above splitter s when image(x) > split_key[s], or
      * when they are equal and i >= split_from[s] (0 when the splitter

@@ -74,7 +74,8 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     size_t p = (size_t)c->size;
     size_t room = ps_mpi_sample_room(c->size);
     /* Largest alignment first, so each array stays aligned. */
-    size_t bytes = room * sizeof(ps_mpi_sample) + 6 * p * sizeof(uint64_t)
+    size_t bytes = room * (sizeof(ps_mpi_sample) + sizeof(uint64_t) + sizeof(uint32_t))
+                 + 6 * p * sizeof(uint64_t)
                  + 4 * p * sizeof(size_t) + 2 * p * sizeof(void *)
                  + 2 * p * sizeof(MPI_Datatype) + 7 * p * sizeof(int);
     unsigned char *b = malloc(bytes);
@@ -84,6 +85,7 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     w->block = b;
     c->samples = (ps_mpi_sample *)b;         b += room * sizeof(ps_mpi_sample);
     c->sample_room = room;
+    c->sample_keys = (uint64_t *)b;          b += room * sizeof(uint64_t);
     c->n_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->m_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->gather = (uint64_t *)b;               b += 2 * p * sizeof(uint64_t);
@@ -102,6 +104,7 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     }
     c->wcount[0] = (int *)b;                 b += p * sizeof(int);
     c->wcount[1] = (int *)b;                 b += p * sizeof(int);
+    c->sample_at = (uint32_t *)b;            b += room * sizeof(uint32_t);
     c->wzero = (int *)b;
     memset(c->wzero, 0, p * sizeof(int));
     /* Read for _v's answer to "no room" even when the call fails earlier. */
