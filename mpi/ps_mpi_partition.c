@@ -18,9 +18,22 @@
 
 #include "ps_mpi_internal.h"
 
+/* Is the key with image x at index i at or above splitter j?  As 0 or 1,
+ * computed with no branch (the data must not decide which way the code
+ * goes: that is what makes a search step cost a few cycles, not a
+ * mispredicted branch). */
+static inline size_t ps_mpi_above(const uint64_t *sk, const uint64_t *sf, size_t j,
+                                  uint64_t x, uint64_t i)
+{
+    uint64_t k = sk[j];
+    return (size_t)((x > k) | ((x == k) & (i >= sf[j])));
+}
+
 /* How many splitters the key with image x at index i lies at or above:
- * its bucket.  The predicate "at or above splitter j" holds for a prefix
- * of the splitters, since they increase in the (key, rank, index) order. */
+ * its bucket.  The predicate holds for a prefix of the splitters, since
+ * they increase in the (key, rank, index) order, so a binary search with
+ * a fixed number of steps finds it; each step moves the base by half or
+ * by nothing, as arithmetic rather than a branch. */
 static inline size_t ps_mpi_bucket(const uint64_t *sk, const uint64_t *sf, size_t ns,
                                    uint64_t x, uint64_t i)
 {
@@ -29,12 +42,11 @@ static inline size_t ps_mpi_bucket(const uint64_t *sk, const uint64_t *sf, size_
     if (ns == 0)
         return 0;
     while (n > 1) {
-        size_t half = n / 2, j = base + half;
-        int above = (x > sk[j]) | ((x == sk[j]) & (i >= sf[j]));
-        base = above ? j : base;
+        size_t half = n / 2;
+        base += half & (0 - ps_mpi_above(sk, sf, base + half - 1, x, i));
         n -= half;
     }
-    return base + (size_t)((x > sk[base]) | ((x == sk[base]) & (i >= sf[base])));
+    return base + ps_mpi_above(sk, sf, base, x, i);
 }
 
 static inline void ps_mpi_copy_value(unsigned char *d, const unsigned char *s, size_t n)
