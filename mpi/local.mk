@@ -7,7 +7,8 @@ include_HEADERS += mpi/portsort_mpi.h
 pkgconfig_DATA += mpi/portsort-mpi.pc
 mpi_libportsort_mpi_la_SOURCES = mpi/ps_mpi_sort.c mpi/ps_mpi_agree.c \
 	mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c mpi/ps_mpi_exchange.c \
-	mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c mpi/ps_mpi_internal.h
+	mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c mpi/ps_mpi_cache.c \
+	mpi/ps_mpi_internal.h
 mpi_libportsort_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
 mpi_libportsort_mpi_la_LIBADD = lib/libportsort.la $(MPI_LIBS)
 mpi_libportsort_mpi_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined
@@ -41,6 +42,6 @@ EXTRA_DIST += test/mpi-common.sh test/cmake-app-mpi/CMakeLists.txt \
 EXTRA_DIST += mpi/portsort_mpi.h mpi/ps_mpi_internal.h mpi/ps_mpi_sort.c \
 	mpi/ps_mpi_agree.c mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c \
 	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c \
-	test/ps_test_mpi.c \
+	mpi/ps_mpi_cache.c test/ps_test_mpi.c \
 	tools/portsort_mpi.c tools/ps_mpi_cli.h tools/ps_mpi_cli_sort.c \
 	tools/ps_mpi_cli_bench.c doc/portsort-mpi.1 doc/mpi.md

@@ -33,9 +33,11 @@ typedef struct ps_mpi_call {
     unsigned flags;
 } ps_mpi_call;
 
-/* Work memory of one call, freed by ps_mpi_release. */
+/* Work memory of one call, given back by ps_mpi_release. */
 typedef struct ps_mpi_work {
     void *block;           /* the per-rank arrays of the context */
+    void *data;            /* the four below, from ps_mpi_cache_take */
+    int data_cached;
     void *skeys, *svalues; /* the keys (values) for the other ranks, by bucket */
     void *rkeys, *rvalues; /* this rank's bucket: its own part, then what it
                               received; sorted in place */
@@ -44,10 +46,44 @@ typedef struct ps_mpi_work {
 static void ps_mpi_release(ps_mpi_work *w)
 {
     free(w->block);
-    free(w->skeys);
-    free(w->svalues);
-    free(w->rkeys);
-    free(w->rvalues);
+    if (w->data != NULL)
+        ps_mpi_cache_put(w->data, w->data_cached);
+}
+
+/* Room for `n` elements of `es` bytes at *at of a block, rounded up to 64
+ * bytes; *at becomes SIZE_MAX when it overflows. */
+static size_t ps_mpi_carve(size_t *at, size_t n, size_t es)
+{
+    size_t start = *at, bytes;
+
+    if (start == SIZE_MAX || (es > 0 && n > (SIZE_MAX - 64) / es)) {
+        *at = SIZE_MAX;
+        return 0;
+    }
+    bytes = (n * es + 63) & ~(size_t)63;
+    *at = bytes > SIZE_MAX - start ? SIZE_MAX : start + bytes;
+    return start;
+}
+
+/* The bucket and the send buffer, keys and values, as one block. */
+static int ps_mpi_work_alloc(ps_mpi_work *w, size_t m, size_t send, size_t ks, size_t vs)
+{
+    size_t at = 0;
+    size_t rk = ps_mpi_carve(&at, m, ks), sk = ps_mpi_carve(&at, send, ks);
+    size_t rv = ps_mpi_carve(&at, m, vs), sv = ps_mpi_carve(&at, send, vs);
+    unsigned char *b;
+
+    if (at == SIZE_MAX)
+        return PS_ERR_TOO_LARGE;
+    b = ps_mpi_cache_take(at, &w->data_cached);
+    if (b == NULL)
+        return PS_ERR_NO_MEMORY;
+    w->data = b;
+    w->rkeys = b + rk;
+    w->skeys = b + sk;
+    w->rvalues = vs > 0 ? b + rv : NULL;
+    w->svalues = vs > 0 ? b + sv : NULL;
+    return PS_OK;
 }
 
 /* Largest bytes in one block of a message.  PORTSORT_MPI_MAX_MSG lowers
@@ -110,26 +146,6 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     /* Read for _v's answer to "no room" even when the call fails earlier. */
     memset(c->m_all, 0, p * sizeof(uint64_t));
     return PS_OK;
-}
-
-/* A copy of n elements of size es, or NULL; *st becomes PS_ERR_NO_MEMORY
- * on failure.  Nothing is allocated for n == 0. */
-static void *ps_mpi_alloc(size_t n, size_t es, const void *src, int *st)
-{
-    void *p;
-
-    if (n == 0 || *st != PS_OK)
-        return NULL;
-    if (n > SIZE_MAX / es) {
-        *st = PS_ERR_NO_MEMORY;
-        return NULL;
-    }
-    p = malloc(n * es);
-    if (p == NULL)
-        *st = PS_ERR_NO_MEMORY;
-    else if (src != NULL)
-        memcpy(p, src, n * es);
-    return p;
 }
 
 /* The checks each rank makes on its own arguments, as ps_sort_keys does. */
@@ -212,15 +228,11 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
      * in the caller's output, must be there on every rank before any
      * data moves. */
     st = PS_OK;
-    if (mm > SIZE_MAX / ks || (vs > 0 && mm > SIZE_MAX / vs))
+    if ((uint64_t)(size_t)mm != mm)
         st = PS_ERR_TOO_LARGE;
     *m = (size_t)mm;
-    w->rkeys = ps_mpi_alloc(*m, ks, NULL, &st);
-    w->skeys = ps_mpi_alloc(a->n - own, ks, NULL, &st);
-    if (vs > 0) {
-        w->rvalues = ps_mpi_alloc(*m, vs, NULL, &st);
-        w->svalues = ps_mpi_alloc(a->n - own, vs, NULL, &st);
-    }
+    if (st == PS_OK)
+        st = ps_mpi_work_alloc(w, *m, a->n - own, ks, vs);
     if (st == PS_OK && a->op == PS_MPI_OP_KEYS_V && *m > a->capacity)
         st = PS_ERR_TOO_LARGE;
     /* The bucket counts travel with that status. */
@@ -242,9 +254,6 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
         st = ps_mpi_exchange(c, w->svalues, w->rvalues, vs, largest);
     if (st != PS_OK)
         return st;
-    free(w->skeys);
-    free(w->svalues);
-    w->skeys = w->svalues = NULL;
 
     /* The runs lie in source-rank order and each in its rank's input
      * order, so a stable sort of the bucket orders equal keys by (rank,

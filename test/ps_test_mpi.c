@@ -445,9 +445,14 @@ int main(int argc, char **argv)
     for (int t = PS_U8; t <= T_TYPE_LAST; t++)
         for (int mode = 0; mode < M_COUNT; mode++)
             for (unsigned flags = 0; flags <= PS_DESCENDING; flags++)
-                for (int shape = 0; shape < S_COUNT; shape++, seed++)
+                for (int shape = 0; shape < S_COUNT; shape++, seed++) {
                     run_case(seed, (ps_type)t, mode, flags, shape, seed % 23 == 0,
                              seed % 7 == 3);
+                    /* The next call must allocate its work memory again,
+                     * on some ranks only. */
+                    if ((seed + (uint64_t)rank) % 37 == 0 && ps_mpi_release_cache() != PS_OK)
+                        fail("ps_mpi_release_cache failed");
+                }
     error_cases();
     if (rank == 0)
         printf("ps_test_mpi: %d ranks, %ld cases and the error cases passed in %.1f s\n",
