@@ -87,11 +87,11 @@ typedef struct ps_mpi_ctx {
     unsigned char **dkeys, **dvalues;  /* partition: where each bucket goes */
 } ps_mpi_ctx;
 
-/* ps_mpi_cache.c: at least `bytes` of work memory, the block kept from
- * the last call when it is free and big enough (*from_cache says so), or
- * NULL; and its return. */
-void *ps_mpi_cache_take(size_t bytes, int *from_cache);
-void ps_mpi_cache_put(void *p, int from_cache);
+/* ps_mpi_cache.c: at least `bytes` of work memory (aligned as malloc's
+ * is), the block kept from an earlier call when there is one big
+ * enough, or NULL; and its return, to be kept or freed. */
+void *ps_mpi_cache_take(size_t bytes);
+void ps_mpi_cache_put(void *p);
 
 /* ps_mpi_agree.c.  A status is reduced across ranks by MPI_MAX of its
  * rank (the smallest non-zero status wins: a bad argument explains more

@@ -37,7 +37,6 @@ typedef struct ps_mpi_call {
 typedef struct ps_mpi_work {
     void *block;           /* the per-rank arrays of the context */
     void *data;            /* the four below, from ps_mpi_cache_take */
-    int data_cached;
     void *skeys, *svalues; /* the keys (values) for the other ranks, by bucket */
     void *rkeys, *rvalues; /* this rank's bucket: its own part, then what it
                               received; sorted in place */
@@ -47,7 +46,7 @@ static void ps_mpi_release(ps_mpi_work *w)
 {
     free(w->block);
     if (w->data != NULL)
-        ps_mpi_cache_put(w->data, w->data_cached);
+        ps_mpi_cache_put(w->data);
 }
 
 /* Room for `n` elements of `es` bytes at *at of a block, rounded up to 64
@@ -75,7 +74,7 @@ static int ps_mpi_work_alloc(ps_mpi_work *w, size_t m, size_t send, size_t ks, s
 
     if (at == SIZE_MAX)
         return PS_ERR_TOO_LARGE;
-    b = ps_mpi_cache_take(at, &w->data_cached);
+    b = ps_mpi_cache_take(at);
     if (b == NULL)
         return PS_ERR_NO_MEMORY;
     w->data = b;
