@@ -93,6 +93,10 @@ elif cmake -S "$mpi_app" -B "$work/no-mpi" -DCMAKE_PREFIX_PATH="$work/dest$PS_PR
         >"$work/no-mpi.log" 2>&1; then
     echo "FAIL: find_package(portsort COMPONENTS mpi) accepted a build without libportsort_mpi"
     exit 1
+elif ! grep -q "no component 'mpi'" "$work/no-mpi.log"; then
+    cat "$work/no-mpi.log"
+    echo "FAIL: find_package(portsort COMPONENTS mpi) failed, but not for the component"
+    exit 1
 else
     echo "ok: the mpi component refused without libportsort_mpi"
 fi
