@@ -16,7 +16,7 @@ mpi_libportsort_mpi_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined
 # The differential test: one mpirun per communicator size, each looping
 # over every case (test/mpi.sh).
 check_PROGRAMS += test/ps_test_mpi
-test_ps_test_mpi_SOURCES = test/ps_test_mpi.c test/ps_test_util.c
+test_ps_test_mpi_SOURCES = test/ps_test_mpi.c test/ps_test_util.c test/ps_test_faults.c
 test_ps_test_mpi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
 test_ps_test_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS) -lm
 

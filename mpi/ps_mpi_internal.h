@@ -87,9 +87,9 @@ typedef struct ps_mpi_ctx {
     unsigned char **dkeys, **dvalues;  /* partition: where each bucket goes */
 } ps_mpi_ctx;
 
-/* ps_mpi_cache.c: at least `bytes` of work memory (aligned as malloc's
- * is), the block kept from an earlier call when there is one big
- * enough, or NULL; and its return, to be kept or freed. */
+/* ps_mpi_cache.c: at least `bytes` of work memory, 64-byte aligned: the
+ * block kept from an earlier call when there is one big enough, or NULL;
+ * and its return, to be kept or freed. */
 void *ps_mpi_cache_take(size_t bytes);
 void ps_mpi_cache_put(void *p);
 

@@ -113,8 +113,11 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
                  + 6 * p * sizeof(uint64_t)
                  + 4 * p * sizeof(size_t) + 2 * p * sizeof(void *)
                  + 2 * p * sizeof(MPI_Datatype) + 7 * p * sizeof(int);
-    unsigned char *b = malloc(bytes);
+    unsigned char *b;
 
+    /* aligned_alloc, as for the work block (ps_mpi_cache.c). */
+    bytes = (bytes + 63) & ~(size_t)63;
+    b = aligned_alloc(64, bytes);
     if (b == NULL)
         return PS_ERR_NO_MEMORY;
     w->block = b;
