@@ -78,12 +78,14 @@ typedef struct ps_mpi_ctx {
     size_t sample_room;
     uint64_t *sample_keys;   /* the same room: the samples' keys, sorted */
     uint32_t *sample_at;     /* the same room: where each came from */
-    /* The size - 1 splitters as this rank compares with them: its key
-     * (x, index i) goes above splitter s when image(x) > split_key[s], or
-     * when they are equal and i >= split_from[s] (0 when the splitter
-     * came from a lower rank, its index when from this rank, never when
-     * from a higher one). */
-    uint64_t *split_key, *split_from;
+    /* The size - 1 splitters as this rank compares with them, in an
+     * implicit binary tree of 2^tree_levels leaves (nodes 1 ..
+     * 2^tree_levels - 1, 2 size entries allocated), thresholds in order
+     * (ps_mpi_splitters.c says what they hold, ps_mpi_partition.c how they
+     * are walked). */
+    uint64_t *tree_hi, *tree_lo;
+    unsigned tree_levels;
+    int tree_narrow;
     unsigned char **dkeys, **dvalues;  /* partition: where each bucket goes */
 } ps_mpi_ctx;
 
@@ -118,7 +120,7 @@ size_t ps_mpi_sample_room(int size);
  * each stride of ceil(total / target) keys of every rank. */
 uint64_t ps_mpi_sample_step(int size, uint64_t total);
 /* Choose size - 1 splitters from a sample of every rank's keys (n_all
- * must be filled) and set split_key / split_from for this rank. */
+ * must be filled) and build this rank's splitter tree. */
 int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n);
 
 /* ps_mpi_partition.c: scount[d] = how many of this rank's n keys belong

@@ -110,7 +110,7 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     size_t room = ps_mpi_sample_room(c->size);
     /* Largest alignment first, so each array stays aligned. */
     size_t bytes = room * (sizeof(ps_mpi_sample) + sizeof(uint64_t) + sizeof(uint32_t))
-                 + 6 * p * sizeof(uint64_t)
+                 + 8 * p * sizeof(uint64_t)
                  + 4 * p * sizeof(size_t) + 2 * p * sizeof(void *)
                  + 2 * p * sizeof(MPI_Datatype) + 7 * p * sizeof(int);
     unsigned char *b;
@@ -127,8 +127,8 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     c->n_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->m_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->gather = (uint64_t *)b;               b += 2 * p * sizeof(uint64_t);
-    c->split_key = (uint64_t *)b;            b += p * sizeof(uint64_t);
-    c->split_from = (uint64_t *)b;           b += p * sizeof(uint64_t);
+    c->tree_hi = (uint64_t *)b;              b += 2 * p * sizeof(uint64_t);
+    c->tree_lo = (uint64_t *)b;              b += 2 * p * sizeof(uint64_t);
     c->scount = (size_t *)b;                 b += p * sizeof(size_t);
     c->sdispl = (size_t *)b;                 b += p * sizeof(size_t);
     c->rcount = (size_t *)b;                 b += p * sizeof(size_t);

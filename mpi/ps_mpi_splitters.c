@@ -77,6 +77,49 @@ static int ps_mpi_sample_cmp(const void *pa, const void *pb)
     return 0;
 }
 
+/* Splitter d (of size - 1, in order) as this rank compares with it: its
+ * keys (image x, index i) go above it when x > key, or when x == key and
+ * i >= from, where from is 0 for a splitter from a lower rank (all equal
+ * keys go above), its index for one from this rank, and never for one
+ * from a higher rank.  Narrow trees hold (x << 32 | i) thresholds, wide
+ * ones (key, from) pairs.  Beyond the last splitter the tree is padded
+ * with thresholds that no key reaches. */
+static void ps_mpi_threshold(const ps_mpi_ctx *c, const uint32_t *at, size_t all, size_t d,
+                             uint64_t *hi, uint64_t *lo)
+{
+    *hi = *lo = UINT64_MAX;
+    if (d + 1 >= (size_t)c->size)
+        return;
+    const ps_mpi_sample *s = &c->samples[at[(d + 1) * all / (size_t)c->size]];
+    uint64_t me = (uint64_t)c->rank;
+    uint64_t from = s->rank < me ? 0 : s->rank == me ? s->pos : UINT64_MAX;
+    if (!c->tree_narrow) {
+        *hi = s->key;
+        *lo = from;
+    } else if (s->rank <= me) {
+        /* from < 2^32 - 1 here: this rank holds fewer keys than that. */
+        *hi = s->key << 32 | from;
+    } else if (s->key < UINT32_MAX) {
+        /* Above only when x > key: x >= key + 1, at any index. */
+        *hi = (s->key + 1) << 32;
+    }
+}
+
+/* Fill the implicit tree below `node` (children 2 node and 2 node + 1,
+ * leaves from 2^levels on) with the thresholds in order, the next one
+ * being *next: an in-order walk, so that walking down from the root
+ * counts the thresholds at or below a key.  As deep as the tree: at most
+ * 31 levels. */
+static void ps_mpi_tree_fill(ps_mpi_ctx *c, size_t node, const uint32_t *at, size_t all,
+                             size_t *next)
+{
+    if (node >= ((size_t)1 << c->tree_levels))
+        return;
+    ps_mpi_tree_fill(c, 2 * node, at, all, next);
+    ps_mpi_threshold(c, at, all, (*next)++, &c->tree_hi[node], &c->tree_lo[node]);
+    ps_mpi_tree_fill(c, 2 * node + 1, at, all, next);
+}
+
 int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
 {
     uint64_t total = 0, step;
@@ -127,16 +170,12 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
             at[i] = (uint32_t)i;
     }
 
-    /* Bucket d ends before the sample at d+1 / size of the way.  As this
-     * rank sees a splitter, its equal keys go above it from an index on:
-     * all of them when the splitter came from a lower rank, none from a
-     * higher one.  (all > 0: some rank holds a key, and every rank with a
-     * key has a sample.) */
-    for (int d = 0; d + 1 < c->size; d++) {
-        const ps_mpi_sample *s = &c->samples[at[(size_t)(d + 1) * all / (size_t)c->size]];
-        c->split_key[d] = s->key;
-        c->split_from[d] = s->rank < (uint64_t)c->rank ? 0
-                         : s->rank == (uint64_t)c->rank ? s->pos : UINT64_MAX;
-    }
+    /* Bucket d ends before the sample at d+1 / size of the way. */
+    c->tree_narrow = c->key_size <= 4 && n < UINT32_MAX;
+    c->tree_levels = 0;
+    while (((size_t)1 << c->tree_levels) < (size_t)c->size)
+        c->tree_levels++;
+    size_t next = 0;
+    ps_mpi_tree_fill(c, 1, at, all, &next);
     return PS_OK;
 }
