@@ -124,8 +124,10 @@ static void usage(FILE *f)
 "Time the distributed sort on 1, 2, 4, ... and P ranks: strong scaling (the\n"
 "same total on every rank count) and weak scaling (the same keys per rank).\n"
 "One line per point: median and best time, keys/s, efficiency against one\n"
-"rank, and the bytes each key moved between ranks (counted), with the least\n"
-"any sort must move for random keys, (ranks - 1) / ranks of each element.\n"
+"rank, local_s: the time of every rank sorting its own share at once with no\n"
+"communication (what the machine gives that many concurrent sorts), and the\n"
+"bytes each key moved between ranks (counted), with the least any sort must\n"
+"move for random keys, (ranks - 1) / ranks of each element.\n"
 "\n"
 "      --type T          key type: %s (default u32)\n"
 "      --size N          keys in all for strong scaling, N / P per rank for\n"
@@ -288,16 +290,25 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One measured point. */
+/* One measured point: the distributed sort, and each rank sorting its
+ * own share with ps_sort_keys at the same time (no communication): what
+ * the machine gives that many concurrent sorts, to read the first
+ * against on a machine shared with other work. */
 typedef struct point {
-    double median, best, data, control;
+    double median, best, local, data, control;
     int failed;
 } point;
+
+static double median_of(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
 
 /* Sort `total` keys over comm (the ranks taking part) `repeats` times. */
 static point measure(const bench_args *a, MPI_Comm comm, size_t total)
 {
-    point pt = { 0, 0, 0, 0, 0 };
+    point pt = { 0, 0, 0, 0, 0, 0 };
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -310,7 +321,8 @@ static point measure(const bench_args *a, MPI_Comm comm, size_t total)
     unsigned char *input = malloc(n * ks + 1), *keys = malloc(n * ks + 1);
     unsigned char *vin = malloc(n * vs + 1), *vals = malloc(n * vs + 1);
     unsigned char *out = a->form == FORM_KEYS_V ? malloc(cap * ks + 1) : NULL;
-    double *times = malloc(sizeof(double) * (size_t)a->repeats);
+    double *times = malloc(sizeof(double) * 2 * (size_t)a->repeats);
+    double *local = times + a->repeats;
 
     pt.failed = input == NULL || keys == NULL || vin == NULL || vals == NULL || times == NULL
              || (a->form == FORM_KEYS_V && out == NULL);
@@ -323,10 +335,23 @@ static point measure(const bench_args *a, MPI_Comm comm, size_t total)
     for (int r = 0; r < a->repeats && !pt.failed; r++) {
         int st;
         memcpy(keys, input, n * ks);
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        st = ps_sort_keys(keys, n, a->t->type, 0);
+        local[r] = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &local[r], 1, MPI_DOUBLE, MPI_MAX, comm);
+        MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MAX, comm);
+        if (st != PS_OK) {
+            if (rank == 0)
+                fprintf(stderr, "%s: ps_sort_keys failed: %s\n", PS_CLI_NAME, ps_strerror(st));
+            pt.failed = 1;
+            break;
+        }
+        memcpy(keys, input, n * ks);
         memcpy(vals, vin, n * vs);
         sent_data = sent_control = 0;
         MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
+        t0 = MPI_Wtime();
         if (a->form == FORM_KEYS)
             st = ps_mpi_sort_keys(comm, keys, n, a->t->type, 0);
         else if (a->form == FORM_KEYS_V)
@@ -357,10 +382,9 @@ static point measure(const bench_args *a, MPI_Comm comm, size_t total)
         pt.control = bytes[1] / (double)(total ? total : 1);
     }
     if (!pt.failed) {
-        qsort(times, (size_t)a->repeats, sizeof *times, cmp_double);
+        pt.median = median_of(times, a->repeats);
         pt.best = times[0];
-        pt.median = a->repeats % 2 ? times[a->repeats / 2]
-                  : (times[a->repeats / 2 - 1] + times[a->repeats / 2]) / 2;
+        pt.local = median_of(local, a->repeats);
     }
     free(input);
     free(keys);
@@ -396,9 +420,9 @@ int ps_mpi_cli_bench(int argc, char **argv)
         printf("# %d ranks, backend %s, PORTSORT_THREADS=%s, median and best of %d, "
                "libportsort %s\n", P, ps_backend_name(), threads ? threads : "(unset)",
                a.repeats, ps_version());
-        printf("%-7s %5s %12s %10s %10s %9s %10s %9s %9s %9s\n", "scaling", "ranks", "keys",
-               "median_s", "best_s", "Mkeys/s", "efficiency", "data_B/k", "min_B/k",
-               "ctrl_B/k");
+        printf("%-7s %5s %12s %10s %10s %9s %10s %9s %9s %9s %9s\n", "scaling", "ranks",
+               "keys", "median_s", "best_s", "Mkeys/s", "efficiency", "local_s", "data_B/k",
+               "min_B/k", "ctrl_B/k");
         fflush(stdout);
     }
     for (int weak = 0; weak < 2 && rc == 0; weak++) {
@@ -406,7 +430,7 @@ int ps_mpi_cli_bench(int argc, char **argv)
         for (int k = 1; k <= P && rc == 0; k = k * 2 > P && k < P ? P : k * 2) {
             size_t total = weak ? a.size / (size_t)P * (size_t)k : a.size;
             MPI_Comm comm;
-            point pt = { 0, 0, 0, 0, 0 };
+            point pt = { 0, 0, 0, 0, 0, 0 };
 
             MPI_Comm_split(MPI_COMM_WORLD, ps_mpi_cli_rank < k ? 0 : MPI_UNDEFINED,
                            ps_mpi_cli_rank, &comm);
@@ -425,9 +449,9 @@ int ps_mpi_cli_bench(int argc, char **argv)
                 t1 = pt.median;
             double eff = weak ? t1 / pt.median : t1 / ((double)k * pt.median);
             if (root) {
-                printf("%-7s %5d %12zu %10.4f %10.4f %9.1f %10.2f %9.3f %9.3f %9.4f\n",
+                printf("%-7s %5d %12zu %10.4f %10.4f %9.1f %10.2f %9.4f %9.3f %9.3f %9.4f\n",
                        weak ? "weak" : "strong", k, total, pt.median, pt.best,
-                       (double)total / pt.median / 1e6, eff, pt.data,
+                       (double)total / pt.median / 1e6, eff, pt.local, pt.data,
                        (double)elem * (double)(k - 1) / (double)k, pt.control);
                 fflush(stdout);
             }
