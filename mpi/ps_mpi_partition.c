@@ -17,9 +17,9 @@
  * index); for keys of up to 4 bytes (and a rank with fewer than 2^32 - 1
  * keys) image and index fit in one 64-bit word, so each level is a single
  * compare ("narrow"); wider keys compare the image, then the index
- * ("wide").  One loop per key width and kind, and two buckets (two ranks,
- * the benchmark's case) scatter with their two write pointers in
- * registers rather than in memory.
+ * ("wide").  One loop per key width and kind.  Two buckets (two ranks,
+ * the benchmark's case) count with a sum, and scatter with their two
+ * write pointers in registers rather than in memory.
  */
 #include <config.h>
 
@@ -120,6 +120,14 @@ static void ps_mpi_count_##W##_##KIND(ps_mpi_ctx *c, const T *keys, size_t n)  \
     const ps_mpi_order o = c->order;                                           \
     size_t *count = c->scount, i = 0;                                          \
                                                                                \
+    if (c->size == 2) {                                                        \
+        size_t up = 0;                                                         \
+        for (; i < n; i++)                                                     \
+            up += ps_mpi_leaf_##KIND(c, ps_mpi_image(&o, keys[i]), i);         \
+        count[0] = n - up;                                                     \
+        count[1] = up;                                                         \
+        return;                                                                \
+    }                                                                          \
     for (; i + 4 <= n; i += 4) {                                               \
         uint64_t x[4];                                                         \
         size_t b[4];                                                           \
