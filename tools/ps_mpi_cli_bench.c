@@ -26,6 +26,11 @@
 
 /* ---- bytes this rank sent to other ranks ------------------------------ */
 
+/* The wrappers must be exported to interpose the library's calls; the
+ * build hides symbols by default, and only Open MPI's mpi.h makes its
+ * declarations visible (MPICH's does not). */
+#define PS_MPI_WRAP __attribute__((visibility("default")))
+
 /* The keys and values (alltoallv, alltoallw), and everything else
  * (counts, samples, agreements). */
 static double sent_data, sent_control;
@@ -44,7 +49,7 @@ static int peers(MPI_Comm c)
     return n - 1;
 }
 
-int MPI_Alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb,
+PS_MPI_WRAP int MPI_Alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb,
                   const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm)
 {
     int me = 0, n = 0;
@@ -56,7 +61,7 @@ int MPI_Alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype s
     return PMPI_Alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm);
 }
 
-int MPI_Alltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[],
+PS_MPI_WRAP int MPI_Alltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[],
                   void *rb, const int rc[], const int rd[], const MPI_Datatype rt[],
                   MPI_Comm comm)
 {
@@ -72,21 +77,21 @@ int MPI_Alltoallw(const void *sb, const int sc[], const int sd[], const MPI_Data
     return PMPI_Alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm);
 }
 
-int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+PS_MPI_WRAP int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                  MPI_Comm comm)
 {
     sent_control += type_bytes(st, sc) * peers(comm);
     return PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
 }
 
-int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+PS_MPI_WRAP int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                   MPI_Comm comm)
 {
     sent_control += type_bytes(st, sc) * peers(comm);
     return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
 }
 
-int MPI_Allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[],
+PS_MPI_WRAP int MPI_Allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[],
                    const int rd[], MPI_Datatype rt, MPI_Comm comm)
 {
     int me = 0;
@@ -96,7 +101,7 @@ int MPI_Allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int 
     return PMPI_Allgatherv(sb, sc, st, rb, rc, rd, rt, comm);
 }
 
-int MPI_Allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op,
+PS_MPI_WRAP int MPI_Allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op,
                   MPI_Comm comm)
 {
     sent_control += type_bytes(t, count) * peers(comm);
