@@ -12,5 +12,6 @@ cmake/portsort-config.cmake: $(srcdir)/cmake/portsort-config.cmake.in \
 	$(AM_V_GEN)$(MKDIR_P) cmake && \
 	$(SHELL) $(srcdir)/cmake/ps-cmake-config.sh \
 	  $(srcdir)/cmake/portsort-config.cmake.in '$(PACKAGE_VERSION)' \
-	  '$(PS_SO_MAJOR)' '$(prefix)' '$(libdir)' '$(includedir)' >$@.tmp && \
+	  '$(PS_SO_MAJOR)' '$(prefix)' '$(libdir)' '$(includedir)' \
+	  '$(PS_MPI_ENABLED)' '$(MPI_CFLAGS)' '$(MPI_LIBS)' >$@.tmp && \
 	mv -f $@.tmp $@

@@ -8,6 +8,11 @@
 # CC=mpicc, so the core keeps the user's compiler: Open MPI's mpicc answers
 # -showme:compile / -showme:link, MPICH's (and its derivatives') -show
 # prints the whole command line, from which the compiler word is dropped.
+#
+# MPICC=wrapper picks another MPI (Debian installs MPICH beside Open MPI as
+# mpicc.mpich); the launcher of the tests is then looked for beside it and
+# with its suffix first (mpiexec.mpich), since another MPI's mpirun would
+# start each process as a one-rank job of its own.
 AC_ARG_WITH([mpi],
   [AS_HELP_STRING([--with-mpi@<:@=auto|yes|no@:>@],
     [build libportsort_mpi, the distributed sort (default: auto, when mpicc is found);
@@ -21,9 +26,12 @@ AS_CASE([$ps_mpi_request],
   [yes|no|auto], [],
   [AC_MSG_ERROR([--with-mpi takes auto, yes or no, not '$ps_mpi_request'])])
 AS_IF([test "x$ps_mpi_request" != xno],
-  [AC_PATH_PROGS([MPICC], [mpicc], [])
+  [# A name given in MPICC is looked for on the PATH (AC_PATH_PROGS alone
+   # would only keep a full path and otherwise look for mpicc).
+   ps_mpi_cc=${MPICC:-mpicc}
+   AC_PATH_PROGS([MPICC], [$ps_mpi_cc], [])
    AS_IF([test "x$MPICC" = x],
-     [ps_mpi_why="no mpicc on PATH (Debian: openmpi-bin libopenmpi-dev)"],
+     [ps_mpi_why="no $ps_mpi_cc on PATH (Debian: openmpi-bin libopenmpi-dev)"],
      [AC_MSG_CHECKING([for the MPI compile and link flags of $MPICC])
       # Open MPI first: its -showme:* print exactly the flags.
       AS_IF([ps_mpi_cf=`$MPICC -showme:compile 2>/dev/null` &&
@@ -56,9 +64,18 @@ AS_IF([test "x$ps_mpi_request" != xno],
            [ps_mpi_enabled=yes],
            [ps_mpi_why="a program calling MPI_Init does not link with $MPI_CFLAGS $MPI_LIBS"])])])
    AS_IF([test "x$ps_mpi_enabled" = xyes],
-     [AC_PATH_PROGS([MPIRUN], [mpirun mpiexec], [])],
+     [ps_mpi_path=$PATH
+      AS_CASE([$MPICC],
+        [*/*], [ps_mpi_path=`AS_DIRNAME(["$MPICC"])`$PATH_SEPARATOR$PATH])
+      ps_mpi_s=`expr "x$MPICC" : 'x.*mpicc\(\.[[^/]]*\)$'`
+      ps_mpi_launchers=
+      AS_IF([test -n "$ps_mpi_s"],
+        [ps_mpi_launchers="mpiexec$ps_mpi_s mpirun$ps_mpi_s"])
+      AC_PATH_PROGS([MPIRUN], [$ps_mpi_launchers mpirun mpiexec], [], [$ps_mpi_path])],
      [AS_IF([test "x$ps_mpi_request" = xyes],
         [AC_MSG_ERROR([--with-mpi: cannot build libportsort_mpi: $ps_mpi_why])])])])
 AC_SUBST([MPI_CFLAGS])
 AC_SUBST([MPI_LIBS])
+# For the CMake package (cmake/ps-cmake-config.sh): yes or no.
+AC_SUBST([PS_MPI_ENABLED], [$ps_mpi_enabled])
 AM_CONDITIONAL([PS_HAVE_MPI], [test "x$ps_mpi_enabled" = xyes])

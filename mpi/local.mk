@@ -7,7 +7,8 @@ include_HEADERS += mpi/portsort_mpi.h
 pkgconfig_DATA += mpi/portsort-mpi.pc
 mpi_libportsort_mpi_la_SOURCES = mpi/ps_mpi_sort.c mpi/ps_mpi_agree.c \
 	mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c mpi/ps_mpi_exchange.c \
-	mpi/ps_mpi_redistribute.c mpi/ps_mpi_internal.h
+	mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c mpi/ps_mpi_cache.c \
+	mpi/ps_mpi_internal.h
 mpi_libportsort_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
 mpi_libportsort_mpi_la_LIBADD = lib/libportsort.la $(MPI_LIBS)
 mpi_libportsort_mpi_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined
@@ -15,22 +16,32 @@ mpi_libportsort_mpi_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined
 # The differential test: one mpirun per communicator size, each looping
 # over every case (test/mpi.sh).
 check_PROGRAMS += test/ps_test_mpi
-test_ps_test_mpi_SOURCES = test/ps_test_mpi.c test/ps_test_util.c
+test_ps_test_mpi_SOURCES = test/ps_test_mpi.c test/ps_test_util.c test/ps_test_faults.c
 test_ps_test_mpi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
-test_ps_test_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS)
+test_ps_test_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS) -lm
 
-# The benchmark of doc/mpi.md (not installed).
-noinst_PROGRAMS += tools/ps_mpi_bench
-tools_ps_mpi_bench_SOURCES = tools/ps_mpi_bench.c
-tools_ps_mpi_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
-tools_ps_mpi_bench_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS)
+# portsort-mpi: the file sort with MPI-IO and the scaling benchmark
+# (tools/portsort_mpi.c), on the type table and the all-or-nothing output
+# of the portsort command, built again under its own name.
+bin_PROGRAMS += tools/portsort-mpi
+man1_MANS = doc/portsort-mpi.1
+tools_portsort_mpi_SOURCES = tools/portsort_mpi.c tools/ps_mpi_cli.h \
+	tools/ps_mpi_cli_sort.c tools/ps_mpi_cli_bench.c tools/ps_cli.h \
+	tools/ps_cli_types.c tools/ps_cli_file.c
+tools_portsort_mpi_CPPFLAGS = $(AM_CPPFLAGS) -DPS_CLI_NAME='"portsort-mpi"' \
+	-I$(top_srcdir)/tools -I$(top_srcdir)/mpi $(MPI_CFLAGS)
+tools_portsort_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS)
 endif
 AM_TESTS_ENVIRONMENT += PS_MPIRUN='$(MPIRUN)'; export PS_MPIRUN;
-TESTS += test/mpi.sh
-dist_check_SCRIPTS += test/mpi.sh
+TESTS += test/mpi.sh test/mpi-cli.sh
+dist_check_SCRIPTS += test/mpi.sh test/mpi-cli.sh
+EXTRA_DIST += test/mpi-common.sh test/cmake-app-mpi/CMakeLists.txt \
+	test/cmake-app-mpi/main.c
 # Distributed whatever the configuration (automake only lists conditional
 # sources it sees).
 EXTRA_DIST += mpi/portsort_mpi.h mpi/ps_mpi_internal.h mpi/ps_mpi_sort.c \
 	mpi/ps_mpi_agree.c mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c \
-	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c test/ps_test_mpi.c \
-	tools/ps_mpi_bench.c doc/mpi.md
+	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c \
+	mpi/ps_mpi_cache.c test/ps_test_mpi.c \
+	tools/portsort_mpi.c tools/ps_mpi_cli.h tools/ps_mpi_cli_sort.c \
+	tools/ps_mpi_cli_bench.c doc/portsort-mpi.1 doc/mpi.md

@@ -111,6 +111,19 @@ PS_API int ps_mpi_sort_keys_v(MPI_Comm comm, const void *in, size_t n_in, void *
                               size_t capacity, size_t *n_out, ps_type type,
                               unsigned flags);
 
+/*
+ * ps_mpi_release_cache - give back the work memory kept between calls.
+ *
+ * Each call on more than one rank works in a block of about 1.5 times its
+ * input (the bucket it sorts and what it sends), and keeps that block for
+ * the next call, so that repeated sorts do not pay the page faults of fresh
+ * memory again; at most one block is kept per process.  This frees it (a
+ * call running at the same time in another thread may keep its block
+ * when it returns).  Local, not collective; thread-safe.  Returns PS_OK.
+ * libportsort's own cache is ps_release_cache().
+ */
+PS_API int ps_mpi_release_cache(void);
+
 #ifdef __cplusplus
 }
 #endif

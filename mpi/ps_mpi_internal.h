@@ -1,13 +1,14 @@
 /*
  * ps_mpi_internal.h - what the parts of libportsort_mpi share: the state of
  * one collective call, and the steps that the drivers in ps_mpi_sort.c
- * chain (agreement, splitters, exchange, redistribution).
+ * chain (agreement, splitters, partition, exchange, redistribution).
  */
 #ifndef PS_MPI_INTERNAL_H
 #define PS_MPI_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "portsort_mpi.h"
 
@@ -15,10 +16,41 @@
  * the three run different sequences of collectives. */
 enum ps_mpi_op { PS_MPI_OP_KEYS = 1, PS_MPI_OP_PAIRS, PS_MPI_OP_KEYS_V };
 
-/* A sample of the global order: (ordered key, rank, position in the rank's
- * locally sorted array).  Positions order equal keys as their input
- * indices do, because the local sort is stable, so the triple is unique
- * and sorts exactly as the global stable order. */
+/*
+ * The order image of a key: an unsigned integer that compares as the keys
+ * sort (integers by value, floats by totalOrder, inverted for
+ * PS_DESCENDING), computed from the key's raw bits x as
+ * x ^ c0 ^ (c1 if the sign bit of x is set) (ps_mpi_order.c).
+ */
+typedef struct ps_mpi_order {
+    size_t key_size;
+    unsigned sign_shift;    /* 8 * key_size - 1 */
+    uint64_t c0, c1;
+} ps_mpi_order;
+
+void ps_mpi_order_init(ps_mpi_order *o, ps_type type, unsigned flags);
+
+/* The raw bits of the key at p, zero-extended (keys are little-endian in
+ * memory only as far as this library is concerned: it never reads them as
+ * anything but integers of their own width). */
+static inline uint64_t ps_mpi_key_bits(const unsigned char *p, size_t key_size)
+{
+    switch (key_size) {
+    case 1: return *p;
+    case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
+    case 4: { uint32_t x; memcpy(&x, p, 4); return x; }
+    default: { uint64_t x; memcpy(&x, p, 8); return x; }
+    }
+}
+
+static inline uint64_t ps_mpi_image(const ps_mpi_order *o, uint64_t bits)
+{
+    return bits ^ o->c0 ^ (o->c1 & (uint64_t)-(int64_t)(bits >> o->sign_shift));
+}
+
+/* A sample of the global order: (order image, rank, index in the rank's
+ * input).  The triple is unique and sorts exactly as the global stable
+ * order. */
 typedef struct ps_mpi_sample {
     uint64_t key;
     uint64_t rank;
@@ -31,11 +63,12 @@ typedef struct ps_mpi_ctx {
     int rank, size;
     ps_type type;
     unsigned flags;
+    ps_mpi_order order;
     size_t key_size;
     size_t max_msg;        /* most bytes in one block of a message */
     uint64_t *n_all;       /* every rank's input count */
     uint64_t *m_all;       /* every rank's bucket count (after the exchange) */
-    uint64_t *gather;      /* 2 * size, scratch of ps_mpi_agree_counts */
+    uint64_t *gather;      /* 2 * size words, scratch of the agreements */
     size_t *scount, *sdispl, *rcount, *rdispl;  /* in elements */
     int *icount[4];        /* the same in bytes, for MPI_Alltoallv */
     int *wcount[2];        /* MPI_Alltoallw: per-peer counts, send/recv */
@@ -43,13 +76,24 @@ typedef struct ps_mpi_ctx {
     MPI_Datatype *wtype[2];
     ps_mpi_sample *samples;  /* room for ps_mpi_sample_room() samples */
     size_t sample_room;
-    ps_mpi_sample *splitters;  /* size - 1 of them */
+    uint64_t *sample_keys;   /* the same room: the samples' keys, sorted */
+    uint32_t *sample_at;     /* the same room: where each came from */
+    /* The size - 1 splitters as this rank compares with them, in an
+     * implicit binary tree of 2^tree_levels leaves (nodes 1 ..
+     * 2^tree_levels - 1, 2 size entries allocated), thresholds in order
+     * (ps_mpi_splitters.c says what they hold, ps_mpi_partition.c how they
+     * are walked). */
+    uint64_t *tree_hi, *tree_lo;
+    unsigned tree_levels;
+    int tree_narrow;
+    unsigned char **dkeys, **dvalues;  /* partition: where each bucket goes */
 } ps_mpi_ctx;
 
-/* ps_mpi_order.c: the order-preserving map of key i of `keys` to an
- * unsigned 64-bit integer, inverted for PS_DESCENDING, so that comparing
- * the integers compares the keys in the requested order. */
-uint64_t ps_mpi_ordered_key(const void *keys, size_t i, ps_type type, unsigned flags);
+/* ps_mpi_cache.c: at least `bytes` of work memory, 64-byte aligned: the
+ * block kept from an earlier call when there is one big enough, or NULL;
+ * and its return, to be kept or freed. */
+void *ps_mpi_cache_take(size_t bytes);
+void ps_mpi_cache_put(void *p);
 
 /* ps_mpi_agree.c.  A status is reduced across ranks by MPI_MAX of its
  * rank (the smallest non-zero status wins: a bad argument explains more
@@ -59,7 +103,9 @@ int ps_mpi_status_of_rank(int64_t rank);
 /* Agree on the call's parameters and this rank's status so far.  Returns
  * the common status: PS_ERR_INVALID_ARG when op, type, flags, value_size
  * or the message limit differ between ranks, else the highest-ranked
- * local status, PS_OK when all are fine.  PS_ERR_DEVICE on an MPI error. */
+ * local status, PS_OK when all are fine.  PS_ERR_DEVICE on an MPI error.
+ * Needs no memory of the context, so a rank that could not allocate it
+ * still takes part. */
 int ps_mpi_agree_args(ps_mpi_ctx *c, int op, size_t value_size, int local_status);
 /* MPI_Allreduce(MPI_MAX) of v[0..n) in place; v[0] is a status rank.
  * Returns the common status or PS_ERR_DEVICE. */
@@ -70,10 +116,19 @@ int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t 
 
 /* ps_mpi_splitters.c */
 size_t ps_mpi_sample_room(int size);
-/* Choose size - 1 splitters by regular sampling of the locally sorted
- * keys of every rank (n_all must be filled), and set scount/sdispl to the
- * bucket of each destination rank in this rank's sorted keys. */
-int ps_mpi_split(ps_mpi_ctx *c, const void *sorted_keys, size_t n);
+/* Samples over all ranks that ps_mpi_split draws for `total` keys: one in
+ * each stride of ceil(total / target) keys of every rank. */
+uint64_t ps_mpi_sample_step(int size, uint64_t total);
+/* Choose size - 1 splitters from a sample of every rank's keys (n_all
+ * must be filled) and build this rank's splitter tree. */
+int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n);
+
+/* ps_mpi_partition.c: scount[d] = how many of this rank's n keys belong
+ * to rank d's bucket; then write each key (and value) to dkeys[d]
+ * (dvalues[d]), in input order within each bucket. */
+void ps_mpi_count(ps_mpi_ctx *c, const void *keys, size_t n);
+void ps_mpi_scatter(ps_mpi_ctx *c, const void *keys, const void *values, size_t value_size,
+                    size_t n);
 
 /* ps_mpi_exchange.c: send scount[d] elements of elem_size bytes from
  * send + sdispl[d] to every rank d, and receive rcount[s] elements at

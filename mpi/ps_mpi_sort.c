@@ -1,10 +1,11 @@
 /*
- * ps_mpi_sort.c - the public functions: check and agree, sort locally,
- * split, exchange, sort the received runs, and (for the in-place forms)
- * send each key back to the rank that owns its global position.
+ * ps_mpi_sort.c - the public functions: check and agree, sample, split
+ * the unsorted keys into buckets, exchange, sort each bucket once, and
+ * (for the in-place forms) send each key back to the rank that owns its
+ * global position.
  *
- * The caller's arrays are written only by the last exchange, after every
- * rank has agreed that everything before it succeeded; all earlier work
+ * The caller's arrays are only read until every rank has agreed that the
+ * bucket sort succeeded, and written only after that; all earlier work
  * happens on copies.  That is what lets every error leave them untouched.
  */
 #include <config.h>
@@ -32,20 +33,56 @@ typedef struct ps_mpi_call {
     unsigned flags;
 } ps_mpi_call;
 
-/* Work memory of one call, freed by ps_mpi_release. */
+/* Work memory of one call, given back by ps_mpi_release. */
 typedef struct ps_mpi_work {
     void *block;           /* the per-rank arrays of the context */
-    void *keys, *values;   /* the local copies, sorted */
-    void *rkeys, *rvalues; /* what this rank received: its bucket */
+    void *data;            /* the four below, from ps_mpi_cache_take */
+    void *skeys, *svalues; /* the keys (values) for the other ranks, by bucket */
+    void *rkeys, *rvalues; /* this rank's bucket: its own part, then what it
+                              received; sorted in place */
 } ps_mpi_work;
 
 static void ps_mpi_release(ps_mpi_work *w)
 {
     free(w->block);
-    free(w->keys);
-    free(w->values);
-    free(w->rkeys);
-    free(w->rvalues);
+    if (w->data != NULL)
+        ps_mpi_cache_put(w->data);
+}
+
+/* Room for `n` elements of `es` bytes at *at of a block, rounded up to 64
+ * bytes; *at becomes SIZE_MAX when it overflows. */
+static size_t ps_mpi_carve(size_t *at, size_t n, size_t es)
+{
+    size_t start = *at, bytes;
+
+    if (start == SIZE_MAX || (es > 0 && n > (SIZE_MAX - 64) / es)) {
+        *at = SIZE_MAX;
+        return 0;
+    }
+    bytes = (n * es + 63) & ~(size_t)63;
+    *at = bytes > SIZE_MAX - start ? SIZE_MAX : start + bytes;
+    return start;
+}
+
+/* The bucket and the send buffer, keys and values, as one block. */
+static int ps_mpi_work_alloc(ps_mpi_work *w, size_t m, size_t send, size_t ks, size_t vs)
+{
+    size_t at = 0;
+    size_t rk = ps_mpi_carve(&at, m, ks), sk = ps_mpi_carve(&at, send, ks);
+    size_t rv = ps_mpi_carve(&at, m, vs), sv = ps_mpi_carve(&at, send, vs);
+    unsigned char *b;
+
+    if (at == SIZE_MAX)
+        return PS_ERR_TOO_LARGE;
+    b = ps_mpi_cache_take(at);
+    if (b == NULL)
+        return PS_ERR_NO_MEMORY;
+    w->data = b;
+    w->rkeys = b + rk;
+    w->skeys = b + sk;
+    w->rvalues = vs > 0 ? b + rv : NULL;
+    w->svalues = vs > 0 ? b + sv : NULL;
+    return PS_OK;
 }
 
 /* Largest bytes in one block of a message.  PORTSORT_MPI_MAX_MSG lowers
@@ -72,24 +109,32 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     size_t p = (size_t)c->size;
     size_t room = ps_mpi_sample_room(c->size);
     /* Largest alignment first, so each array stays aligned. */
-    size_t bytes = room * sizeof(ps_mpi_sample) + p * sizeof(ps_mpi_sample)
-                 + 4 * p * sizeof(uint64_t) + 4 * p * sizeof(size_t)
+    size_t bytes = room * (sizeof(ps_mpi_sample) + sizeof(uint64_t) + sizeof(uint32_t))
+                 + 8 * p * sizeof(uint64_t)
+                 + 4 * p * sizeof(size_t) + 2 * p * sizeof(void *)
                  + 2 * p * sizeof(MPI_Datatype) + 7 * p * sizeof(int);
-    unsigned char *b = malloc(bytes);
+    unsigned char *b;
 
+    /* aligned_alloc, as for the work block (ps_mpi_cache.c). */
+    bytes = (bytes + 63) & ~(size_t)63;
+    b = aligned_alloc(64, bytes);
     if (b == NULL)
         return PS_ERR_NO_MEMORY;
     w->block = b;
     c->samples = (ps_mpi_sample *)b;         b += room * sizeof(ps_mpi_sample);
     c->sample_room = room;
-    c->splitters = (ps_mpi_sample *)b;       b += p * sizeof(ps_mpi_sample);
+    c->sample_keys = (uint64_t *)b;          b += room * sizeof(uint64_t);
     c->n_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->m_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->gather = (uint64_t *)b;               b += 2 * p * sizeof(uint64_t);
+    c->tree_hi = (uint64_t *)b;              b += 2 * p * sizeof(uint64_t);
+    c->tree_lo = (uint64_t *)b;              b += 2 * p * sizeof(uint64_t);
     c->scount = (size_t *)b;                 b += p * sizeof(size_t);
     c->sdispl = (size_t *)b;                 b += p * sizeof(size_t);
     c->rcount = (size_t *)b;                 b += p * sizeof(size_t);
     c->rdispl = (size_t *)b;                 b += p * sizeof(size_t);
+    c->dkeys = (unsigned char **)b;          b += p * sizeof(void *);
+    c->dvalues = (unsigned char **)b;        b += p * sizeof(void *);
     c->wtype[0] = (MPI_Datatype *)b;         b += p * sizeof(MPI_Datatype);
     c->wtype[1] = (MPI_Datatype *)b;         b += p * sizeof(MPI_Datatype);
     for (int i = 0; i < 4; i++) {
@@ -97,29 +142,12 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     }
     c->wcount[0] = (int *)b;                 b += p * sizeof(int);
     c->wcount[1] = (int *)b;                 b += p * sizeof(int);
+    c->sample_at = (uint32_t *)b;            b += room * sizeof(uint32_t);
     c->wzero = (int *)b;
     memset(c->wzero, 0, p * sizeof(int));
+    /* Read for _v's answer to "no room" even when the call fails earlier. */
+    memset(c->m_all, 0, p * sizeof(uint64_t));
     return PS_OK;
-}
-
-/* A copy of n elements of size es, or NULL; *st becomes PS_ERR_NO_MEMORY
- * on failure.  Nothing is allocated for n == 0. */
-static void *ps_mpi_alloc(size_t n, size_t es, const void *src, int *st)
-{
-    void *p;
-
-    if (n == 0 || *st != PS_OK)
-        return NULL;
-    if (n > SIZE_MAX / es) {
-        *st = PS_ERR_NO_MEMORY;
-        return NULL;
-    }
-    p = malloc(n * es);
-    if (p == NULL)
-        *st = PS_ERR_NO_MEMORY;
-    else if (src != NULL)
-        memcpy(p, src, n * es);
-    return p;
 }
 
 /* The checks each rank makes on its own arguments, as ps_sort_keys does. */
@@ -151,68 +179,90 @@ static int ps_mpi_local_sort(const ps_mpi_call *a, void *keys, void *values, siz
     return ps_sort_keys(keys, n, a->type, a->flags);
 }
 
-/* From the agreed arguments to the buckets received (in w->rkeys and
- * w->rvalues, *m of them, *total over all ranks), not yet sorted.
- * Returns the common status. */
-static int ps_mpi_to_buckets(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
-                             size_t *m, uint64_t *total_out)
+/* The largest count any rank sends or receives in an exchange: at most
+ * its input or its bucket. */
+static uint64_t ps_mpi_largest(const ps_mpi_ctx *c)
 {
-    size_t ks = c->key_size, vs = a->value_size;
-    uint64_t total = 0, *sent = c->gather, *got = c->gather + c->size;
-    int st;
+    uint64_t largest = 0;
 
-    /* The local sort runs on the copies; its status travels with the
-     * counts that splitting needs anyway. */
-    st = ps_mpi_agree_counts(c, a->n, ps_mpi_local_sort(a, w->keys, w->values, a->n),
-                             c->n_all);
+    for (int r = 0; r < c->size; r++) {
+        if (c->n_all[r] > largest)
+            largest = c->n_all[r];
+        if (c->m_all[r] > largest)
+            largest = c->m_all[r];
+    }
+    return largest;
+}
+
+/* From the agreed arguments and counts to this rank's bucket, received
+ * and sorted in w->rkeys (w->rvalues): *m keys.  Returns the common
+ * status; on PS_OK every rank knows every bucket count (m_all). */
+static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w, size_t *m)
+{
+    size_t ks = c->key_size, vs = a->value_size, own;
+    uint64_t mm = 0, *sent = c->gather, *got = c->gather + c->size;
+    int me = c->rank, st;
+
+    st = ps_mpi_split(c, a->in, a->n);
     if (st != PS_OK)
         return st;
-    for (int r = 0; r < c->size; r++)
-        total += c->n_all[r];
-    *m = 0;
-    *total_out = total;
-    if (total == 0)
-        return PS_OK;
-
-    st = ps_mpi_split(c, w->keys, a->n);
-    if (st != PS_OK)
-        return st;
+    ps_mpi_count(c, a->in, a->n);
     for (int r = 0; r < c->size; r++)
         sent[r] = c->scount[r];
     if (MPI_Alltoall(sent, 1, MPI_UINT64_T, got, 1, MPI_UINT64_T, c->comm) != MPI_SUCCESS)
         return PS_ERR_DEVICE;
-    uint64_t mm = 0;
+    /* The bucket: this rank's own keys go straight to their place in it,
+     * between the runs of the lower and of the higher ranks, and do not
+     * travel. */
+    own = c->scount[me];
+    uint64_t at = 0;
     for (int r = 0; r < c->size; r++) {
         c->rdispl[r] = (size_t)mm;
-        c->rcount[r] = (size_t)got[r];
+        c->rcount[r] = r == me ? 0 : (size_t)got[r];
         mm += got[r];
+        c->sdispl[r] = (size_t)at;
+        at += r == me ? 0 : c->scount[r];
     }
+    size_t own_at = c->rdispl[me];
+    c->scount[me] = 0;
 
-    /* Room for the bucket, and for _v room in the caller's output, must
-     * be there on every rank before any data moves. */
+    /* Room for the bucket, for what goes to other ranks, and for _v room
+     * in the caller's output, must be there on every rank before any
+     * data moves. */
     st = PS_OK;
-    if (mm > SIZE_MAX / ks || (vs > 0 && mm > SIZE_MAX / vs))
+    if ((uint64_t)(size_t)mm != mm)
         st = PS_ERR_TOO_LARGE;
     *m = (size_t)mm;
-    w->rkeys = ps_mpi_alloc(*m, ks, NULL, &st);
-    if (vs > 0)
-        w->rvalues = ps_mpi_alloc(*m, vs, NULL, &st);
+    if (st == PS_OK)
+        st = ps_mpi_work_alloc(w, *m, a->n - own, ks, vs);
     if (st == PS_OK && a->op == PS_MPI_OP_KEYS_V && *m > a->capacity)
         st = PS_ERR_TOO_LARGE;
-    int64_t v[2] = { ps_mpi_status_rank(st), (int64_t)(a->n > *m ? a->n : *m) };
-    st = ps_mpi_agree_max(c, v, 2);
+    /* The bucket counts travel with that status. */
+    st = ps_mpi_agree_counts(c, *m, st, c->m_all);
     if (st != PS_OK)
         return st;
 
-    st = ps_mpi_exchange(c, w->keys, w->rkeys, ks, (uint64_t)v[1]);
+    for (int r = 0; r < c->size; r++) {
+        int mine = r == me;
+        c->dkeys[r] = (unsigned char *)(mine ? w->rkeys : w->skeys)
+                    + (mine ? own_at : c->sdispl[r]) * ks;
+        c->dvalues[r] = vs == 0 ? NULL : (unsigned char *)(mine ? w->rvalues : w->svalues)
+                      + (mine ? own_at : c->sdispl[r]) * vs;
+    }
+    ps_mpi_scatter(c, a->in, a->values, vs, a->n);
+    uint64_t largest = ps_mpi_largest(c);
+    st = ps_mpi_exchange(c, w->skeys, w->rkeys, ks, largest);
     if (st == PS_OK && vs > 0)
-        st = ps_mpi_exchange(c, w->values, w->rvalues, vs, (uint64_t)v[1]);
+        st = ps_mpi_exchange(c, w->svalues, w->rvalues, vs, largest);
     if (st != PS_OK)
         return st;
-    free(w->keys);
-    free(w->values);
-    w->keys = w->values = NULL;
-    return PS_OK;
+
+    /* The runs lie in source-rank order and each in its rank's input
+     * order, so a stable sort of the bucket orders equal keys by (rank,
+     * index): the global stable order.  The status is agreed on before
+     * the caller's memory changes. */
+    int64_t v[1] = { ps_mpi_status_rank(ps_mpi_local_sort(a, w->rkeys, w->rvalues, *m)) };
+    return ps_mpi_agree_max(c, v, 1);
 }
 
 static int ps_mpi_run(const ps_mpi_call *a)
@@ -244,6 +294,7 @@ static int ps_mpi_run(const ps_mpi_call *a)
     c.flags = a->flags;
     c.key_size = ps_type_size(a->type);
     c.max_msg = ps_mpi_max_msg();
+    ps_mpi_order_init(&c.order, a->type, a->flags);
 
     st = ps_mpi_check(a, c.key_size);
     /* One rank alone: the library's own sort in place already keeps the
@@ -253,47 +304,31 @@ static int ps_mpi_run(const ps_mpi_call *a)
 
     if (st == PS_OK)
         st = ps_mpi_ctx_alloc(&c, &w);
-    w.keys = ps_mpi_alloc(a->n, c.key_size, a->in, &st);
-    if (a->op == PS_MPI_OP_PAIRS)
-        w.values = ps_mpi_alloc(a->n, a->value_size, a->values, &st);
     st = ps_mpi_agree_args(&c, a->op, a->value_size, st);
     if (st == PS_OK)
-        st = ps_mpi_to_buckets(&c, a, &w, &m, &total);
-    if (a->op == PS_MPI_OP_KEYS_V && st == PS_ERR_TOO_LARGE)
-        *a->n_out = m;
+        st = ps_mpi_agree_counts(&c, a->n, PS_OK, c.n_all);
+    if (st == PS_OK) {
+        for (int r = 0; r < c.size; r++)
+            total += c.n_all[r];
+        if (total > 0)
+            st = ps_mpi_to_bucket(&c, a, &w, &m);
+    }
+    if (a->op == PS_MPI_OP_KEYS_V && st == PS_ERR_TOO_LARGE && c.m_all != NULL)
+        *a->n_out = (size_t)c.m_all[c.rank];
     if (st != PS_OK || total == 0) {
         ps_mpi_release(&w);
         return st;
     }
 
-    /* Each run arrived sorted, and the runs lie in source-rank order, so a
-     * stable sort of their concatenation orders equal keys by (rank,
-     * position): the global stable order.  The library's radix sort does
-     * that in linear time and with the very same order as the local sort,
-     * where a comparison merge would need its own float rules.  One run
-     * alone (one rank, or skewed data) is already in order.  The status
-     * is agreed on before the caller's memory changes. */
-    int runs = 0;
-    for (int r = 0; r < c.size; r++)
-        runs += c.rcount[r] > 0;
-    st = runs > 1 ? ps_mpi_local_sort(a, w.rkeys, w.rvalues, m) : PS_OK;
     if (a->op == PS_MPI_OP_KEYS_V) {
-        int64_t v[1] = { ps_mpi_status_rank(st) };
-        st = ps_mpi_agree_max(&c, v, 1);
-        if (st == PS_OK) {
-            if (m > 0)
-                memcpy(a->out, w.rkeys, m * c.key_size);
-            *a->n_out = m;
-        }
+        if (m > 0)
+            memcpy(a->out, w.rkeys, m * c.key_size);
+        *a->n_out = m;
     } else {
-        /* The bucket counts travel with that status. */
-        st = ps_mpi_agree_counts(&c, m, st, c.m_all);
-        if (st == PS_OK) {
-            uint64_t largest = ps_mpi_redistribution(&c);
-            st = ps_mpi_exchange(&c, w.rkeys, a->keys, c.key_size, largest);
-            if (st == PS_OK && a->op == PS_MPI_OP_PAIRS)
-                st = ps_mpi_exchange(&c, w.rvalues, a->values, a->value_size, largest);
-        }
+        uint64_t largest = ps_mpi_redistribution(&c);
+        st = ps_mpi_exchange(&c, w.rkeys, a->keys, c.key_size, largest);
+        if (st == PS_OK && a->op == PS_MPI_OP_PAIRS)
+            st = ps_mpi_exchange(&c, w.rvalues, a->values, a->value_size, largest);
     }
     ps_mpi_release(&w);
     return st;

@@ -1,14 +1,21 @@
 /*
- * ps_mpi_splitters.c - choose the key ranges each rank sorts, by regular
- * sampling of the (key, rank, position) triples.
+ * ps_mpi_splitters.c - choose the key ranges each rank sorts, from a
+ * sample of the (key, rank, index) triples of the unsorted input.
  *
  * Sampling triples rather than keys is what keeps the buckets balanced
  * when many keys are equal: the splitters then fall between copies of the
- * same key, at given ranks and positions, instead of sending every copy
- * to one rank.  Each rank samples every step-th of its sorted keys with
- * one step for all ranks, so a rank's share of the samples is its share of
- * the data (a rank holding everything gives every sample; an empty rank
- * none), and a bucket holds total / size keys, give or take 2 * size * step.
+ * same key, at given ranks and indices, instead of sending every copy to
+ * one rank.  Each rank draws one sample from every stride of `step` keys
+ * (a stratified sample, at a pseudo-random place in the stride so that
+ * periodic data cannot fool it), with one step for all ranks: a rank's
+ * share of the samples is its share of the data (a rank holding
+ * everything gives every sample, an empty rank none).
+ *
+ * The input is not sorted first (that would sort every key twice), so the
+ * balance is statistical rather than guaranteed: with a samples per bucket
+ * a bucket's size is off by about 1 / sqrt(a) of itself (a standard
+ * deviation).  When every key is a sample (step 1: up to 1024 keys per
+ * rank and more for more ranks) the split is exact.
  */
 #include <config.h>
 
@@ -16,31 +23,45 @@
 
 #include "ps_mpi_internal.h"
 
-/* Samples over all ranks: 256 per rank at least, more for larger
- * communicators (the imbalance bound is 2 * size * step, so step must
- * shrink as size grows), capped so that every rank's copy of all the
- * samples stays at a few MiB. */
+/* Samples over all ranks: 1024 per bucket (a deviation of about 3% of a
+ * bucket), capped at 2^18 so that every rank's copy of them stays at
+ * 6 MiB and sorts in a few milliseconds; beyond 256 ranks each bucket
+ * gets fewer (doc/mpi.md, the limits). */
 static size_t ps_mpi_sample_target(int size)
 {
-    size_t per_rank = (size_t)size * 32 < 256 ? 256 : (size_t)size * 32;
-    size_t t = per_rank * (size_t)size;
+    size_t t = (size_t)size * 1024;
     return t > ((size_t)1 << 18) ? (size_t)1 << 18 : t;
 }
 
-/* Every sample count is at most n_r / step + 1, and the counts add up to
- * at most target + size. */
+/* Every rank's sample count is ceil(n_r / step) <= n_r / step + 1, and
+ * the n_r add up to total <= step * target. */
 size_t ps_mpi_sample_room(int size)
 {
     return ps_mpi_sample_target(size) + (size_t)size;
 }
 
-/* Samples of a rank holding n keys: positions step/2, step/2 + step, ...
- * (the middle of each stride, so a rank's first sample does not always
- * sit on its smallest key).  Every rank computes every rank's count from
- * the gathered input counts, which saves a round. */
+uint64_t ps_mpi_sample_step(int size, uint64_t total)
+{
+    uint64_t t = ps_mpi_sample_target(size);
+    uint64_t step = (total + t - 1) / t;
+    return step == 0 ? 1 : step;
+}
+
 static size_t ps_mpi_sample_count(uint64_t n, uint64_t step)
 {
-    return n > step / 2 ? (size_t)((n - 1 - step / 2) / step + 1) : 0;
+    return (size_t)((n + step - 1) / step);
+}
+
+/* Where in its stride sample k of rank r lies: a hash of (r, k)
+ * (splitmix64's finaliser), the same on every run so that the same input
+ * always gives the same buckets (ps_mpi_sort_keys_v's second call relies
+ * on it). */
+static uint64_t ps_mpi_sample_hash(uint64_t r, uint64_t k)
+{
+    uint64_t z = (r << 40) ^ k ^ UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
 }
 
 static int ps_mpi_sample_cmp(const void *pa, const void *pb)
@@ -56,40 +77,59 @@ static int ps_mpi_sample_cmp(const void *pa, const void *pb)
     return 0;
 }
 
-/* How many of this rank's sorted keys come before splitter s in the
- * global order.  The triples of one rank's keys increase with position, so
- * this is a binary search. */
-static size_t ps_mpi_lower_bound(const ps_mpi_ctx *c, const void *keys, size_t n,
-                                 const ps_mpi_sample *s)
+/* Splitter d (of size - 1, in order) as this rank compares with it: its
+ * keys (image x, index i) go above it when x > key, or when x == key and
+ * i >= from, where from is 0 for a splitter from a lower rank (all equal
+ * keys go above), its index for one from this rank, and never for one
+ * from a higher rank.  Narrow trees hold (x << 32 | i) thresholds, wide
+ * ones (key, from) pairs.  Beyond the last splitter the tree is padded
+ * with thresholds that no key reaches. */
+static void ps_mpi_threshold(const ps_mpi_ctx *c, const uint32_t *at, size_t all, size_t d,
+                             uint64_t *hi, uint64_t *lo)
 {
-    size_t lo = 0, hi = n;
+    *hi = *lo = UINT64_MAX;
+    if (d + 1 >= (size_t)c->size)
+        return;
+    const ps_mpi_sample *s = &c->samples[at[(d + 1) * all / (size_t)c->size]];
     uint64_t me = (uint64_t)c->rank;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t k = ps_mpi_ordered_key(keys, mid, c->type, c->flags);
-        int before = k != s->key ? k < s->key
-                   : me != s->rank ? me < s->rank
-                   : (uint64_t)mid < s->pos;
-        if (before)
-            lo = mid + 1;
-        else
-            hi = mid;
+    uint64_t from = s->rank < me ? 0 : s->rank == me ? s->pos : UINT64_MAX;
+    if (!c->tree_narrow) {
+        *hi = s->key;
+        *lo = from;
+    } else if (s->rank <= me) {
+        /* from < 2^32 - 1 here: this rank holds fewer keys than that. */
+        *hi = s->key << 32 | from;
+    } else if (s->key < UINT32_MAX) {
+        /* Above only when x > key: x >= key + 1, at any index. */
+        *hi = (s->key + 1) << 32;
     }
-    return lo;
 }
 
-int ps_mpi_split(ps_mpi_ctx *c, const void *sorted_keys, size_t n)
+/* Fill the implicit tree below `node` (children 2 node and 2 node + 1,
+ * leaves from 2^levels on) with the thresholds in order, the next one
+ * being *next: an in-order walk, so that walking down from the root
+ * counts the thresholds at or below a key.  As deep as the tree: at most
+ * 31 levels. */
+static void ps_mpi_tree_fill(ps_mpi_ctx *c, size_t node, const uint32_t *at, size_t all,
+                             size_t *next)
 {
-    uint64_t total = 0, step, t = ps_mpi_sample_target(c->size);
+    if (node >= ((size_t)1 << c->tree_levels))
+        return;
+    ps_mpi_tree_fill(c, 2 * node, at, all, next);
+    ps_mpi_threshold(c, at, all, (*next)++, &c->tree_hi[node], &c->tree_lo[node]);
+    ps_mpi_tree_fill(c, 2 * node + 1, at, all, next);
+}
+
+int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
+{
+    uint64_t total = 0, step;
     int *counts = c->icount[0], *displs = c->icount[1];
-    size_t all = 0;
+    size_t all = 0, ks = c->key_size;
+    const unsigned char *kb = keys;
 
     for (int r = 0; r < c->size; r++)
         total += c->n_all[r];
-    step = (total + t - 1) / t;
-    if (step == 0)
-        step = 1;
+    step = ps_mpi_sample_step(c->size, total);
     /* Counted in uint64_t words, three per sample; the room is a few MiB,
      * far below INT_MAX. */
     for (int r = 0; r < c->size; r++) {
@@ -101,8 +141,10 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *sorted_keys, size_t n)
     ps_mpi_sample *mine = c->samples + displs[c->rank] / 3;
     size_t k_mine = (size_t)counts[c->rank] / 3;
     for (size_t k = 0; k < k_mine; k++) {
-        size_t pos = (size_t)(step / 2 + k * step);
-        mine[k].key = ps_mpi_ordered_key(sorted_keys, pos, c->type, c->flags);
+        uint64_t start = (uint64_t)k * step;
+        uint64_t len = n - start < step ? n - start : step;
+        size_t pos = (size_t)(start + ps_mpi_sample_hash((uint64_t)c->rank, k) % len);
+        mine[k].key = ps_mpi_image(&c->order, ps_mpi_key_bits(kb + pos * ks, ks));
         mine[k].rank = (uint64_t)c->rank;
         mine[k].pos = pos;
     }
@@ -110,27 +152,30 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *sorted_keys, size_t n)
                        MPI_UINT64_T, c->comm) != MPI_SUCCESS)
         return PS_ERR_DEVICE;
     /* The triples are distinct, so every rank sorts them to the same
-     * sequence and picks the same splitters without another round. */
-    qsort(c->samples, all, sizeof *c->samples, ps_mpi_sample_cmp);
-
-    size_t prev = 0;
-    for (int d = 0; d < c->size; d++) {
-        size_t end = n;
-        if (d + 1 < c->size) {
-            end = 0;
-            if (all > 0) {
-                c->splitters[d] = c->samples[(size_t)(d + 1) * all / (size_t)c->size];
-                end = ps_mpi_lower_bound(c, sorted_keys, n, &c->splitters[d]);
-            }
-            /* With no sample at all (impossible when any rank holds a
-             * key, but cheap to make safe), everything goes to the last
-             * rank; never let a bound go backwards. */
-            if (end < prev)
-                end = prev;
-        }
-        c->sdispl[d] = prev;
-        c->scount[d] = end - prev;
-        prev = end;
+     * sequence and picks the same splitters without another round.  They
+     * arrive in (rank, index) order, so a stable sort by key alone is
+     * enough: the library's radix sort of (key, place) pairs, 2^18 of them
+     * in a few milliseconds where qsort takes tens.  Should it fail on
+     * some rank, qsort gives that rank the very same order, so the ranks
+     * need not agree on it. */
+    uint64_t *img = c->sample_keys;
+    uint32_t *at = c->sample_at;
+    for (size_t i = 0; i < all; i++) {
+        img[i] = c->samples[i].key;
+        at[i] = (uint32_t)i;
     }
+    if (ps_sort_pairs(img, at, sizeof *at, all, PS_U64, 0) != PS_OK) {
+        qsort(c->samples, all, sizeof *c->samples, ps_mpi_sample_cmp);
+        for (size_t i = 0; i < all; i++)
+            at[i] = (uint32_t)i;
+    }
+
+    /* Bucket d ends before the sample at d+1 / size of the way. */
+    c->tree_narrow = c->key_size <= 4 && n < UINT32_MAX;
+    c->tree_levels = 0;
+    while (((size_t)1 << c->tree_levels) < (size_t)c->size)
+        c->tree_levels++;
+    size_t next = 0;
+    ps_mpi_tree_fill(c, 1, at, all, &next);
     return PS_OK;
 }

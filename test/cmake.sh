@@ -2,7 +2,8 @@
 # The CMake package: `make install DESTDIR=<tmp>` from this build tree,
 # then a small CMake project (test/cmake-app) finds it with
 # find_package(portsort CONFIG), links portsort::portsort, and sorts five
-# ints.  The installed tree is then moved, and found again there (the
+# ints; another (test/cmake-app-mpi) links portsort::portsort_mpi where
+# libportsort_mpi is built.  The installed tree is then moved, and found again there (the
 # package must be relocatable).  Skipped (77) without cmake.
 src=$(cd "${srcdir:-.}" && pwd) || exit 99
 build=$(cd "${top_builddir:-.}" && pwd) || exit 99
@@ -67,6 +68,38 @@ if cmake -S "$src/test/cmake-app" -B "$work/next-major" \
     exit 1
 fi
 echo "ok: find_package(portsort $((major + 1)).0) refused"
+
+# The mpi component: portsort::portsort_mpi where libportsort_mpi is built
+# (run on two ranks through the configured launcher), refused where not.
+mpi_app="$src/test/cmake-app-mpi"
+if [ -f "$build/mpi/libportsort_mpi.la" ]; then
+    rc=0
+    (
+        . "$src/test/mpi-common.sh"
+        cmake -S "$mpi_app" -B "$work/mpi" -DCMAKE_PREFIX_PATH="$work/dest$PS_PREFIX" \
+            >"$work/mpi.log" 2>&1 &&
+        cmake --build "$work/mpi" >>"$work/mpi.log" 2>&1 || {
+            cat "$work/mpi.log"; echo "FAIL: mpi: cmake configure or build"; exit 1; }
+        # shellcheck disable=SC2086
+        got=$(LD_LIBRARY_PATH="$work/dest$PS_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+              PORTSORT_BACKEND=serial "$mpirun" $mpi_opts -np 2 "$work/mpi/ps_cmake_mpi_app") || {
+            echo "FAIL: mpi: ps_cmake_mpi_app failed on 2 ranks"; exit 1; }
+        [ "$got" = "-7 -1 0 3 41 42" ] || { echo "FAIL: mpi: got '$got'"; exit 1; }
+        echo "ok: the mpi component, portsort::portsort_mpi on 2 ranks"
+    ) || rc=$?
+    # 77: no launcher here (the library and its package were still built).
+    case $rc in 0|77) ;; *) exit 1 ;; esac
+elif cmake -S "$mpi_app" -B "$work/no-mpi" -DCMAKE_PREFIX_PATH="$work/dest$PS_PREFIX" \
+        >"$work/no-mpi.log" 2>&1; then
+    echo "FAIL: find_package(portsort COMPONENTS mpi) accepted a build without libportsort_mpi"
+    exit 1
+elif ! grep -q "no component 'mpi'" "$work/no-mpi.log"; then
+    cat "$work/no-mpi.log"
+    echo "FAIL: find_package(portsort COMPONENTS mpi) failed, but not for the component"
+    exit 1
+else
+    echo "ok: the mpi component refused without libportsort_mpi"
+fi
 
 # Relocated: the whole prefix moved elsewhere (only where libdir is under
 # the prefix; the config file names an outside libdir absolutely).

@@ -175,9 +175,21 @@ static void expect_all(int st, int want, const char *what)
  * free-count form. */
 static size_t sample_target(void)
 {
-    size_t per = (size_t)size * 32 < 256 ? 256 : (size_t)size * 32;
-    size_t t = per * (size_t)size;
+    size_t t = (size_t)size * 1024;
     return t > ((size_t)1 << 18) ? (size_t)1 << 18 : t;
+}
+
+/* The most keys a bucket may hold: with every key a sample (step 1) the
+ * split is exact; otherwise a bucket's edge is off by about
+ * step * sqrt(samples) / 2 keys (a standard deviation of the sample
+ * quantile), and six of them are allowed.  Either way a bound far below
+ * the total, so all-equal keys must spread too. */
+static size_t bucket_bound(size_t total)
+{
+    size_t tt = sample_target(), step = (total + tt - 1) / tt;
+    if (step <= 1)
+        return (total + (size_t)size - 1) / (size_t)size;
+    return total / (size_t)size + (size_t)(3.0 * (double)step * sqrt((double)tt)) + step + 1;
 }
 
 static long cases_run;
@@ -265,9 +277,8 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
             }
         }
         if (mode == M_KEYS_V && size > 1) {
-            /* Regular sampling bounds every bucket, equal keys included. */
-            size_t tt = sample_target(), step = (total + tt - 1) / tt;
-            size_t bound = total / (size_t)size + 2 * (size_t)size * (step ? step : 1) + 1;
+            /* Every bucket is balanced, equal keys included. */
+            size_t bound = bucket_bound(total);
             for (int r = 0; r < size; r++)
                 if (rn[r] > bound)
                     fail("%s: rank %d got %zu keys, bound %zu", what, r, rn[r], bound);
@@ -387,6 +398,68 @@ static int e_msg_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
     return st;
 }
 
+/* An allocation failure on the last rank alone: the k-th allocation there
+ * (libportsort_mpi's context and work block, libportsort's memory in the
+ * sample sort and in the bucket sort) fails, for k = 1, 2, ... until the
+ * call makes no k-th allocation.  Every rank must then return the same
+ * error with its arrays as they were, or, where the library absorbs the
+ * failure (the sample sort falls back to qsort), every rank succeed with
+ * the right result. */
+static void alloc_failures(void)
+{
+    enum { N = 3000 };
+    static uint64_t keys[N], vals[N], k0[N], v0[N];
+    size_t n[64];
+
+    for (int r = 0; r < size && r < 64; r++)
+        n[r] = N;
+    for (long k = 1; k <= 32; k++) {
+        uint64_t s = 1234 + (uint64_t)rank;
+        char what[80];
+        for (size_t i = 0; i < N; i++) {
+            keys[i] = t_rand(&s) % 1000;
+            vals[i] = (uint64_t)rank * N + i;
+        }
+        memcpy(k0, keys, sizeof keys);
+        memcpy(v0, vals, sizeof vals);
+        /* Nothing kept from earlier calls: every allocation happens. */
+        ps_mpi_release_cache();
+        ps_release_cache();
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (last())
+            t_fail_alloc_at(k);
+        int st = ps_mpi_sort_pairs(MPI_COMM_WORLD, keys, vals, 8, N, PS_U64, 0);
+        t_fail_alloc_at(0);
+        int failed = last() && t_alloc_failed();
+        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        snprintf(what, sizeof what, "allocation %ld failing on the last rank", k);
+        if (st != PS_OK || !failed) {
+            expect_all(st, failed ? PS_ERR_NO_MEMORY : PS_OK, what);
+            if (st != PS_OK && (memcmp(k0, keys, sizeof keys) || memcmp(v0, vals, sizeof vals)))
+                fail("%s: the arrays changed", what);
+            if (!failed)
+                return;
+            continue;
+        }
+        /* Absorbed: the result must be right all the same. */
+        expect_all(st, PS_OK, what);
+        uint64_t *ka = gather(keys, n, 8), *va = gather(vals, n, 8), *in = gather(k0, n, 8);
+        if (rank == 0) {
+            size_t total = (size_t)size * N;
+            for (size_t j = 0; j < total; j++) {
+                if (va[j] >= total || in[va[j]] != ka[j])
+                    fail("%s: absorbed, but element %zu is not an input pair", what, j);
+                if (j > 0 && (ka[j - 1] > ka[j] || (ka[j - 1] == ka[j] && va[j - 1] >= va[j])))
+                    fail("%s: absorbed, but the result is out of order at %zu", what, j);
+            }
+        }
+        free(ka);
+        free(va);
+        free(in);
+    }
+    fail("allocation failures: still failing after 32 allocations");
+}
+
 static void error_cases(void)
 {
     check_error("value_size 0", e_vsize_zero, PS_ERR_INVALID_ARG);
@@ -409,6 +482,8 @@ static void error_cases(void)
                     PS_ERR_INVALID_ARG);
         check_error("PORTSORT_MPI_MAX_MSG differs on the last rank", e_msg_mismatch,
                     PS_ERR_INVALID_ARG);
+        if (size <= 64)
+            alloc_failures();
     }
 }
 
@@ -419,6 +494,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     double t0 = MPI_Wtime();
 
+    /* A launcher of another MPI starts every process as a job of one
+     * rank, and each would pass alone: test/mpi.sh says how many there
+     * must be. */
+    const char *want = getenv("PS_MPI_EXPECT_SIZE");
+    if (want != NULL && atoi(want) != size)
+        fail("MPI_COMM_WORLD has %d ranks, the launcher was asked for %s (a launcher "
+             "of another MPI?)", size, want);
+
     /* Errors first and last: an error must leave nothing behind that
      * disturbs the calls after it. */
     error_cases();
@@ -426,9 +509,14 @@ int main(int argc, char **argv)
     for (int t = PS_U8; t <= T_TYPE_LAST; t++)
         for (int mode = 0; mode < M_COUNT; mode++)
             for (unsigned flags = 0; flags <= PS_DESCENDING; flags++)
-                for (int shape = 0; shape < S_COUNT; shape++, seed++)
+                for (int shape = 0; shape < S_COUNT; shape++, seed++) {
                     run_case(seed, (ps_type)t, mode, flags, shape, seed % 23 == 0,
                              seed % 7 == 3);
+                    /* The next call must allocate its work memory again,
+                     * on some ranks only. */
+                    if ((seed + (uint64_t)rank) % 37 == 0 && ps_mpi_release_cache() != PS_OK)
+                        fail("ps_mpi_release_cache failed");
+                }
     error_cases();
     if (rank == 0)
         printf("ps_test_mpi: %d ranks, %ld cases and the error cases passed in %.1f s\n",

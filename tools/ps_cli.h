@@ -15,8 +15,11 @@
 
 #include "portsort.h"
 
-/* Every message starts with the program name, like the GNU tools. */
+/* Every message starts with the program name, like the GNU tools
+ * (portsort-mpi builds these files with its own name). */
+#ifndef PS_CLI_NAME
 #define PS_CLI_NAME "portsort"
+#endif
 
 /* One key type as the command line knows it. */
 typedef struct ps_cli_type {
@@ -121,6 +124,10 @@ int ps_cli_out_open(ps_cli_out *o, const char *path);
 int ps_cli_out_commit(ps_cli_out *o, size_t count);
 /* Remove the temporary file, if any.  Safe to call twice. */
 void ps_cli_out_discard(ps_cli_out *o);
+
+/* 1 when a and b name the same file (the same string, or the same device
+ * and inode), else 0. */
+int ps_cli_same_file(const char *a, const char *b);
 
 /* How `portsort sort` finds the key of a text line. */
 typedef struct ps_cli_text {

@@ -367,6 +367,15 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count)
     return err != 0 ? -1 : 0;
 }
 
+int ps_cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 void ps_cli_out_discard(ps_cli_out *o)
 {
     if (o->f != NULL && o->f != stdout) {

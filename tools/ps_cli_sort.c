@@ -12,7 +12,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ps_cli.h"
@@ -55,15 +54,6 @@ static void usage(FILE *f)
 "success.  Exit status: 0 done (or sorted, with -c), 1 bad input, input out\n"
 "of order (-c) or failed sort, 2 bad usage.\n",
             ps_cli_type_names());
-}
-
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (strcmp(a, b) == 0)
-        return 1;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
 }
 
 /* -k N or -k N,N: the one field the key is.  Returns 0 or -1. */
@@ -413,9 +403,9 @@ static int validate_sort_args(sort_args *a)
         int keys_stdin = a->nin == 0;
         for (i = 0; i < a->nin; i++)
             keys_stdin |= strcmp(a->inputs[i], "-") == 0;
-        for (i = 0; i < a->nin && !same_file(a->inputs[i], a->vpath); i++)
+        for (i = 0; i < a->nin && !ps_cli_same_file(a->inputs[i], a->vpath); i++)
             ;
-        if (i < a->nin || same_file(a->outpath, a->voutpath) ||
+        if (i < a->nin || ps_cli_same_file(a->outpath, a->voutpath) ||
             (keys_stdin && strcmp(a->vpath, "-") == 0)) {
             fprintf(stderr, "%s: the keys and the values must be different files\n",
                     PS_CLI_NAME);

@@ -1,0 +1,88 @@
+/*
+ * portsort_mpi.c - the portsort-mpi command: `mpirun -np P portsort-mpi
+ * sort|bench ...`, the distributed sort of libportsort_mpi on files.
+ *
+ * Each subcommand lives in its own file (ps_mpi_cli_*.c); this one starts
+ * MPI, picks the subcommand and holds the collective failure that all of
+ * them use.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "ps_mpi_cli.h"
+
+int ps_mpi_cli_rank, ps_mpi_cli_size;
+
+int ps_mpi_cli_fail(int failed, const char *fmt, ...)
+{
+    int first = failed ? ps_mpi_cli_rank : ps_mpi_cli_size;
+
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == ps_mpi_cli_rank && fmt != NULL) {
+        va_list ap;
+        fprintf(stderr, "%s: ", PS_CLI_NAME);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    return first < ps_mpi_cli_size;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"Usage: mpirun -np P portsort-mpi COMMAND [OPTION]...\n"
+"Sort numeric keys spread over the ranks of an MPI job with libportsort_mpi,\n"
+"and measure it.\n"
+"\n"
+"Commands:\n"
+"  sort     sort a binary file of keys (and one of values) with MPI-IO\n"
+"  bench    strong and weak scaling of the distributed sort\n"
+"\n"
+"'portsort-mpi COMMAND --help' describes each; see also portsort-mpi(1).\n"
+"PORTSORT_BACKEND picks the backend each rank sorts on.\n");
+}
+
+static int run(int argc, char **argv)
+{
+    int root = ps_mpi_cli_rank == 0;
+
+    if (argc < 2) {
+        if (root)
+            usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "sort") == 0)
+        return ps_mpi_cli_sort(argc - 1, argv + 1);
+    if (strcmp(argv[1], "bench") == 0)
+        return ps_mpi_cli_bench(argc - 1, argv + 1);
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        if (root)
+            usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        if (root)
+            printf("portsort-mpi (libportsort) %s\n", ps_version());
+        return 0;
+    }
+    if (root) {
+        fprintf(stderr, "%s: unknown command '%s'\n", PS_CLI_NAME, argv[1]);
+        usage(stderr);
+    }
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int rc;
+
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+        return 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &ps_mpi_cli_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ps_mpi_cli_size);
+    rc = run(argc, argv);
+    MPI_Finalize();
+    return rc;
+}
