@@ -30,7 +30,7 @@ tools_portsort_mpi_SOURCES = tools/portsort_mpi.c tools/ps_mpi_cli.h \
 	tools/ps_cli_types.c tools/ps_cli_file.c
 tools_portsort_mpi_CPPFLAGS = $(AM_CPPFLAGS) -DPS_CLI_NAME='"portsort-mpi"' \
 	-I$(top_srcdir)/tools -I$(top_srcdir)/mpi $(MPI_CFLAGS)
-tools_portsort_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS)
+tools_portsort_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS) -lm
 endif
 AM_TESTS_ENVIRONMENT += PS_MPIRUN='$(MPIRUN)'; export PS_MPIRUN;
 TESTS += test/mpi.sh test/mpi-cli.sh
