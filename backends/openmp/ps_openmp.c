@@ -431,23 +431,41 @@ static int segments_net_kind(size_t kb, size_t vs)
 }
 
 #if defined(PS_HAVE_AVX512_TARGET)
-#define PS_SEG_NET_COPY(W)                                                   \
-static void seg_net_in##W(const uint##W##_t *k, uint##W##_t *slot, size_t m, \
-                          ps_xf xf)                                          \
-{                                                                            \
-    size_t t;                                                                \
-    for (t = 0; t < m; t++)                                                  \
-        slot[t] = ps_enc##W(k[t], xf);                                       \
-}                                                                            \
-static void seg_net_out##W(uint##W##_t *k, size_t m, ps_xf xf)               \
-{                                                                            \
-    size_t t;                                                                \
-    for (t = 0; t < m; t++)                                                  \
-        k[t] = ps_dec##W(k[t], xf);                                          \
+/* The order images of the m keys of kb bytes (4 or 8) at keys, into
+ * slot; and, in place, the keys back from their images. */
+static void seg_net_in(const unsigned char *keys, size_t kb, size_t m,
+                       unsigned char *slot, ps_xf xf)
+{
+    size_t t;
+    if (kb == 4) {
+        const uint32_t *k = (const uint32_t *)(const void *)keys;
+        uint32_t *s = (uint32_t *)(void *)slot;
+        for (t = 0; t < m; t++)
+            s[t] = ps_enc32(k[t], xf);
+    } else {
+        const uint64_t *k = (const uint64_t *)(const void *)keys;
+        uint64_t *s = (uint64_t *)(void *)slot;
+        for (t = 0; t < m; t++)
+            s[t] = ps_enc64(k[t], xf);
+    }
 }
-PS_SEG_NET_COPY(32)
-PS_SEG_NET_COPY(64)
-#undef PS_SEG_NET_COPY
+
+static void seg_net_out(unsigned char *keys, size_t kb, size_t m, ps_xf xf)
+{
+    size_t t;
+    if (kb == 4) {
+        uint32_t *k = (uint32_t *)(void *)keys;
+        for (t = 0; t < m; t++)
+            k[t] = ps_dec32(k[t], xf);
+    } else {
+        uint64_t *k = (uint64_t *)(void *)keys;
+        for (t = 0; t < m; t++)
+            k[t] = ps_dec64(k[t], xf);
+    }
+}
+
+/* The networks sort slots of images: no transform of their own. */
+static const ps_xf seg_net_raw = { 0, 0 };
 
 /* Segments i..j-1 (at most PS_SEG_NET_BATCH, none above PS_NET_MAX keys,
  * next to each other in the array) by one network call: their order
@@ -463,30 +481,12 @@ static void segments_net(unsigned char *keys, size_t kb, const size_t *offsets,
     size_t base = offsets[i], total = offsets[j] - base, d;
     for (d = 0; i + d < j; d++) {
         size_t a = offsets[i + d], m = offsets[i + d + 1] - a;
-        if (kb == 4)
-            seg_net_in32((const uint32_t *)(void *)keys + a,
-                         (uint32_t *)(void *)scratch + d * PS_NET_MAX, m, xf);
-        else
-            seg_net_in64((const uint64_t *)(void *)keys + a,
-                         (uint64_t *)(void *)scratch + d * PS_NET_MAX, m, xf);
+        seg_net_in(keys + a * kb, kb, m, scratch + d * PS_NET_MAX * kb, xf);
         ends[d] = (uint32_t)(d * PS_NET_MAX + m);
     }
-    if (kb == 8) {
-        ps_omp_net_slots64((const uint64_t *)(void *)scratch,
-                           (uint64_t *)(void *)keys + base, ends, j - i,
-                           (uint32_t)total, 0, 0);
-        seg_net_out64((uint64_t *)(void *)keys + base, total, xf);
-        return;
-    }
-    if (net_isa == PS_NET_AVX512)
-        ps_omp_net_slots32((const uint32_t *)(void *)scratch,
-                           (uint32_t *)(void *)keys + base, ends, j - i,
-                           (uint32_t)total, 0, 0);
-    else
-        ps_omp_net_slots32_avx2((const uint32_t *)(void *)scratch,
-                                (uint32_t *)(void *)keys + base, ends, j - i,
-                                (uint32_t)total, 0, 0);
-    seg_net_out32((uint32_t *)(void *)keys + base, total, xf);
+    kernels_of(kb)->net(scratch, keys + base * kb, ends, j - i,
+                        (uint32_t)total, seg_net_raw, net_isa);
+    seg_net_out(keys + base * kb, kb, total, xf);
 }
 
 /* The image of key t of a 1-, 2- or 4-byte key array. */
@@ -523,7 +523,8 @@ static void segments_net_packed(unsigned char *keys, unsigned char *values,
                                         | (a - base + t);
         ends[d] = (uint32_t)(d * PS_NET_MAX + m);
     }
-    ps_omp_net_slots64(slots, sorted, ends, j - i, (uint32_t)total, 0, 0);
+    ps_omp_kernels64.net(slots, sorted, ends, j - i, (uint32_t)total,
+                         seg_net_raw, PS_NET_AVX512);
     memcpy(kcopy, keys + base * kb, total * kb);
     if (values != NULL)
         memcpy(vcopy, values + base * vs, total * vs);
