@@ -230,11 +230,13 @@ struct ps_omp_kernels {
 extern const ps_omp_kernels ps_omp_kernels8, ps_omp_kernels16,
     ps_omp_kernels32, ps_omp_kernels64;
 
-/* Sort the planned sort c: its scratch laid out, c->kt its width's
- * kernels.  On one thread when c->nthreads is 1, else in a parallel
+/* Run the sort that c plans (ps_openmp.c): its scratch laid out, c->kt
+ * its width's kernels.  On one thread when c->nthreads is 1, else in a parallel
  * region of c->nthreads.  Cannot fail (ps_openmp_msd.c). */
 void ps_omp_sort(const ps_omp_ctx *c);
 
+/* b rounded up to a multiple of 64: the parts of the scratch block start
+ * on cache lines. */
 static inline size_t round64(size_t b)
 {
     return (b + 63) & ~(size_t)63;
