@@ -41,6 +41,18 @@
 #define PS_DEBUG_ASSERT(x) ((void)0)
 #endif
 
+/* PS_FORCE_INLINE: the storage and attribute of a per-key body in a width
+ * template (a backend's *-inl.h), which only runs fast once it is inlined
+ * into the kernel that calls it with constant arguments (a value size, a
+ * transform kind): that is how one body becomes a specialised loop per
+ * case.  gcc would not always do it unforced (zstd's
+ * FORCE_INLINE_TEMPLATE). */
+#if defined(__GNUC__)
+#define PS_FORCE_INLINE static inline __attribute__((always_inline))
+#else
+#define PS_FORCE_INLINE static inline
+#endif
+
 /* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
  * loader refuses a module whose table carries another value. */
 #define PS_BACKEND_ABI 4u

@@ -3,7 +3,10 @@
 if PS_HAVE_OPENMP
 noinst_LTLIBRARIES += backends/openmp/libps_openmp.la
 backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
-	backends/openmp/ps_openmp_impl.h backends/openmp/ps_openmp_packed.h \
+	backends/openmp/ps_openmp_sort.h backends/openmp/ps_openmp_msd.c \
+	backends/openmp/ps_openmp_kernels.c \
+	backends/openmp/ps_openmp_kernels-inl.h \
+	backends/openmp/ps_openmp_packed-inl.h \
 	backends/openmp/ps_openmp_net.c backends/openmp/ps_openmp_net.h
 backends_openmp_libps_openmp_la_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 lib_libportsort_la_LIBADD += backends/openmp/libps_openmp.la
@@ -18,7 +21,10 @@ PS_LONG_BACKENDS += openmp
 endif
 # Listed whatever the configuration, so that every tarball can build it.
 dist_check_SCRIPTS += test/openmp.sh
-EXTRA_DIST += backends/openmp/ps_openmp_impl.h backends/openmp/ps_openmp_packed.h \
+EXTRA_DIST += backends/openmp/ps_openmp_sort.h backends/openmp/ps_openmp_msd.c \
+	backends/openmp/ps_openmp_kernels.c \
+	backends/openmp/ps_openmp_kernels-inl.h \
+	backends/openmp/ps_openmp_packed-inl.h \
 	backends/openmp/ps_openmp_net.c backends/openmp/ps_openmp_net.h \
 	doc/results-openmp.md
 

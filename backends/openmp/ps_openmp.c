@@ -14,6 +14,11 @@
  * Keys keep their bits; digits come from the order image computed on the
  * fly, so signed, float and descending cost nothing extra.
  *
+ * This file holds the backend's ops, the plan of a sort and its scratch,
+ * and the segmented sort; the sort itself is ps_omp_sort
+ * (ps_openmp_msd.c) over the kernels of ps_openmp_kernels.c
+ * (ps_openmp_sort.h shows the layers).
+ *
  * Scratch (n keys, n values, counts and line buffers) is one block, kept
  * between calls in a one-slot cache that a call takes exclusively; a call
  * that finds it taken allocates its own.  Everything is allocated before
@@ -21,79 +26,17 @@
  */
 #include <config.h>
 
-#include <limits.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "ps_backend.h"
 #include "ps_openmp_net.h"
+#include "ps_openmp_sort.h"
 
-/* Digit widths, chosen by measurement (doc/results-openmp.md).  An MSD
- * pass takes up to PS_MSD_BITS bits, as many as needed to cut its range into
- * leaf-sized buckets (msd_bits); beyond 4096 buckets their write-combining
- * buffers (1 MiB at 256 bytes each) would no longer fit in L2.  Leaf passes
- * take at most PS_LEAF_BITS bits, split evenly over the bits a leaf sorts:
- * 12 rather than 11 lets leaves of 23-24 bits (u32 at 256K-1M keys) finish
- * in two passes instead of three, 14-20% faster at 1M keys and pairs, no
- * slower elsewhere (interleaved runs, 2 threads). */
-#define PS_MSD_BITS 12
-#define PS_MSD_RADIX (1u << PS_MSD_BITS)
-#define PS_LEAF_BITS 12
-#define PS_MAX_LEAF_DIGITS ((64 + PS_LEAF_BITS - 1) / PS_LEAF_BITS)
-/* MSD levels: each keeps its bucket bounds in tl->bounds[depth] while its
- * buckets are sorted, so the recursion may never go deeper (the level
- * budget, as vqsort's remaining_levels).  A range at depth
- * PS_MAX_DEPTH - 1 is a leaf, whatever its size (is_leaf), and the team
- * hands no bucket on at that depth (team_worthy); every leaf sort is
- * correct for any size below 2^32 and any distribution.  A range above
- * 2^32 keys never reaches that depth: its passes take all PS_MSD_BITS
- * bits (msd_bits), so 64-bit keys run out of bits first (static
- * assertion below).  Skewed data, which splits badly level after level,
- * takes wide passes too (msd_bits' `skew`), so it seldom meets the
- * budget; when it does, it is slower, never wrong. */
-#define PS_MAX_DEPTH 8
-/* A leaf with bits for four or more passes left and at most
- * 2^(PS_SPLIT_BITS + 1) keys (u64 keys, mostly) is split once by its top
- * PS_SPLIT_BITS bits instead, and the buckets, of about one key each,
- * finished by one insertion sort over the leaf (finish_buckets); a bucket
- * above PS_SPLIT_SMALL keys (skewed data) becomes a leaf of its own when
- * that is cheaper.  Measured on random u64 at 16M: 10-18% faster than the
- * four or five LSD passes (doc/results-openmp.md); 13 bits rather than 12
- * let the 8K-key leaves of 16M keys have a bucket per key: 8% faster at 4M
- * and 16M (2 threads, interleaved runs).  14 bits measured the same. */
-#define PS_SPLIT_BITS 13
-#define PS_SPLIT_SMALL 16
-/* A leaf of at most this many keys is finished by insertion sort alone
- * (FN(tiny_leaf)). */
-#define PS_TINY_LEAF 16
-/* A leaf whose LSD passes would use more than this many counters a key
- * is split instead (FN(leaf)). */
-#define PS_SPLIT_SPARSE 8
-/* Smallest bucket an MSD pass makes just to spare its leaves a third LSD
- * pass (msd_bits). */
-#define PS_TWO_PASS_MIN 4096
-/* After a leaf whose buckets overflowed the networks' slots by more than
- * a sixteenth of its keys (skewed data), this many more leaves of the
- * same thread skip the networks (FN(net_leaf)): the omp for hands out
- * runs of 8 neighbouring buckets, which tend to be skewed alike. */
-#define PS_NET_SKIP 8
-_Static_assert((PS_MAX_LEAF_DIGITS << PS_LEAF_BITS) >= (1 << PS_SPLIT_BITS),
-               "a split leaf keeps its offsets in the leaf histograms");
-_Static_assert((PS_MAX_DEPTH - 1) * PS_MSD_BITS >= 64,
-               "a range above 2^32 keys runs out of bits before the budget");
-
-/* Below this many keys the sort runs on the calling thread: waking the team
- * costs more than it saves.  Measured on random u32 (doc/results-openmp.md):
- * one thread wins at 32K keys (182-292 against 149-226 Mkeys/s, three
- * rounds), they tie at 48K, two threads win from 64K up. */
-#define PS_PARALLEL_MIN ((size_t)48 * 1024)
 /* A bucket of at most this many bytes (keys and values) is finished by one
  * thread in cache.  Measured at 16 KiB to 512 KiB (doc/results-openmp.md):
  * for keys, 128 KiB (buckets of 32-64 KiB) beats 64 KiB by 3-5% at 16M
@@ -103,12 +46,6 @@ _Static_assert((PS_MAX_DEPTH - 1) * PS_MSD_BITS >= 64,
  * buckets of keys and values overflow L2). */
 #define PS_LEAF_BYTES ((size_t)128 * 1024)
 #define PS_LEAF_BYTES_PAIRS ((size_t)256 * 1024)
-/* The write-combining unit of the MSD scatter: each bucket's buffer holds
- * this many bytes of keys (and as many keys' values) and leaves in one
- * go.  256 bytes rather than one 64-byte line: a quarter of the flushes
- * and their mispredicted branches, 7-10% faster on u32 (one run, 1 and 2
- * threads: 195 vs 178 and 395 vs 370 Mkeys/s). */
-#define PS_UNIT_BYTES 256
 /* Arrays above this many bytes are scattered with streaming stores; below,
  * the next pass finds them in cache.  Measured (u32, 2 threads): streaming
  * is 13-20% faster from 256K keys up to 4M, even though 4M keys (twice 16
@@ -116,200 +53,6 @@ _Static_assert((PS_MAX_DEPTH - 1) * PS_MSD_BITS >= 64,
 #define PS_STREAM_BYTES ((size_t)1 << 20)
 /* The cache keeps at most one block of scratch, of at most this size. */
 #define PS_CACHE_MAX (((size_t)1 << 30) * (sizeof(size_t) >= 8 ? 4 : 1))
-
-typedef struct omp_tls {
-    size_t *pos;        /* [msd radix] write cursor per bucket */
-    size_t *start;      /* [msd radix] where this thread's part of a bucket starts */
-    size_t *bounds;     /* [PS_MAX_DEPTH][msd radix + 1] bucket bounds per level */
-    uint32_t *lhist;    /* [PS_MAX_LEAF_DIGITS][leaf radix] leaf histograms */
-    uint32_t *loff;     /* [leaf radix] leaf offsets */
-    uint32_t *split;    /* [split radix] a split leaf's counts, offsets, ends */
-    unsigned char *tmp; /* a leaf's worth of keys, then of values */
-    unsigned net_skip;  /* leaves to keep from the networks (FN(net_leaf)) */
-    unsigned char *kline;   /* [msd buckets][PS_UNIT_BYTES] key buffers */
-    unsigned char *vline;   /* [msd buckets][unit keys * vs] value buffers */
-} omp_tls;
-
-typedef struct omp_ctx {
-    void *k[2];                 /* [0] the caller's keys, [1] scratch */
-    unsigned char *v[2];        /* the same for values (NULL: keys only) */
-    size_t vs, n;
-    size_t leaf_cap;            /* elements a leaf may hold */
-    ps_xf xf;
-    unsigned bits;              /* key width in bits */
-    int nthreads;
-    unsigned stream[2];         /* bit 0: keys of array i may be streamed,
-                                   bit 1: values */
-    size_t shift[2];            /* array i's offset, in keys, from a line */
-    int pack;                   /* 4-byte keys and values: the packed route
-                                   may be taken (ps_openmp_packed.h) */
-    int pk_stream;              /* the packed scratch may be streamed */
-    int net;                    /* 4- or 8-byte keys without values: the
-                                   networks their leaves may end in
-                                   (PS_NET_*; 8-byte: AVX-512 only) */
-    int pk_net;                 /* the same for packed pairs */
-    size_t pk_shift;            /* its offset, in elements, from a unit */
-    uint64_t *orand;            /* [threads][2] OR and AND of the images */
-    size_t *tcount;             /* [threads][msd radix] */
-    unsigned char *tls;         /* [threads] omp_tls + its arrays */
-    size_t tls_stride;
-} omp_ctx;
-
-static inline omp_tls *tls_of(const omp_ctx *c, int t)
-{
-    return (omp_tls *)(void *)(c->tls + (size_t)t * c->tls_stride);
-}
-
-static inline size_t *tcount_of(const omp_ctx *c, int t)
-{
-    return c->tcount + (size_t)t * PS_MSD_RADIX;
-}
-
-/* Bits for an MSD pass over m keys whose bits [lo, hi) are left: enough
- * that the buckets come out at about half a leaf, and more while the
- * buckets would keep bits for three LSD passes and at least
- * PS_TWO_PASS_MIN keys (measured: u32 at 4M keys, 29% faster with
- * two-pass leaves of 4K keys than with three-pass ones of 8K).  Above 2^32
- * keys always the most, which bounds the depth (leaf counters are 32-bit).
- *
- * The most, too, when `skew` says the range is most of the range it came
- * from: the pass before split it badly, as magnitudes spread over many
- * decades do (log-uniform keys leave 8/9 of them in bucket 0 of an 8-bit
- * pass), and the bits m alone asks for would peel a few bits a level and
- * take a full pass over nearly all the keys for each. */
-static inline unsigned msd_bits(const omp_ctx *c, size_t m, unsigned lo,
-                                unsigned hi, int skew)
-{
-    unsigned b = 1;
-    if (m > UINT32_MAX || skew)
-        b = PS_MSD_BITS;
-    while (b < PS_MSD_BITS && (m >> b) > c->leaf_cap / 2)
-        b++;
-    while (b < PS_MSD_BITS && hi - lo > b + 2 * PS_LEAF_BITS
-           && (m >> (b + 1)) >= PS_TWO_PASS_MIN)
-        b++;
-    return b < hi - lo ? b : hi - lo;
-}
-
-/* Is a bucket of bm keys, out of a range of m, most of it? */
-static inline int skewed(size_t bm, size_t m)
-{
-    return bm > m / 2;
-}
-
-/* The counters of the LSD passes over nb bits of a leaf
- * (FN(lsd_leaf)): one table of 2^w per pass. */
-static inline size_t lsd_counters(unsigned nb)
-{
-    unsigned np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
-    unsigned w = (nb + np - 1) / np;
-    return (size_t)np << w;
-}
-
-/* Bits of the counting pass of a network leaf of m elements (FN(net_leaf),
- * pk_net_leaf): the fewest that leave at most `avg` a bucket on average,
- * so that most buckets fit a network of one or two registers and few
- * exceed PS_NET_MAX. */
-static inline unsigned net_bits(size_t m, size_t avg)
-{
-    unsigned b = 1;
-    while (b < PS_LEAF_BITS && (m >> b) > avg)
-        b++;
-    return b;
-}
-
-/* A range of m keys at `depth` is finished as a leaf when it fits in
- * cache, or when the level budget is spent (PS_MAX_DEPTH). */
-static inline int is_leaf(const omp_ctx *c, size_t m, unsigned depth)
-{
-    PS_DEBUG_ASSERT(depth < PS_MAX_DEPTH);
-    PS_DEBUG_ASSERT(depth < PS_MAX_DEPTH - 1 || m <= UINT32_MAX);
-    return m <= c->leaf_cap || (depth >= PS_MAX_DEPTH - 1 && m <= UINT32_MAX);
-}
-
-/* A bucket (at depth + 1) is sorted by the whole team when it is too big
- * for a leaf and large next to its range: then splitting the buckets among
- * single threads would leave threads idle.  Never at the last level of the
- * budget, where a bucket is a leaf, and leaves are one thread's. */
-static inline int team_worthy(const omp_ctx *c, size_t bm, size_t m, int nt,
-                              unsigned depth)
-{
-    return bm > c->leaf_cap && bm >= PS_PARALLEL_MIN
-           && bm * 4 * (size_t)nt > m && depth + 1 < PS_MAX_DEPTH - 1;
-}
-
-#if defined(__SSE2__)
-/* dst and src 16-byte aligned, bytes a multiple of 16. */
-static inline void ps_stream_bytes(void *dst, const void *src, size_t bytes)
-{
-    size_t i;
-    for (i = 0; i < bytes; i += 16)
-        _mm_stream_si128((__m128i *)(void *)((char *)dst + i),
-                         _mm_load_si128((const __m128i *)(const void *)
-                                        ((const char *)src + i)));
-}
-
-/* Streaming stores are weakly ordered: fence them before the barrier that
- * lets other threads read what they wrote. */
-static inline void ps_stream_fence(void)
-{
-    _mm_sfence();
-}
-#else
-static inline void ps_stream_bytes(void *dst, const void *src, size_t bytes)
-{
-    memcpy(dst, src, bytes);
-}
-
-static inline void ps_stream_fence(void)
-{
-}
-#endif
-
-/* Ask for the lines of [p, p + bytes) ahead of writing them.  A leaf's
- * last pass scatters into the caller's array, which is cold: without this
- * every store waits for its line to come from DRAM (+5% on u32 keys, +9%
- * on u64 keys, 16M, one thread). */
-static inline void prefetch_for_write(const void *p, size_t bytes)
-{
-    const char *c = (const char *)p;
-    size_t i;
-    for (i = 0; i < bytes; i += 64)
-        __builtin_prefetch(c + i, 1, 3);
-}
-
-/* How many elements of the bucket after [a, a + m) a leaf's last pass
- * prefetches (at most m).  The omp for hands buckets out in runs of 8, so
- * that bucket is mostly the same thread's next leaf; its keys and values,
- * fetched into L2 while the pass's loads and stores hit in cache, spare
- * the next leaf's first read the wait on DRAM, and its destination lines,
- * fetched for writing, spare its scatter the reads for ownership.
- * Measured, one thread, interleaved: split leaves (u64) at 16M +7% for the
- * reads and 7-12% more for the writes, with values +6% and 5-10% more;
- * packed pairs +3-10% at 1M-16M; u32 LSD leaves +1-6% at 4M-16M. */
-static inline size_t next_span(const omp_ctx *c, size_t a, size_t m)
-{
-    size_t next = a + m;
-    return next >= c->n ? 0 : c->n - next < m ? c->n - next : m;
-}
-
-static size_t round64(size_t b)
-{
-    return (b + 63) & ~(size_t)63;
-}
-
-#define PS_W 8
-#include "ps_openmp_impl.h"
-#undef PS_W
-#define PS_W 16
-#include "ps_openmp_impl.h"
-#undef PS_W
-#define PS_W 32
-#include "ps_openmp_impl.h"
-#undef PS_W
-#define PS_W 64
-#include "ps_openmp_impl.h"
-#undef PS_W
 
 /* ---- scratch cache ---------------------------------------------------- */
 
@@ -480,7 +223,7 @@ static void openmp_release(void *state)
 /* Lay the scratch block out (or, with base NULL, just size it): scratch
  * keys, scratch values, per-thread counts, per-thread areas.  Returns the
  * bytes needed, or 0 on size_t overflow. */
-static size_t layout(omp_ctx *c, unsigned char *base, int threads)
+static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
 {
     size_t kb = c->bits / 8, t;
     size_t line = PS_UNIT_BYTES / (c->vs > kb ? c->vs : kb);  /* elements per unit */
@@ -493,7 +236,7 @@ static size_t layout(omp_ctx *c, unsigned char *base, int threads)
     vbytes = round64(c->n * c->vs);
     shared = round64((size_t)threads * 2 * sizeof(uint64_t))
              + round64((size_t)threads * mr * sizeof(size_t));
-    c->tls_stride = round64(sizeof(omp_tls)) + buckets * PS_UNIT_BYTES
+    c->tls_stride = round64(sizeof(ps_omp_tls)) + buckets * PS_UNIT_BYTES
                     + round64(buckets * line * c->vs)
                     + round64(2 * mr * sizeof(size_t))
                     + round64(PS_MAX_DEPTH * (mr + 1) * sizeof(size_t))
@@ -511,10 +254,10 @@ static size_t layout(omp_ctx *c, unsigned char *base, int threads)
         c->tcount = (size_t *)(void *)p;
         c->tls = base + kbytes + vbytes + shared;
         for (t = 0; t < (size_t)threads; t++) {
-            omp_tls *tl;
+            ps_omp_tls *tl;
             p = c->tls + t * c->tls_stride;
-            tl = (omp_tls *)(void *)p;
-            p += round64(sizeof(omp_tls));
+            tl = (ps_omp_tls *)(void *)p;
+            p += round64(sizeof(ps_omp_tls));
             tl->kline = p;
             p += buckets * PS_UNIT_BYTES;
             tl->vline = p;
@@ -536,41 +279,18 @@ static size_t layout(omp_ctx *c, unsigned char *base, int threads)
     return kbytes + vbytes + shared + (size_t)threads * c->tls_stride;
 }
 
-/* Stable insertion sort of a few keys, with no scratch at all. */
+/* Arrays of at most this many keys are sorted by the width's insertion
+ * sort, with no scratch at all. */
 #define PS_SMALL_N 24
-#define PS_INSERTION(W)                                                      \
-static void insertion_##W(uint##W##_t *k, unsigned char *v, size_t vs,       \
-                          size_t n, ps_xf xf)                                \
-{                                                                            \
-    size_t i, j;                                                             \
-    unsigned char tmp[8];                                                    \
-    for (i = 1; i < n; i++) {                                                \
-        uint##W##_t x = k[i], ex = ps_enc##W(x, xf);                         \
-        if (vs)                                                              \
-            memcpy(tmp, v + i * vs, vs);                                     \
-        for (j = i; j > 0 && ps_enc##W(k[j - 1], xf) > ex; j--)              \
-            k[j] = k[j - 1];                                                 \
-        if (vs && j < i)                                                     \
-            memmove(v + (j + 1) * vs, v + j * vs, (i - j) * vs);             \
-        k[j] = x;                                                            \
-        if (vs)                                                              \
-            memcpy(v + j * vs, tmp, vs);                                     \
-    }                                                                        \
-}
-PS_INSERTION(8)
-PS_INSERTION(16)
-PS_INSERTION(32)
-PS_INSERTION(64)
-#undef PS_INSERTION
 
-static void insertion(void *keys, void *values, size_t vs, size_t n,
-                      unsigned kb, ps_xf xf)
+/* The kernels of keys of kb bytes. */
+static const ps_omp_kernels *kernels_of(size_t kb)
 {
     switch (kb) {
-    case 1: insertion_8(keys, values, vs, n, xf); break;
-    case 2: insertion_16(keys, values, vs, n, xf); break;
-    case 4: insertion_32(keys, values, vs, n, xf); break;
-    default: insertion_64(keys, values, vs, n, xf); break;
+    case 1: return &ps_omp_kernels8;
+    case 2: return &ps_omp_kernels16;
+    case 4: return &ps_omp_kernels32;
+    default: return &ps_omp_kernels64;
     }
 }
 
@@ -578,11 +298,12 @@ static void insertion(void *keys, void *values, size_t vs, size_t n,
  * return the scratch bytes it needs (0: more than size_t holds).  The
  * bytes never shrink as n grows for one key and value size, so the block
  * of the longest of several sorts serves them all (the segmented sort). */
-static size_t plan(omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
+static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
                    ps_type type, unsigned flags)
 {
     size_t kb = ps_type_bytes(type);
     memset(c, 0, sizeof *c);
+    c->kt = kernels_of(kb);
     c->xf = ps_xf_make(type, flags);
     c->k[0] = keys;
     c->v[0] = values;
@@ -599,7 +320,7 @@ static size_t plan(omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
 }
 
 /* The sort planned in c, with its scratch. */
-static void run(omp_ctx *c, unsigned char *block)
+static void run(ps_omp_ctx *c, unsigned char *block)
 {
     size_t kb = c->bits / 8, n = c->n;
     int i;
@@ -617,24 +338,20 @@ static void run(omp_ctx *c, unsigned char *block)
     c->pack = kb == 4 && c->vs == 4;
     c->pk_shift = ((uintptr_t)c->k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
     c->pk_stream = n * 8 > PS_STREAM_BYTES;
-    switch (kb) {
-    case 1: sort8(c); break;
-    case 2: sort16(c); break;
-    case 4: sort32(c); break;
-    default: sort64(c); break;
-    }
+    ps_omp_sort(c);
 }
 
 static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
                        ps_type type, unsigned flags)
 {
-    omp_ctx c;
+    ps_omp_ctx c;
     size_t bytes;
     unsigned char *block;
     int from_cache;
 
     if (n <= PS_SMALL_N) {
-        insertion(keys, values, vs, n, ps_type_bytes(type), ps_xf_make(type, flags));
+        kernels_of(ps_type_bytes(type))->insert(keys, values, vs, n,
+                                                ps_xf_make(type, flags));
         return PS_OK;
     }
     bytes = plan(&c, keys, values, vs, n, type, flags);
@@ -677,10 +394,10 @@ static void segment_solo(unsigned char *keys, unsigned char *values,
                          size_t vs, size_t m, ps_type type, unsigned flags,
                          unsigned char *mine)
 {
-    omp_ctx c;
+    ps_omp_ctx c;
     if (m <= PS_SMALL_N) {
-        insertion(keys, values, vs, m, ps_type_bytes(type),
-                  ps_xf_make(type, flags));
+        kernels_of(ps_type_bytes(type))->insert(keys, values, vs, m,
+                                                ps_xf_make(type, flags));
         return;
     }
     plan(&c, keys, values, vs, m, type, flags);
@@ -714,23 +431,41 @@ static int segments_net_kind(size_t kb, size_t vs)
 }
 
 #if defined(PS_HAVE_AVX512_TARGET)
-#define PS_SEG_NET_COPY(W)                                                   \
-static void seg_net_in##W(const uint##W##_t *k, uint##W##_t *slot, size_t m, \
-                          ps_xf xf)                                          \
-{                                                                            \
-    size_t t;                                                                \
-    for (t = 0; t < m; t++)                                                  \
-        slot[t] = ps_enc##W(k[t], xf);                                       \
-}                                                                            \
-static void seg_net_out##W(uint##W##_t *k, size_t m, ps_xf xf)               \
-{                                                                            \
-    size_t t;                                                                \
-    for (t = 0; t < m; t++)                                                  \
-        k[t] = ps_dec##W(k[t], xf);                                          \
+/* The order images of the m keys of kb bytes (4 or 8) at keys, into
+ * slot; and, in place, the keys back from their images. */
+static void seg_net_in(const unsigned char *keys, size_t kb, size_t m,
+                       unsigned char *slot, ps_xf xf)
+{
+    size_t t;
+    if (kb == 4) {
+        const uint32_t *k = (const uint32_t *)(const void *)keys;
+        uint32_t *s = (uint32_t *)(void *)slot;
+        for (t = 0; t < m; t++)
+            s[t] = ps_enc32(k[t], xf);
+    } else {
+        const uint64_t *k = (const uint64_t *)(const void *)keys;
+        uint64_t *s = (uint64_t *)(void *)slot;
+        for (t = 0; t < m; t++)
+            s[t] = ps_enc64(k[t], xf);
+    }
 }
-PS_SEG_NET_COPY(32)
-PS_SEG_NET_COPY(64)
-#undef PS_SEG_NET_COPY
+
+static void seg_net_out(unsigned char *keys, size_t kb, size_t m, ps_xf xf)
+{
+    size_t t;
+    if (kb == 4) {
+        uint32_t *k = (uint32_t *)(void *)keys;
+        for (t = 0; t < m; t++)
+            k[t] = ps_dec32(k[t], xf);
+    } else {
+        uint64_t *k = (uint64_t *)(void *)keys;
+        for (t = 0; t < m; t++)
+            k[t] = ps_dec64(k[t], xf);
+    }
+}
+
+/* The networks sort slots of images: no transform of their own. */
+static const ps_xf seg_net_raw = { 0, 0 };
 
 /* Segments i..j-1 (at most PS_SEG_NET_BATCH, none above PS_NET_MAX keys,
  * next to each other in the array) by one network call: their order
@@ -746,30 +481,12 @@ static void segments_net(unsigned char *keys, size_t kb, const size_t *offsets,
     size_t base = offsets[i], total = offsets[j] - base, d;
     for (d = 0; i + d < j; d++) {
         size_t a = offsets[i + d], m = offsets[i + d + 1] - a;
-        if (kb == 4)
-            seg_net_in32((const uint32_t *)(void *)keys + a,
-                         (uint32_t *)(void *)scratch + d * PS_NET_MAX, m, xf);
-        else
-            seg_net_in64((const uint64_t *)(void *)keys + a,
-                         (uint64_t *)(void *)scratch + d * PS_NET_MAX, m, xf);
+        seg_net_in(keys + a * kb, kb, m, scratch + d * PS_NET_MAX * kb, xf);
         ends[d] = (uint32_t)(d * PS_NET_MAX + m);
     }
-    if (kb == 8) {
-        ps_omp_net_slots64((const uint64_t *)(void *)scratch,
-                           (uint64_t *)(void *)keys + base, ends, j - i,
-                           (uint32_t)total, 0, 0);
-        seg_net_out64((uint64_t *)(void *)keys + base, total, xf);
-        return;
-    }
-    if (net_isa == PS_NET_AVX512)
-        ps_omp_net_slots32((const uint32_t *)(void *)scratch,
-                           (uint32_t *)(void *)keys + base, ends, j - i,
-                           (uint32_t)total, 0, 0);
-    else
-        ps_omp_net_slots32_avx2((const uint32_t *)(void *)scratch,
-                                (uint32_t *)(void *)keys + base, ends, j - i,
-                                (uint32_t)total, 0, 0);
-    seg_net_out32((uint32_t *)(void *)keys + base, total, xf);
+    kernels_of(kb)->net(scratch, keys + base * kb, ends, j - i,
+                        (uint32_t)total, seg_net_raw, net_isa);
+    seg_net_out(keys + base * kb, kb, total, xf);
 }
 
 /* The image of key t of a 1-, 2- or 4-byte key array. */
@@ -806,7 +523,8 @@ static void segments_net_packed(unsigned char *keys, unsigned char *values,
                                         | (a - base + t);
         ends[d] = (uint32_t)(d * PS_NET_MAX + m);
     }
-    ps_omp_net_slots64(slots, sorted, ends, j - i, (uint32_t)total, 0, 0);
+    ps_omp_kernels64.net(slots, sorted, ends, j - i, (uint32_t)total,
+                         seg_net_raw, PS_NET_AVX512);
     memcpy(kcopy, keys + base * kb, total * kb);
     if (values != NULL)
         memcpy(vcopy, values + base * vs, total * vs);
@@ -861,7 +579,7 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
     size_t short_keys = 0, nshort = 0, sb = 0, lb = 0, grain, chunks;
     unsigned char *block, *k = keys, *v = values;
     int nt, from_cache;
-    omp_ctx c;
+    ps_omp_ctx c;
 
     (void)state;
     (void)n;
@@ -918,7 +636,7 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
     return PS_OK;
 }
 
-/* The sorts' value-size dispatch (VS_FL in ps_openmp_impl.h) and their
+/* The sorts' value-size dispatch (VS_FL in ps_openmp_kernels-inl.h) and their
  * one-value buffers (tmp[8]) know values of 4 and 8 bytes only: the core
  * sends other sizes through its index fallback because of this field. */
 #define PS_OPENMP_VALUE_SIZES (PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8))

@@ -54,7 +54,7 @@ void ps_omp_net_slots64(const uint64_t *slots, uint64_t *dst,
                         const uint32_t *ends, size_t nb, uint32_t m,
                         uint64_t flip, uint64_t fneg);
 
-/* The same for packed pairs (key << 32 | value, ps_openmp_packed.h) in
+/* The same for packed pairs (key << 32 | value, ps_openmp_packed-inl.h) in
  * slots of PS_NET_MAX elements: each bucket, sorted stably by key image,
  * goes apart into keys and vals, right after the bucket before.  The keys
  * of a bucket must share their top 5 bits. */
