@@ -48,6 +48,29 @@ if ! grep 'cuda: onesweep, n=' "$dir/log" |
     exit 1
 fi
 run portable reduce-then-scan
+# The look-back without forward progress: the stand-in runs work-groups
+# one at a time, and PS_FAKE_OS_ORDER hands the tiles out so that a
+# work-group waits for one that has not run and cannot until it ends (1:
+# last tile first, every look-back of the first work-group a chain of
+# fallbacks; 2: odd tiles first, fallbacks mixed with published words).
+# Portions of 8 tiles, so that the chains are long.  First the look-back
+# without its fallback, which must never end (the stand-in aborts it
+# after 1000 rounds), so the orders really do create that situation.
+echo "--- look-back without fallback, last tile first: must wait for ever"
+PS_FAKE_OS_ORDER=1 PS_FAKE_OS_SPINS=never "$top/test/ps_test_gpu_fake" onesweep \
+    > "$dir/log" 2>&1
+rc=$?
+tail -1 "$dir/log"
+if [ "$rc" -eq 0 ] || ! grep -q 'no forward progress' "$dir/log"; then
+    echo "FAIL: the look-back without fallback ended (exit $rc)"
+    exit 1
+fi
+for case in "1 8" "2 0"; do
+    order=${case% *} spins=${case#* }
+    echo "--- look-back with fallback, PS_FAKE_OS_ORDER=$order PS_FAKE_OS_SPINS=$spins"
+    PS_FAKE_OS_ORDER=$order PS_FAKE_OS_SPINS=$spins PS_FAKE_OS_PORTION_TILES=8 \
+        "$top/test/ps_test_gpu_fake" onesweep || exit 1
+done
 # Segmented sorts: the CUDA backend has no segmented sort of its own, so
 # the core sends segments of 64K keys and more to its device sort (two of
 # them in one call: the path that restores the first if the second fails)

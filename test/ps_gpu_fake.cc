@@ -34,6 +34,7 @@ struct warp {
     explicit warp(unsigned n) : sync((std::ptrdiff_t)n), slot() {}
 };
 thread_local unsigned t_lid, t_group, t_ngroups, t_nlocal;
+thread_local unsigned t_pauses;         // ps_fake_pause calls in this work-group
 thread_local std::barrier<> *t_barrier;
 thread_local warp *t_warp;
 std::mutex launch_lock;
@@ -119,6 +120,34 @@ unsigned ps_fake_shfl(unsigned v, unsigned lane)
     r = t_warp->slot[lane % warp_size];
     t_warp->sync.arrive_and_wait();
     return r;
+}
+
+static unsigned env_spins()
+{
+    const char *e = std::getenv("PS_FAKE_OS_SPINS");
+    if (e != nullptr && std::strcmp(e, "never") == 0)
+        return ~0u;
+    return e != nullptr ? (unsigned)std::atoi(e) : 8u;
+}
+unsigned ps_fake_os_spins(void)
+{
+    static const unsigned spins = env_spins();
+    return spins;
+}
+unsigned ps_fake_os_order(void)
+{
+    static const unsigned order = (unsigned)env_int("PS_FAKE_OS_ORDER", 0);
+    return order;
+}
+void ps_fake_pause(unsigned)
+{
+    if (++t_pauses == 1000) {
+        std::fprintf(stderr, "ps_gpu_fake: work-group %u waited 1000 look-back "
+                     "rounds for a tile that cannot come: no forward progress\n",
+                     t_group);
+        std::abort();
+    }
+    std::this_thread::yield();
 }
 
 // PS_FAKE_DRIVER_VERSION=N plays a driver for CUDA N (1000 * major + 10 *
@@ -351,6 +380,7 @@ struct pool {
                         return;
                     t_group = g;
                     t_ngroups = ngroups;
+                    t_pauses = 0;
                     k->run(args);
                     done.arrive_and_wait();
                 }

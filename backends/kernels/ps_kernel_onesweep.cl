@@ -23,20 +23,21 @@
  *   status words' counts would overflow.
  *
  * ps_onesweep: a work-group takes the next tile id from a global counter,
- * so every smaller tile id belongs to a work-group that is already
- * running.  It ranks its tile stably by the digit into local memory,
- * which also gives the tile's digit counts, publishes those counts
- * ("aggregate available"), then looks back over its predecessors' status
- * words, digit by digit, summing aggregates until it meets an "inclusive
- * prefix available" word; it publishes its own inclusive prefix and
- * scatters its keys (and values) to bins[d] + prefix + rank within the
- * tile.  Stable: tile ids follow input
- * order, and the ranking is stable within a tile.
+ * so every smaller tile id belongs to a work-group that has started.  It
+ * ranks its tile stably by the digit into local memory, which also gives
+ * the tile's digit counts, publishes those counts ("aggregate
+ * available"), then looks back over its predecessors' status words,
+ * summing aggregates until it meets an "inclusive prefix available"
+ * word; it publishes its own inclusive prefix and scatters its keys (and
+ * values) to bins[d] + prefix + rank within the tile.  Stable: tile ids
+ * follow input order, and the ranking is stable within a tile.
  *
- * The look-back waits for other work-groups: this is valid only where
- * work-groups that have started keep making progress (CUDA; pocl, which
- * runs work-groups on OS threads).  The host enables this path only there
- * (see ps_kernel_dialect.h).
+ * The look-back needs no forward progress between work-groups: a
+ * predecessor that stays silent too long has its counts computed from
+ * its keys instead (the decoupled fallback of Smith, Levien & Owens,
+ * SPAA 2025; ps_os_look_back).  Where work-groups that have started keep
+ * running (CUDA, pocl's threads) that hardly ever happens; where they may
+ * not (OpenCL and HIP promise nothing), it is what lets the sort finish.
  *
  * A status word is flag << 30 | count, so counts (and a portion's length)
  * stay below 2^30.
@@ -63,6 +64,15 @@
 #define OS_PRE (2u << 30)       /* status: count of every tile up to this one */
 #define OS_VALUE 0x3fffffffu
 #define OS_CHUNK ((OS_RADIX + PS_WG - 1) / PS_WG)
+/* Look-back rounds spent waiting for a predecessor's counts before
+ * counting its keys instead (ps_os_look_back); tests set 0. */
+#ifndef PS_OS_SPINS
+#  define PS_OS_SPINS 128u
+#endif
+/* Tests only: 1 hands out tiles last first, 2 odd tiles first. */
+#ifndef PS_OS_ORDER
+#  define PS_OS_ORDER 0u
+#endif
 
 /* Value plumbing of the ranking helpers; empty for keys only. */
 #ifdef PS_VAL
@@ -335,23 +345,124 @@ PS_FN void ps_os_rank_tile(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
 }
 #endif
 
-/* This tile's exclusive prefix of digit d over the tiles before it: walk
- * back over their status words, adding aggregates, until one carries an
- * inclusive prefix.  Spins while a predecessor has published nothing yet;
- * that predecessor is running (its id was taken before ours). */
-PS_FN ps_u32 ps_os_look_back(PS_GLOBAL ps_u32 *status, ps_u32 tile, ps_u32 d)
+/* Every digit's count in tile `pred` of the portion, counted from its
+ * keys into fb[0..256): what the tile's owner publishes, for when it has
+ * not yet.  Barriers on entry and exit. */
+PS_FN void ps_os_count_tile(PS_GLOBAL const PS_KEY *kin, ps_u32 n, ps_u32 pred,
+                            ps_u32 shift, PS_KEY eflip, PS_KEY efneg,
+                            PS_LOCAL ps_u32 *fb, ps_u32 t)
 {
-    ps_u32 sum = 0, w;
-    while (tile > 0) {
-        tile--;
-        do {
-            w = PS_ATOMIC_LOAD_GLOBAL(&status[tile * OS_RADIX + d]);
-        } while ((w & ~OS_VALUE) == 0);
-        sum += w & OS_VALUE;
-        if ((w & ~OS_VALUE) == OS_PRE)
-            break;
+    ps_u32 base = pred * OS_TILE, valid = n - base < OS_TILE ? n - base : OS_TILE;
+    ps_u32 j;
+    for (j = t; j < OS_RADIX; j += PS_WG)
+        fb[j] = 0;
+    PS_BARRIER();
+    for (j = t; j < valid; j += PS_WG) {
+        ps_u32 d = ps_os_digit(ps_enc(kin[base + j], eflip, efneg), shift);
+#if PS_WG == 1
+        fb[d]++;
+#else
+        PS_ATOMIC_ADD_LOCAL(&fb[d], 1u);
+#endif
     }
-    return sum;
+    PS_BARRIER();
+}
+
+/*
+ * The look-back: each item's digits d (t, t + WG, ...: OS_CHUNK of them)
+ * get before[d] := digit d's count in the portion's tiles before `tile`.
+ * The whole work-group calls it.
+ *
+ * The work-group steps back one tile at a time (pred), every digit that
+ * has not yet met an inclusive prefix reading pred's status word for it:
+ * an aggregate is added and the walk goes on, an inclusive prefix is
+ * added and ends that digit's walk.  When some digit finds pred's word
+ * still empty, the work-group polls again, up to PS_OS_SPINS rounds with
+ * a pause between them, and then stops waiting: it counts pred's keys
+ * itself (ps_os_count_tile), takes the counts it lacks from that, and
+ * publishes them as pred's aggregates (for tile 0, its inclusive
+ * prefixes) with atomic max.  A word only ever rises, from empty to
+ * aggregate to inclusive prefix, whoever writes it, and a flag's value is
+ * the same whoever computed it.  So the look-back ends however
+ * work-groups are scheduled, even where one that took an earlier tile
+ * does not run until this one has finished (no forward progress), at the
+ * cost of one more read of a tile's keys per fallback.
+ *
+ * ctl: 6 words, zero on entry: for rounds r, r+1, r+2 (mod 3), "some
+ * digit is waiting" and "some digit is still walking".  Item 0 clears a
+ * round's pair two rounds later, when every item has read it, and before
+ * it is written again.
+ */
+PS_FN void ps_os_look_back(PS_GLOBAL ps_u32 *status, PS_GLOBAL const PS_KEY *kin,
+                           ps_u32 n, ps_u32 tile, ps_u32 shift, PS_KEY eflip,
+                           PS_KEY efneg, PS_LOCAL ps_u32 *before,
+                           PS_LOCAL ps_u32 *fb, PS_LOCAL ps_u32 *ctl, ps_u32 t)
+{
+    ps_u32 acc[OS_CHUNK], got[OS_CHUNK], open[OS_CHUNK];
+    ps_u32 pred = tile, round = 0, spins = 0, walking = tile > 0, c, d, w, r;
+
+    for (c = 0; c < OS_CHUNK; c++) {
+        acc[c] = 0;
+        got[c] = 0;
+        open[c] = tile > 0;
+    }
+    /* pred, round, spins, waiting and walking are the same in every item,
+     * so every item reaches the same barriers. */
+    while (walking) {
+        ps_u32 waiting;
+        if (spins == 0) {
+            pred--;
+            for (c = 0; c < OS_CHUNK; c++)
+                got[c] = 0;
+        }
+        r = round % 3u;
+        for (c = 0; c < OS_CHUNK; c++) {
+            if (open[c] && !got[c]) {
+                w = PS_ATOMIC_LOAD_GLOBAL(&status[pred * OS_RADIX + t + c * PS_WG]);
+                if ((w & ~OS_VALUE) != 0) {
+                    got[c] = 1;
+                    acc[c] += w & OS_VALUE;
+                    open[c] = (w & ~OS_VALUE) != OS_PRE && pred > 0;
+                } else {
+                    ctl[2 * r] = 1;
+                }
+            }
+            if (open[c])
+                ctl[2 * r + 1] = 1;
+        }
+        if (t == 0) {
+            ctl[2 * ((r + 1u) % 3u)] = 0;
+            ctl[2 * ((r + 1u) % 3u) + 1] = 0;
+        }
+        PS_BARRIER();
+        waiting = ctl[2 * r];
+        walking = ctl[2 * r + 1];
+        round++;
+        if (waiting && spins < PS_OS_SPINS) {
+            PS_SPIN_PAUSE(spins);
+            spins++;
+        } else {
+            if (waiting) {
+                /* Waited long enough: pred's owner may be unable to run
+                 * until this work-group is done. */
+                ps_os_count_tile(kin, n, pred, shift, eflip, efneg, fb, t);
+                for (c = 0; c < OS_CHUNK; c++) {
+                    if (open[c] && !got[c]) {
+                        d = t + c * PS_WG;
+                        acc[c] += fb[d];
+                        (void)PS_ATOMIC_MAX_GLOBAL(&status[pred * OS_RADIX + d],
+                                                   (pred == 0 ? OS_PRE : OS_AGG) | fb[d]);
+                        open[c] = pred > 0;
+                    }
+                }
+                /* Every digit waiting was walking. */
+                walking = pred > 0;
+            }
+            spins = 0;
+        }
+    }
+    for (c = 0; c < OS_CHUNK; c++)
+        before[t + c * PS_WG] = acc[c];
 }
 
 /*
@@ -392,6 +503,8 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     PS_LOCAL_ARRAY(ps_u32, tstart, OS_RADIX);
     PS_LOCAL_ARRAY(ps_u32, dst, OS_RADIX);
     PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, fb, OS_RADIX);
+    PS_LOCAL_ARRAY(ps_u32, ctl, 6);
     PS_LOCAL_ARRAY(ps_u32, tile_id, 1);
     ps_u32 t = PS_LID(), tile, base, valid, d, j;
     PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
@@ -404,9 +517,19 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     status += soff;
     bnext += bnoff;
     /* Tiles in the order work-groups start, not PS_GROUP(): a work-group
-     * only ever waits for tiles that running work-groups own. */
-    if (t == 0)
-        tile_id[0] = PS_ATOMIC_ADD_GLOBAL(&status[0], 1u);
+     * mostly waits for tiles that running work-groups own.  Tests reorder
+     * them (PS_OS_ORDER) so that it waits for ones that have not started:
+     * the case of a device that gives no forward progress. */
+    if (t == 0) {
+        ps_u32 ticket = PS_ATOMIC_ADD_GLOBAL(&status[0], 1u);
+        ps_u32 ntiles = (n + OS_TILE - 1u) / OS_TILE, odd = ntiles / 2u;
+        tile_id[0] = PS_OS_ORDER == 1u ? ntiles - 1u - ticket
+                   : PS_OS_ORDER == 2u ? (ticket < odd ? 2u * ticket + 1u
+                                                       : 2u * (ticket - odd))
+                   : ticket;
+        for (j = 0; j < 6u; j++)
+            ctl[j] = 0;
+    }
     PS_BARRIER();
     tile = tile_id[0];
     status += OS_RADIX;
@@ -424,8 +547,9 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     for (d = t; d < OS_RADIX; d += PS_WG)
         PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
                                (tile == 0 ? OS_PRE : OS_AGG) | hist[d]);
+    ps_os_look_back(status, kin, n, tile, shift, eflip, efneg, dst, fb, ctl, t);
     for (d = t; d < OS_RADIX; d += PS_WG) {
-        ps_u32 before = ps_os_look_back(status, tile, d);
+        ps_u32 before = dst[d];
         if (tile > 0)
             PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
                                    OS_PRE | (before + hist[d]));
