@@ -64,7 +64,7 @@ PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 \
 # with PS_OS_SPINS=0xffffffffu, i.e. no fallback, the first of these
 # hangs at its first sort of two tiles: doc/cuda.md.)
 for order in 1 2; do
-    threads=$((3 - order))
+    threads=$order
     echo "--- look-back fallback: tiles in order $order, $threads pocl thread(s)"
     POCL_MAX_PTHREAD_COUNT=$threads PS_TEST_MAX_N=1100 \
         PORTSORT_OPENCL_OPTIONS="-DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
