@@ -4,8 +4,9 @@
 # runs ps_test_gpu_fake with PORTSORT_BACKEND=cuda (which also checks that
 # a forked child is refused) on each path: the default, which must be
 # Onesweep (its warp-level ranking runs on the stand-in's emulated warps),
-# and reduce-then-scan forced with PORTSORT_GPU_ALGO=portable; then the
-# refusal when there is no device.
+# and reduce-then-scan forced with PORTSORT_GPU_ALGO=portable; Onesweep's
+# look-back where a predecessor cannot run, and its ranking on 64-wide
+# warps; then devices, faults and the refusal when there is no device.
 top=$(cd "${top_builddir:-.}" && pwd)
 so="$top/test/.libs/ps_gpu_fake.so"
 if [ ! -f "$so" ]; then
@@ -65,10 +66,15 @@ if [ "$rc" -eq 0 ] || ! grep -q 'no forward progress' "$dir/log"; then
     echo "FAIL: the look-back without fallback ended (exit $rc)"
     exit 1
 fi
-for case in "1 8" "2 0"; do
-    order=${case% *} spins=${case#* }
-    echo "--- look-back with fallback, PS_FAKE_OS_ORDER=$order PS_FAKE_OS_SPINS=$spins"
-    PS_FAKE_OS_ORDER=$order PS_FAKE_OS_SPINS=$spins PS_FAKE_OS_PORTION_TILES=8 \
+# The second run also ranks on 64-wide warps, as HIP does on AMD's GCN and
+# CDNA GPUs (gfx90a), with 64-bit ballots; every other run here has
+# 32-wide warps, as CUDA and RDNA (gfx1100), with the same 64-bit ballots
+# HIP has there (test/hip-wavesize.sh checks which width hipcc compiles
+# for which target).
+for case in "1 8 32" "2 0 64"; do
+    set -- $case
+    echo "--- look-back with fallback, PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2, warps of $3"
+    PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2 PS_FAKE_WARP=$3 PS_FAKE_OS_PORTION_TILES=8 \
         "$top/test/ps_test_gpu_fake" onesweep || exit 1
 done
 # Segmented sorts: the CUDA backend has no segmented sort of its own, so

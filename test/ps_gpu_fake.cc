@@ -3,8 +3,8 @@
 // or event wait returns at once, and a launch runs the grid's work-groups
 // one after the other, each as PS_GPU_WG threads meeting at a real barrier.
 // Launches are serialised (the emulated kernels' local arrays are static).
-// Work-items form warps of 32 (ps_fake_ballot, ps_fake_shfl), each with its
-// own barrier and exchange slots.
+// Work-items form warps of 32 or, with PS_FAKE_WARP=64, 64 (ps_fake_ballot,
+// ps_fake_shfl), each with its own barrier and exchange slots.
 //
 // Devices and contexts follow CUDA 12: each thread has a stack of current
 // contexts (the driver's) and the device cudaSetDevice chose (the
@@ -27,10 +27,16 @@
 #include "ps_gpu_fake.h"
 
 namespace {
-const unsigned warp_size = 32;
+const unsigned max_warp = 64;
+unsigned warp_width()
+{
+    static const unsigned w = std::getenv("PS_FAKE_WARP") != nullptr
+                              && std::atoi(std::getenv("PS_FAKE_WARP")) == 64 ? 64 : 32;
+    return w;
+}
 struct warp {
     std::barrier<> sync;
-    unsigned slot[warp_size];
+    unsigned slot[max_warp];
     explicit warp(unsigned n) : sync((std::ptrdiff_t)n), slot() {}
 };
 thread_local unsigned t_lid, t_group, t_ngroups, t_nlocal;
@@ -95,20 +101,23 @@ unsigned ps_fake_ngroups(void) { return t_ngroups; }
 unsigned ps_fake_nlocal(void) { return t_nlocal; }
 void ps_fake_barrier(void) { t_barrier->arrive_and_wait(); }
 
+unsigned ps_fake_warp_size(void) { return warp_width(); }
+
 // Each lane posts its word, all read, and nobody posts again before every
 // lane has read.
 static void warp_exchange(unsigned v)
 {
-    t_warp->slot[t_lid % warp_size] = v;
+    t_warp->slot[t_lid % warp_width()] = v;
     t_warp->sync.arrive_and_wait();
 }
 
-unsigned ps_fake_ballot(int pred)
+unsigned long long ps_fake_ballot(int pred)
 {
-    unsigned m = 0, i;
+    unsigned long long m = 0;
+    unsigned i;
     warp_exchange(pred != 0);
-    for (i = 0; i < warp_size; i++)
-        m |= t_warp->slot[i] << i;
+    for (i = 0; i < warp_width(); i++)
+        m |= (unsigned long long)t_warp->slot[i] << i;
     t_warp->sync.arrive_and_wait();
     return m;
 }
@@ -117,7 +126,7 @@ unsigned ps_fake_shfl(unsigned v, unsigned lane)
 {
     unsigned r;
     warp_exchange(v);
-    r = t_warp->slot[lane % warp_size];
+    r = t_warp->slot[lane % warp_width()];
     t_warp->sync.arrive_and_wait();
     return r;
 }
@@ -365,15 +374,15 @@ struct pool {
         : n(n_), start((std::ptrdiff_t)n_ + 1), done((std::ptrdiff_t)n_ + 1),
           local((std::ptrdiff_t)n_)
     {
-        for (unsigned w = 0; w * warp_size < n; w++)
-            warps.emplace_back(new warp(n - w * warp_size < warp_size
-                                        ? n - w * warp_size : warp_size));
+        const unsigned ws = warp_width();
+        for (unsigned w = 0; w * ws < n; w++)
+            warps.emplace_back(new warp(n - w * ws < ws ? n - w * ws : ws));
         for (unsigned t = 0; t < n; t++)
-            items.emplace_back([this, t] {
+            items.emplace_back([this, t, ws] {
                 t_lid = t;
                 t_nlocal = n;
                 t_barrier = &local;
-                t_warp = warps[t / warp_size].get();
+                t_warp = warps[t / ws].get();
                 for (;;) {
                     start.arrive_and_wait();
                     if (quit)

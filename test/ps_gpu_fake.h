@@ -117,9 +117,11 @@ unsigned ps_fake_group(void);
 unsigned ps_fake_ngroups(void);
 unsigned ps_fake_nlocal(void);
 void ps_fake_barrier(void);
-/* Warps of 32 work-items (the Onesweep kernel's warp ranking): every lane
- * of the warp must call these, as on a GPU. */
-unsigned ps_fake_ballot(int pred);
+/* Warps (the Onesweep kernel's warp ranking) of PS_FAKE_WARP work-items:
+ * 32 (the default) or 64.  Every lane of the warp must call the ballot
+ * and the shuffle, as on a GPU; a ballot is 64 bits wide, as HIP's. */
+unsigned ps_fake_warp_size(void);
+unsigned long long ps_fake_ballot(int pred);
 unsigned ps_fake_shfl(unsigned v, unsigned lane);
 /* The Onesweep look-back (ps_kernel_onesweep.cl): PS_FAKE_OS_SPINS
  * (default 8; "never" plays the look-back without its fallback) polling

@@ -54,14 +54,17 @@ static inline unsigned ps_fake_atomic_max(unsigned *p, unsigned v)
     }
     return old;
 }
-/* Warps of 32 work-items with ballot and shuffle, but no match-any, so
- * the stand-in runs the ballot form of the warp ranking. */
-#  define PS_WARP_SIZE 32
-typedef unsigned int ps_lmask;
+/* Warps with ballot and shuffle, but no match-any, so the stand-in runs
+ * the ballot form of the warp ranking.  Their width is set at run time
+ * (PS_FAKE_WARP: 32, as CUDA and AMD's RDNA, or 64, as AMD's GCN and
+ * CDNA), and ballots are 64 bits wide whatever the width, as HIP's are. */
+#  define PS_WARP_SIZE ps_fake_warp_size()
+#  define PS_WARP_SIZE_MIN 32
+typedef unsigned long long ps_lmask;
 #  define PS_WARP_BALLOT(p) ps_fake_ballot(p)
 #  define PS_WARP_SHFL(v, lane) ps_fake_shfl((v), (lane))
-#  define PS_LMASK_POPC(m) ((ps_u32)__builtin_popcount(m))
-#  define PS_LMASK_FFS(m) ((ps_u32)__builtin_ffs((int)(m)))
+#  define PS_LMASK_POPC(m) ((ps_u32)__builtin_popcountll(m))
+#  define PS_LMASK_FFS(m) ((ps_u32)__builtin_ffsll((long long)(m)))
 #  include <tuple>
 #  include <utility>
 /* The launcher unpacks args exactly as cudaLaunchKernel would: args[i]

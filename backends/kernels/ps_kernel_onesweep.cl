@@ -168,6 +168,12 @@ PS_KERNEL_WG(PS_WG) ps_os_scan(PS_GLOBAL ps_u32 *bins, ps_u64 boff)
 #ifdef PS_WARP_SIZE
 /* ---- warp-level ranking (CUDA, HIP, the CPU stand-in) ---- */
 #define OS_WARPS (PS_WG / PS_WARP_SIZE)
+/* The warp counters' size: the most warps a work-group can have.  The
+ * CPU stand-in sets the width at run time (PS_WARP_SIZE is then not a
+ * constant) and sizes for its narrowest. */
+#ifndef PS_WARP_SIZE_MIN
+#  define PS_WARP_SIZE_MIN PS_WARP_SIZE
+#endif
 
 /* The lanes of this warp whose digit d equals this lane's: match-any
  * where the hardware has it, else one ballot per digit bit (CUB's
@@ -491,7 +497,7 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     PS_LOCAL_ARRAY(PS_VAL, lv, OS_TILE);
 #endif
 #ifdef PS_WARP_SIZE
-    PS_LOCAL_ARRAY(ps_u32, wc, OS_WARPS * OS_RADIX);
+    PS_LOCAL_ARRAY(ps_u32, wc, PS_WG / PS_WARP_SIZE_MIN * OS_RADIX);
 #else
     PS_LOCAL_ARRAY(PS_KEY, lk2, OS_TILE);
 #  ifdef PS_VAL
