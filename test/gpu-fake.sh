@@ -38,16 +38,6 @@ run() {
     fi
 }
 run "" onesweep
-# The stand-in is built with portions of 2 tiles (PS_GPU_OS_PORTION_TILES),
-# so larger sorts run each pass as several launches, each starting from
-# the positions the one before left, as sorts of 2^28 keys and more do on a
-# GPU: at least one sort must have taken that path.
-if ! grep 'cuda: onesweep, n=' "$dir/log" |
-    sed -n 's/.* \([0-9]*\) tiles of .*portions of 2 tiles.*/\1/p' |
-    awk '$1 > 2 { found = 1 } END { exit !found }'; then
-    echo "FAIL: no Onesweep sort ran over several portions"
-    exit 1
-fi
 run portable reduce-then-scan
 # The look-back without forward progress: the stand-in runs work-groups
 # one at a time, and PS_FAKE_OS_ORDER hands the tiles out so that a
@@ -71,12 +61,27 @@ fi
 # 32-wide warps, as CUDA and RDNA (gfx1100), with the same 64-bit ballots
 # HIP has there (test/hip-wavesize.sh checks which width hipcc compiles
 # for which target).
-for case in "1 8 32" "2 0 64"; do
+# The first keeps the stand-in's portions of 2 tiles (PS_GPU_OS_PORTION_TILES),
+# so its sorts run each pass as several launches, each starting from the
+# positions the one before left, as sorts of 2^29 keys and more do on a
+# GPU: at least one sort must have taken that path.
+for case in "1 8 32 0" "2 0 64 8"; do
     set -- $case
-    echo "--- look-back with fallback, PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2, warps of $3"
-    PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2 PS_FAKE_WARP=$3 PS_FAKE_OS_PORTION_TILES=8 \
-        "$top/test/ps_test_gpu_fake" onesweep || exit 1
+    echo "--- look-back with fallback, PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2," \
+        "warps of $3, portions of ${4:-2} tiles"
+    PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2 PS_FAKE_WARP=$3 PS_FAKE_OS_PORTION_TILES=$4 \
+        PORTSORT_VERBOSE=1 "$top/test/ps_test_gpu_fake" onesweep > "$dir/log" 2>&1
+    rc=$?
+    grep -v '^portsort:' "$dir/log"
+    [ "$rc" -eq 0 ] || exit 1
+    cat "$dir/log" >> "$dir/onesweep.log"
 done
+if ! grep 'cuda: onesweep, n=' "$dir/onesweep.log" |
+    sed -n 's/.* \([0-9]*\) tiles of .*portions of \([0-9]*\) tiles.*/\1 \2/p' |
+    awk '$1 > $2 { found = 1 } END { exit !found }'; then
+    echo "FAIL: no Onesweep sort ran over several portions"
+    exit 1
+fi
 # Segmented sorts: the CUDA backend has no segmented sort of its own, so
 # the core sends segments of 64K keys and more to its device sort (two of
 # them in one call: the path that restores the first if the second fails)

@@ -131,17 +131,17 @@ static void forked_child(void)
         t_fail("the parent cannot sort after the fork");
 }
 
-/* `ps_test_gpu_fake onesweep`: a few sorts of several Onesweep tiles (4096
- * keys; 2048 for 12- and 16-byte pairs), every key width and value width
- * once, for the look-back tests of gpu-fake.sh, which rerun the stand-in
- * with the tiles handed out in orders that make a work-group wait for
- * one that has not run. */
+/* `ps_test_gpu_fake onesweep`: a few sorts of several Onesweep tiles (8192
+ * keys; 4096 where a key or a value is 8 bytes), every key width and value
+ * width once, for the tests of gpu-fake.sh that rerun the stand-in with
+ * the tiles handed out in orders that make a work-group wait for one that
+ * has not run, and with 64-wide warps. */
 static int onesweep_cases(void)
 {
     static const struct { ps_type t; unsigned flags; int op; size_t n; } c[] = {
-        { PS_U32, 0, OP_KEYS, 5 * 4096 + 77 }, { PS_I16, PS_DESCENDING, OP_KEYS, 3 * 4096 + 1 },
-        { PS_F32, 0, OP_PAIRS4, 3 * 4096 + 5 }, { PS_U8, 0, OP_PAIRS8, 2 * 4096 + 9 },
-        { PS_I64, PS_DESCENDING, OP_PAIRS8, 4 * 2048 + 3 }, { PS_F64, 0, OP_ARGSORT, 3 * 2048 + 1 },
+        { PS_U32, 0, OP_KEYS, 4 * 8192 + 77 }, { PS_I16, PS_DESCENDING, OP_KEYS, 2 * 8192 + 1 },
+        { PS_F32, 0, OP_PAIRS4, 2 * 8192 + 5 }, { PS_U8, 0, OP_PAIRS8, 2 * 4096 + 9 },
+        { PS_I64, PS_DESCENDING, OP_PAIRS8, 3 * 4096 + 3 }, { PS_F64, 0, OP_ARGSORT, 2 * 4096 + 1 },
     };
     size_t i;
     for (i = 0; i < sizeof c / sizeof c[0]; i++)

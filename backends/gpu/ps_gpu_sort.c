@@ -43,8 +43,11 @@
 _Static_assert((64 + PS_GPU_DIGIT_BITS - 1) / PS_GPU_DIGIT_BITS <= MAX_PASSES,
                "reduce-then-scan passes of a 64-bit key fit the pass tables");
 _Static_assert(8 <= MAX_PASSES, "Onesweep passes of a 64-bit key fit the pass tables");
-_Static_assert((unsigned long long)PS_GPU_OS_PORTION_TILES * PS_GPU_WG * 16
-               < (1ull << 30), "a portion's counts fit Onesweep's 30-bit status words");
+_Static_assert((unsigned long long)PS_GPU_OS_PORTION_TILES * PS_GPU_WG
+               * PS_GPU_OS_ITEMS(1, 0) < (1ull << 30)
+               && (unsigned long long)PS_GPU_OS_PORTION_TILES * PS_GPU_WG
+               * PS_GPU_OS_ITEMS(8, 8) < (1ull << 30),
+               "a portion's counts fit Onesweep's 30-bit status words");
 #define ALIGN 256u
 
 /* Onesweep by default on CUDA and HIP (as rocPRIM does on AMD GPUs): its

@@ -84,6 +84,9 @@ typedef unsigned long long ps_u64;
 #endif
 #define PS_KERNEL_WG(wg) PS_KERNEL_LINKAGE __global__ void __launch_bounds__(wg)
 #define PS_FN static __device__ __forceinline__
+/* Before a loop over a thread's items, so that its private arrays stay in
+ * registers (elsewhere PS_UNROLL is empty). */
+#define PS_UNROLL _Pragma("unroll")
 #define PS_GLOBAL
 #define PS_LOCAL
 #define PS_LOCAL_ARRAY(type, name, n) __shared__ type name[n]
