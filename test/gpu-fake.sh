@@ -4,8 +4,9 @@
 # runs ps_test_gpu_fake with PORTSORT_BACKEND=cuda (which also checks that
 # a forked child is refused) on each path: the default, which must be
 # Onesweep (its warp-level ranking runs on the stand-in's emulated warps),
-# and reduce-then-scan forced with PORTSORT_GPU_ALGO=portable; then the
-# refusal when there is no device.
+# and reduce-then-scan forced with PORTSORT_GPU_ALGO=portable; Onesweep's
+# look-back where a predecessor cannot run, and its ranking on 64-wide
+# warps; then devices, faults and the refusal when there is no device.
 top=$(cd "${top_builddir:-.}" && pwd)
 so="$top/test/.libs/ps_gpu_fake.so"
 if [ ! -f "$so" ]; then
@@ -37,17 +38,50 @@ run() {
     fi
 }
 run "" onesweep
-# The stand-in is built with portions of 2 tiles (PS_GPU_OS_PORTION_TILES),
-# so larger sorts run each pass as several launches, each starting from
-# the positions the one before left, as sorts of 2^28 keys and more do on a
+run portable reduce-then-scan
+# The look-back without forward progress: the stand-in runs work-groups
+# one at a time, and PS_FAKE_OS_ORDER hands the tiles out so that a
+# work-group waits for one that has not run and cannot until it ends (1:
+# last tile first, every look-back of the first work-group a chain of
+# fallbacks; 2: odd tiles first, fallbacks mixed with published words).
+# Portions of 8 tiles, so that the chains are long.  First the look-back
+# without its fallback, which must never end (the stand-in aborts it
+# after 1000 rounds), so the orders really do create that situation.
+echo "--- look-back without fallback, last tile first: must wait for ever"
+PS_FAKE_OS_ORDER=1 PS_FAKE_OS_SPINS=never "$top/test/ps_test_gpu_fake" onesweep \
+    > "$dir/log" 2>&1
+rc=$?
+tail -1 "$dir/log"
+if [ "$rc" -eq 0 ] || ! grep -q 'no forward progress' "$dir/log"; then
+    echo "FAIL: the look-back without fallback ended (exit $rc)"
+    exit 1
+fi
+# The second run also ranks on 64-wide warps, as HIP does on AMD's GCN and
+# CDNA GPUs (gfx90a), with 64-bit ballots; every other run here has
+# 32-wide warps, as CUDA and RDNA (gfx1100), with the same 64-bit ballots
+# HIP has there (test/hip-wavesize.sh checks which width hipcc compiles
+# for which target).
+# The first keeps the stand-in's portions of 2 tiles (PS_GPU_OS_PORTION_TILES),
+# so its sorts run each pass as several launches, each starting from the
+# positions the one before left, as sorts of 2^29 keys and more do on a
 # GPU: at least one sort must have taken that path.
-if ! grep 'cuda: onesweep, n=' "$dir/log" |
-    sed -n 's/.* \([0-9]*\) tiles of .*portions of 2 tiles.*/\1/p' |
-    awk '$1 > 2 { found = 1 } END { exit !found }'; then
+for case in "1 8 32 0" "2 0 64 8"; do
+    set -- $case
+    echo "--- look-back with fallback, PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2," \
+        "warps of $3, portions of ${4:-2} tiles"
+    PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2 PS_FAKE_WARP=$3 PS_FAKE_OS_PORTION_TILES=$4 \
+        PORTSORT_VERBOSE=1 "$top/test/ps_test_gpu_fake" onesweep > "$dir/log" 2>&1
+    rc=$?
+    grep -v '^portsort:' "$dir/log"
+    [ "$rc" -eq 0 ] || exit 1
+    cat "$dir/log" >> "$dir/onesweep.log"
+done
+if ! grep 'cuda: onesweep, n=' "$dir/onesweep.log" |
+    sed -n 's/.* \([0-9]*\) tiles of .*portions of \([0-9]*\) tiles.*/\1 \2/p' |
+    awk '$1 > $2 { found = 1 } END { exit !found }'; then
     echo "FAIL: no Onesweep sort ran over several portions"
     exit 1
 fi
-run portable reduce-then-scan
 # Segmented sorts: the CUDA backend has no segmented sort of its own, so
 # the core sends segments of 64K keys and more to its device sort (two of
 # them in one call: the path that restores the first if the second fails)

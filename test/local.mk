@@ -91,6 +91,17 @@ TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
 	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
 	test/cli-manpages.sh test/cli-env.sh
 
+# The reduce-then-scan kernels' loops at n just below 2^32 (issue 17, item
+# 1), as a C++ model run of the last block of each kernel over reserved
+# address space: no GPU and no 4 GiB needed (a few seconds).
+check_PROGRAMS += test/ps_test_kernel_wrap
+test_ps_test_kernel_wrap_SOURCES = test/ps_test_kernel_wrap.cc
+test_ps_test_kernel_wrap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu \
+	-I$(top_srcdir)/backends/kernels
+test_ps_test_kernel_wrap_CXXFLAGS = -std=c++20 -Wall -Wextra $(PTHREAD_CFLAGS)
+test_ps_test_kernel_wrap_LDADD = $(PTHREAD_LIBS)
+TESTS += test/ps_test_kernel_wrap
+
 # The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,
 # always run; it skips when neither module is built), and the differential
 # test on them where a GPU is (cuda.sh, hip.sh skip elsewhere).

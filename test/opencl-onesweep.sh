@@ -1,12 +1,14 @@
 #!/bin/sh
-# The Onesweep kernels (backends/kernels/ps_kernel_onesweep.cl, the CUDA
-# backend's default path) on pocl, through the OpenCL backend forced onto
-# them with PORTSORT_OPENCL_ALGO=onesweep: the backend-parametrised tests
-# with pocl's own tuning (one work-item per work-group, tiles of 2048 keys)
-# and with a GPU-shaped one (work-groups of 64 items ranking in local
-# memory, tiles of 256 keys, so a 16385-key sort is 65 tiles looking back
-# over each other on pocl's worker threads, launched in portions of 3
-# tiles).  Skipped without the module.
+# The Onesweep kernels (backends/kernels/ps_kernel_onesweep.cl, the
+# default path of CUDA, HIP and OpenCL GPUs) on pocl, through the OpenCL
+# backend forced onto them with PORTSORT_OPENCL_ALGO=onesweep (pocl is a
+# CPU device, which runs reduce-then-scan by default): the
+# backend-parametrised tests with pocl's own tuning (one work-item per
+# work-group, tiles of 2048 keys) and with a GPU-shaped one (work-groups
+# of 64 items ranking in local memory, tiles of 256 keys, so a 16385-key
+# sort is 65 tiles looking back over each other on pocl's worker threads,
+# launched in portions of 3 tiles); then the look-back's fallback,
+# forced.  Skipped without the module.
 top=$(cd "${top_builddir:-.}" && pwd)
 if [ ! -f "$top/backends/opencl/.libs/ps_opencl.so" ]; then
     echo "OpenCL backend not built: skipped"
@@ -52,4 +54,21 @@ PORTSORT_BACKEND=opencl PORTSORT_VERBOSE=1 PS_TEST_MAX_N=2000 PORTSORT_OPENCL_TU
 grep -q 'opencl: onesweep, n=.*portions of 3 tiles' "$dir/portions.log" ||
     { echo "FAIL: the portion=3 tuning did not cut the sorts into portions"; exit 1; }
 PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 \
-    "$(dirname "$0")/run-backend.sh" opencl
+    "$(dirname "$0")/run-backend.sh" opencl || exit $?
+# The look-back where a predecessor cannot run (no forward progress): one
+# pocl thread runs the work-groups one at a time, and the kernels are
+# built to hand the tiles out last first (PS_OS_ORDER=1) and to stop
+# waiting at once (PS_OS_SPINS=0), so every look-back of the first
+# work-group counts its predecessors' keys itself; then two threads with
+# odd tiles first, so fallbacks race the owners' own publishing.  (Built
+# with PS_OS_SPINS=0xffffffffu, i.e. no fallback, the first of these
+# hangs at its first sort of two tiles: doc/cuda.md.)
+for order in 1 2; do
+    threads=$order
+    echo "--- look-back fallback: tiles in order $order, $threads pocl thread(s)"
+    POCL_MAX_PTHREAD_COUNT=$threads PS_TEST_MAX_N=1100 \
+        PORTSORT_OPENCL_OPTIONS="-DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
+        PORTSORT_OPENCL_TUNE="wg=64,items=4,bits=4,blocks=5,portion=64" \
+        PORTSORT_BACKEND=opencl timeout "${PS_TEST_TIMEOUT:-1200}" \
+        "$top/test/ps_test_diff" || { echo "FAIL: look-back fallback, order $order"; exit 1; }
+done

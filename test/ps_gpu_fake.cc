@@ -4,8 +4,9 @@
 // one after the other on the launching thread, each work-item a fiber
 // (ucontext) that runs until it reaches a barrier and then hands over to
 // the next.  Launches are serialised (the emulated kernels' local arrays
-// are static).  Work-items form warps of 32 (ps_fake_ballot, ps_fake_shfl),
-// each with its own barrier and exchange slots.
+// are static).  Work-items form warps of 32 or, with PS_FAKE_WARP=64, 64
+// (ps_fake_ballot, ps_fake_shfl), each with its own barrier and exchange
+// slots.
 //
 // Devices and contexts follow CUDA 12: each thread has a stack of current
 // contexts (the driver's) and the device cudaSetDevice chose (the
@@ -45,7 +46,13 @@ extern "C" void __sanitizer_finish_switch_fiber(void *save, const void **bottom,
 #endif
 
 namespace {
-const unsigned warp_size = 32;
+const unsigned max_warp = 64;
+unsigned warp_width()
+{
+    static const unsigned w = std::getenv("PS_FAKE_WARP") != nullptr
+                              && std::atoi(std::getenv("PS_FAKE_WARP")) == 64 ? 64 : 32;
+    return w;
+}
 
 // A barrier among `count` fibers: the last to arrive opens it; the others
 // hand over to the next fiber until it has opened.
@@ -56,12 +63,13 @@ struct fiber_barrier {
 };
 struct warp {
     fiber_barrier sync;
-    unsigned slot[warp_size];
+    unsigned slot[max_warp];
     explicit warp(unsigned n) : sync(n), slot() {}
 };
 // The running work-item.  Every fiber runs on the launching thread, one at
 // a time, so plain variables are enough.
 unsigned t_lid, t_group, t_ngroups, t_nlocal;
+unsigned *t_pauses;                     // ps_fake_pause calls of this item in this group
 fiber_barrier *t_barrier;
 warp *t_warp;
 std::mutex launch_lock;
@@ -122,20 +130,23 @@ unsigned ps_fake_ngroups(void) { return t_ngroups; }
 unsigned ps_fake_nlocal(void) { return t_nlocal; }
 void ps_fake_barrier(void) { t_barrier->arrive_and_wait(); }
 
+unsigned ps_fake_warp_size(void) { return warp_width(); }
+
 // Each lane posts its word, all read, and nobody posts again before every
 // lane has read.
 static void warp_exchange(unsigned v)
 {
-    t_warp->slot[t_lid % warp_size] = v;
+    t_warp->slot[t_lid % warp_width()] = v;
     t_warp->sync.arrive_and_wait();
 }
 
-unsigned ps_fake_ballot(int pred)
+unsigned long long ps_fake_ballot(int pred)
 {
-    unsigned m = 0, i;
+    unsigned long long m = 0;
+    unsigned i;
     warp_exchange(pred != 0);
-    for (i = 0; i < warp_size; i++)
-        m |= t_warp->slot[i] << i;
+    for (i = 0; i < warp_width(); i++)
+        m |= (unsigned long long)t_warp->slot[i] << i;
     t_warp->sync.arrive_and_wait();
     return m;
 }
@@ -144,9 +155,39 @@ unsigned ps_fake_shfl(unsigned v, unsigned lane)
 {
     unsigned r;
     warp_exchange(v);
-    r = t_warp->slot[lane % warp_size];
+    r = t_warp->slot[lane % warp_width()];
     t_warp->sync.arrive_and_wait();
     return r;
+}
+
+static unsigned env_spins()
+{
+    const char *e = std::getenv("PS_FAKE_OS_SPINS");
+    if (e != nullptr && std::strcmp(e, "never") == 0)
+        return ~0u;
+    return e != nullptr ? (unsigned)std::atoi(e) : 8u;
+}
+unsigned ps_fake_os_spins(void)
+{
+    static const unsigned spins = env_spins();
+    return spins;
+}
+unsigned ps_fake_os_order(void)
+{
+    static const unsigned order = (unsigned)env_int("PS_FAKE_OS_ORDER", 0);
+    return order;
+}
+// No hand-over here: the tile waited for belongs to another work-group,
+// which cannot run before this one ends (groups run one at a time), so
+// only counting the rounds can tell a look-back that would never end.
+void ps_fake_pause(unsigned)
+{
+    if (++*t_pauses == 1000) {
+        std::fprintf(stderr, "ps_gpu_fake: work-group %u waited 1000 look-back "
+                     "rounds for a tile that cannot come: no forward progress\n",
+                     t_group);
+        std::abort();
+    }
 }
 
 // PS_FAKE_DRIVER_VERSION=N plays a driver for CUDA N (1000 * major + 10 *
@@ -362,6 +403,7 @@ struct fiber {
     ucontext_t ctx;
     unsigned char *stack;
     bool done;
+    unsigned pauses;
     void *asan_fake;
 };
 
@@ -428,9 +470,9 @@ void fiber_main()
 
 pool::pool(unsigned n_) : n(n_), local(n_), items(n_)
 {
-    for (unsigned w = 0; w * warp_size < n; w++)
-        warps.emplace_back(new warp(n - w * warp_size < warp_size
-                                    ? n - w * warp_size : warp_size));
+    const unsigned ws = warp_width();
+    for (unsigned w = 0; w * ws < n; w++)
+        warps.emplace_back(new warp(n - w * ws < ws ? n - w * ws : ws));
     void *m = mmap(nullptr, stack_bytes * n, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) {
@@ -455,7 +497,8 @@ void pool::resume(unsigned t)
 {
     cur = t;
     t_lid = t;
-    t_warp = warps[t / warp_size].get();
+    t_warp = warps[t / warp_width()].get();
+    t_pauses = &items[t].pauses;
 #ifdef PS_FAKE_ASAN
     void *fake = nullptr;
     __sanitizer_start_switch_fiber(&fake, items[t].stack, stack_bytes);
@@ -483,8 +526,10 @@ void pool::yield()
 void pool::run_group()
 {
     unsigned alive = n;
-    for (auto &f : items)
+    for (auto &f : items) {
         f.done = false;
+        f.pauses = 0;
+    }
     while (alive > 0) {
         unsigned long before = progress;
         for (unsigned t = 0; t < n; t++) {

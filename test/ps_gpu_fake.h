@@ -11,8 +11,10 @@
  * same instantiation file nvcc uses (backends/gpu/ps_gpu_kernels.cu).
  * What it cannot show: anything about real GPU memory, timing, warp
  * scheduling.  Work-groups run one after the other, in order, so the
- * Onesweep look-back always finds its predecessor finished (pocl runs it
- * with work-groups in parallel).
+ * Onesweep look-back finds its predecessor finished unless the tiles are
+ * handed out in another order (PS_FAKE_OS_ORDER below): then it meets a
+ * device without forward progress, where the predecessor cannot run
+ * before it ends.
  */
 #ifndef PS_GPU_FAKE_H
 #define PS_GPU_FAKE_H
@@ -115,10 +117,23 @@ unsigned ps_fake_group(void);
 unsigned ps_fake_ngroups(void);
 unsigned ps_fake_nlocal(void);
 void ps_fake_barrier(void);
-/* Warps of 32 work-items (the Onesweep kernel's warp ranking): every lane
- * of the warp must call these, as on a GPU. */
-unsigned ps_fake_ballot(int pred);
+/* Warps (the Onesweep kernel's warp ranking) of PS_FAKE_WARP work-items:
+ * 32 (the default) or 64.  Every lane of the warp must call the ballot
+ * and the shuffle, as on a GPU; a ballot is 64 bits wide, as HIP's. */
+unsigned ps_fake_warp_size(void);
+unsigned long long ps_fake_ballot(int pred);
 unsigned ps_fake_shfl(unsigned v, unsigned lane);
+/* The Onesweep look-back (ps_kernel_onesweep.cl): PS_FAKE_OS_SPINS
+ * (default 8; "never" plays the look-back without its fallback) polling
+ * rounds before it counts a silent predecessor's keys itself, and
+ * PS_FAKE_OS_ORDER (0: ticket order, 1: last tile first, 2: odd tiles
+ * first) so that, with work-groups run one at a time, a predecessor it
+ * waits for has not run yet and cannot until it finishes.  The pause
+ * aborts the process, saying so, when one work-group has waited 1000
+ * rounds: a look-back that would never end. */
+unsigned ps_fake_os_spins(void);
+unsigned ps_fake_os_order(void);
+void ps_fake_pause(unsigned round);
 
 #ifdef __cplusplus
 }

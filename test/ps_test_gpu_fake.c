@@ -131,7 +131,25 @@ static void forked_child(void)
         t_fail("the parent cannot sort after the fork");
 }
 
-int main(void)
+/* `ps_test_gpu_fake onesweep`: a few sorts of several Onesweep tiles (8192
+ * keys; 4096 where a key or a value is 8 bytes), every key width and value
+ * width once, for the tests of gpu-fake.sh that rerun the stand-in with
+ * the tiles handed out in orders that make a work-group wait for one that
+ * has not run, and with 64-wide warps. */
+static int onesweep_cases(void)
+{
+    static const struct { ps_type t; unsigned flags; int op; size_t n; } c[] = {
+        { PS_U32, 0, OP_KEYS, 4 * 8192 + 77 }, { PS_I16, PS_DESCENDING, OP_KEYS, 2 * 8192 + 1 },
+        { PS_F32, 0, OP_PAIRS4, 2 * 8192 + 5 }, { PS_U8, 0, OP_PAIRS8, 2 * 4096 + 9 },
+        { PS_I64, PS_DESCENDING, OP_PAIRS8, 3 * 4096 + 3 }, { PS_F64, 0, OP_ARGSORT, 2 * 4096 + 1 },
+    };
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++)
+        one(c[i].t, c[i].flags, c[i].op, c[i].n, (int)(i % 2));
+    return (int)i;
+}
+
+int main(int argc, char **argv)
 {
     static const size_t sizes[] = { 0, 1, 2, 3, 100, 513, 2049, 4097 };
     const char *cap = getenv("PS_TEST_MAX_N");
@@ -141,6 +159,10 @@ int main(void)
     t_init_or_skip("ps_test_gpu_fake");
     if (strcmp(ps_backend_name(), "cuda") != 0)
         t_fail("backend %s, want the stand-in cuda", ps_backend_name());
+    if (argc > 1 && strcmp(argv[1], "onesweep") == 0) {
+        printf("ps_test_gpu_fake onesweep: %d cases passed\n", onesweep_cases());
+        return 0;
+    }
     for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         if (sizes[si] > max_n)
             continue;

@@ -24,6 +24,11 @@
 #   devices    with two GPUs or more: the device API test on device 1
 #              (PS_TEST_CUDA_DEVICE=1), which faults if the library launches
 #              on another device than the caller's
+#   fallback   the Onesweep look-back's fallback under real concurrency: the
+#              kernels rebuilt to stop waiting at once (PS_OS_SPINS=0) with
+#              tiles handed out odd first and last first (PS_OS_ORDER=2, 1),
+#              then the differential test on each (the build is restored
+#              after)
 #
 # A GPU machine without autotools builds from a distribution tarball
 # placed in .gpurun/ beforehand:
@@ -46,7 +51,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/gpurun-out}
 mkdir -p "$out" "$top/doc"
 build=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}
-steps=${*:-build test sanitize bench crossover scale devices}
+steps=${*:-build test sanitize bench crossover scale devices fallback}
 report=$out/results-cuda.md
 jobs=$(nproc 2>/dev/null || echo 4)
 limit=${PS_GPURUN_TIMEOUT:-240}
@@ -199,8 +204,30 @@ devices)
         [ "$rc" -eq 0 ] || fail "device API on device 1"
     fi
     ;;
+fallback)
+    note "## Onesweep look-back fallback, forced (PS_OS_SPINS=0)"
+    cd "$build/obj" || exit 1
+    flags=$(sed -n 's/^PS_NVCC_FLAGS = //p' Makefile)
+    for order in 2 1; do
+        rm -f backends/cuda/ps_cuda_k*.lo
+        if ! make PS_NVCC_FLAGS="$flags -DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
+                backends/cuda/ps_cuda.la > "$out/fallback-make-$order.log" 2>&1; then
+            fail "build with PS_OS_ORDER=$order"; continue
+        fi
+        mkdir -p "$build/fallback-$order"
+        cp backends/cuda/.libs/ps_cuda.so "$build/fallback-$order/"
+        PORTSORT_MODULE_PATH=$build/fallback-$order PORTSORT_BACKEND=cuda \
+            PORTSORT_GPU_ALGO=onesweep PS_TEST_MAX_N=70000 timeout "$limit" \
+            ./test/ps_test_diff > "$out/fallback-$order.log" 2>&1
+        rc=$?
+        note "- PS_OS_ORDER=$order: exit $rc$([ $rc -eq 124 ] && echo ' (timed out: a hang)'); $(tail -1 "$out/fallback-$order.log")"
+        [ "$rc" -eq 0 ] || fail "look-back fallback, PS_OS_ORDER=$order"
+    done
+    rm -f backends/cuda/ps_cuda_k*.lo
+    make backends/cuda/ps_cuda.la > "$out/fallback-restore.log" 2>&1 || fail "rebuilding the module"
+    ;;
 *)
-    echo "unknown step $step (build test sanitize bench crossover scale devices)" >&2
+    echo "unknown step $step (build test sanitize bench crossover scale devices fallback)" >&2
     exit 2
     ;;
 esac

@@ -5,17 +5,18 @@
  *
  * n <= one tile: ps_sort_local, one work-group, in place, no scratch.
  *
- * Onesweep (ps_kernel_onesweep.cl; the default on CUDA): ps_os_hist counts
+ * Onesweep (ps_kernel_onesweep.cl; the default): ps_os_hist counts
  * every 8-bit digit at once, ps_os_scan turns the counts into each digit's
  * first output position, then per digit and per portion of at most
  * PS_GPU_OS_PORTION_TILES tiles one ps_onesweep over a status array zeroed
  * before it, one work-group per tile.  A portion's last tile leaves where
  * the next portion's digits start, so sorts of any size stay on Onesweep
  * (the status words' counts are 30-bit, a portion's length too).  Its
- * look-back needs forward progress between running work-groups, which
- * CUDA guarantees.
+ * look-back needs no forward progress between work-groups (a work-group
+ * that waits too long counts the silent predecessor's keys itself), so
+ * it is safe on HIP, which promises none, as on CUDA.
  *
- * Reduce-then-scan (the portable path; HIP's default): per pass of
+ * Reduce-then-scan (the portable path): per pass of
  * PS_GPU_DIGIT_BITS bits, ps_upsweep (per-block digit counts), ps_scan (one
  * work-group turns them into output offsets), ps_downsweep (stable rank in
  * shared memory, coalesced scatter).
@@ -42,20 +43,18 @@
 _Static_assert((64 + PS_GPU_DIGIT_BITS - 1) / PS_GPU_DIGIT_BITS <= MAX_PASSES,
                "reduce-then-scan passes of a 64-bit key fit the pass tables");
 _Static_assert(8 <= MAX_PASSES, "Onesweep passes of a 64-bit key fit the pass tables");
-_Static_assert((unsigned long long)PS_GPU_OS_PORTION_TILES * PS_GPU_WG * 16
-               < (1ull << 30), "a portion's counts fit Onesweep's 30-bit status words");
+_Static_assert((unsigned long long)PS_GPU_OS_PORTION_TILES * PS_GPU_WG
+               * PS_GPU_OS_ITEMS(1, 0) < (1ull << 30)
+               && (unsigned long long)PS_GPU_OS_PORTION_TILES * PS_GPU_WG
+               * PS_GPU_OS_ITEMS(8, 8) < (1ull << 30),
+               "a portion's counts fit Onesweep's 30-bit status words");
 #define ALIGN 256u
 
-/* Onesweep by default where forward progress between work-groups is
- * guaranteed (CUDA, and the CPU stand-in that poses as CUDA).  HIP: no
- * such guarantee is documented, and the path has not run on an AMD GPU;
- * PORTSORT_GPU_ALGO=onesweep opts in (rocPRIM's own onesweep relies on
- * the same behaviour). */
-#if defined(PS_GPU_HIP)
-#  define PS_GPU_ONESWEEP_DEFAULT 0
-#else
-#  define PS_GPU_ONESWEEP_DEFAULT 1
-#endif
+/* Onesweep by default on CUDA and HIP (as rocPRIM does on AMD GPUs): its
+ * look-back falls back to counting a silent predecessor's keys, so it
+ * ends without the forward progress HIP does not promise.
+ * PORTSORT_GPU_ALGO=portable selects reduce-then-scan. */
+#define PS_GPU_ONESWEEP_DEFAULT 1
 
 /* The twelve instantiations compiled from ps_gpu_kernels.cu. */
 #define PS_K(kb, vb) extern const ps_gpu_kernels ps_gpu_kernels_k##kb##_v##vb;

@@ -44,24 +44,36 @@
 #endif
 /*
  * Onesweep (ps_kernel_onesweep.cl): 8-bit digits, 256 work-items, one
- * kernel per digit.  Its warp-level ranking keeps one copy of the tile in
- * shared memory (keys + values, for the coalesced scatter) plus a row of
- * 256 counters per warp (8 warps of 32: 8 KiB; 4 wavefronts of 64 on
- * HIP: 4 KiB) and four 256-word arrays (4 KiB):
+ * kernel per digit.  Its warp-level ranking keeps the keys in registers
+ * and passes keys, then values, through one tile-long buffer of shared
+ * memory (the wider of key and value, as CUB's exchange buffer), plus a
+ * row of 256 counters per warp (8 warps of 32: 8 KiB; 4 wavefronts of 64
+ * on HIP: 4 KiB) and 3 KiB of digit arrays and 1 KiB of scan space:
  *
- *   key + value bytes   items   tile   shared memory of ps_onesweep
- *   <= 8                16      4096   28 KiB (4 bytes) .. 44 KiB (8)
- *   12, 16               8      2048   36 KiB (12) .. 44 KiB (16)
+ *   wider of key, value   items   tile   shared memory of ps_onesweep
+ *   1 byte                32      8192   20.1 KiB
+ *   4 bytes               32      8192   44.1 KiB
+ *   8 bytes               16      4096   44.1 KiB
  *
- * under CUDA's 48 KiB of static shared memory.  Larger tiles (CUB runs
- * 3840-7680 keys per tile of u32) would need dynamic shared memory; the
- * look-back costs a status word per digit per tile, so bigger tiles also
- * mean fewer status words to zero and read.
+ * (ptxas -v, sm_90: 45084 bytes, 20508 for u8 keys), under CUDA's 48
+ * KiB of static shared memory; 103-128 registers a thread, no spills, so
+ * two blocks a multiprocessor.  CUB's tiles are 3840-7680 u32 keys.  The
+ * look-back costs about 5 KiB of status traffic a tile, so the bigger the
+ * tile the less of it per key.
+ *
+ * HIP: a gfx9 CU has 64 KiB of LDS and these tiles would take 40 KiB
+ * (and 219 VGPRs), one work-group a CU; tiles half as long take 24.6 KiB
+ * (hipcc -Rpass-analysis=kernel-resource-usage, gfx90a: 24604 bytes,
+ * 75-115 VGPRs, no spills): two a CU, as for reduce-then-scan above.
  */
-#define PS_GPU_OS_ITEMS(kb, vb) ((kb) + (vb) <= 8 ? 16 : 8)
+#if defined(PS_GPU_HIP) || defined(__HIPCC__)
+#  define PS_GPU_OS_ITEMS(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 16 : 8)
+#else
+#  define PS_GPU_OS_ITEMS(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 32 : 16)
+#endif
 /* Onesweep's status words carry 30-bit counts, so a pass runs over
  * portions of at most this many tiles, one launch each (CUB's portions are
- * 2^28 keys): 2^16 tiles of 4096 or 2048 keys, 2^28 or 2^27 keys.  The CPU
+ * 2^28 keys): 2^16 tiles of 8192 or 4096 keys, 2^29 or 2^28 keys.  The CPU
  * stand-in's test sets it lower, so that small sorts cross portions. */
 #ifndef PS_GPU_OS_PORTION_TILES
 #  define PS_GPU_OS_PORTION_TILES 65536u

@@ -18,14 +18,18 @@
  *    not coherent between work-groups, so that a value another running
  *    work-group stores is seen by a loop that polls for it.
  *
- * One assumption holds only where the host enables the path that needs
- * it: the Onesweep kernel (ps_kernel_onesweep.cl, built only with
- * PS_WITH_ONESWEEP) makes a work-group spin until work-groups that started
- * before it publish their counts, so it needs forward progress between
- * work-groups that have started.  CUDA guarantees that (the Onesweep and
- * CUB decoupled look-back rely on it); pocl gives it by running
- * work-groups on OS threads; OpenCL in general does not, so the OpenCL
- * backend runs that path only when asked (PORTSORT_OPENCL_ALGO).
+ *  - PS_ATOMIC_MAX_GLOBAL(p, v) raises a 32-bit word of global memory to
+ *    v if it is below (OpenCL 1.2's atomic_max), returning the old value.
+ *  - PS_SPIN_PAUSE(i) gives way for a moment in the i-th round of a
+ *    polling loop (CUDA sm_70+: __nanosleep, growing with i; AMD: s_sleep;
+ *    OpenCL 1.2 has nothing and polls at once).
+ *
+ * No kernel assumes forward progress between work-groups.  The Onesweep
+ * kernel (ps_kernel_onesweep.cl, built with PS_WITH_ONESWEEP) polls for
+ * counts other work-groups publish, but after PS_OS_SPINS rounds without
+ * them it computes them itself from the keys (the decoupled fallback of
+ * Smith, Levien & Owens, SPAA 2025), so it finishes where a waiting
+ * work-group keeps the one it waits for from running.
  *
  * Warp intrinsics, where the compiler has them (CUDA, HIP): PS_WARP_SIZE
  * (32, or the AMD wavefront's 64), ps_lmask (a lane mask as wide as a
@@ -63,6 +67,8 @@ typedef ulong ps_u64;
 /* OpenCL 1.2 promises coherence between work-groups only to atomics. */
 #define PS_ATOMIC_LOAD_GLOBAL(p) atomic_or((p), 0u)
 #define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)atomic_xchg((p), (v)))
+#define PS_ATOMIC_MAX_GLOBAL(p, v) atomic_max((p), (v))
+#define PS_SPIN_PAUSE(i) ((void)(i))
 
 #elif defined(__CUDACC__) || defined(__HIPCC__)
 /* ---- CUDA and HIP (compiled by nvcc / hipcc) ---- */
@@ -78,6 +84,9 @@ typedef unsigned long long ps_u64;
 #endif
 #define PS_KERNEL_WG(wg) PS_KERNEL_LINKAGE __global__ void __launch_bounds__(wg)
 #define PS_FN static __device__ __forceinline__
+/* Before a loop over a thread's items, so that its private arrays stay in
+ * registers (elsewhere PS_UNROLL is empty). */
+#define PS_UNROLL _Pragma("unroll")
 #define PS_GLOBAL
 #define PS_LOCAL
 #define PS_LOCAL_ARRAY(type, name, n) __shared__ type name[n]
@@ -87,13 +96,25 @@ typedef unsigned long long ps_u64;
 #define PS_NGROUPS() ((ps_u32)gridDim.x)
 #define PS_ATOMIC_ADD_LOCAL(p, v) atomicAdd((p), (v))
 #define PS_ATOMIC_ADD_GLOBAL(p, v) atomicAdd((p), (v))
+#define PS_ATOMIC_MAX_GLOBAL(p, v) atomicMax((p), (v))
 #  if defined(__HIPCC__)
 /* Device-scope atomics, which always bypass the vector L1 (not coherent
- * between compute units).  LLVM's AMDGPU backend also treats volatile
+ * between compute units): relaxed atomic loads and stores where the
+ * compiler has them (ROCm 5 and later), so polling costs no
+ * read-modify-write.  LLVM's AMDGPU backend also treats volatile
  * accesses as system-scope relaxed atomics (since LLVM 12), but this path
  * has never run on an AMD GPU, so it says what it means. */
-#    define PS_ATOMIC_LOAD_GLOBAL(p) atomicAdd((p), 0u)
-#    define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)atomicExch((p), (v)))
+#    if __has_builtin(__hip_atomic_load)
+#      define PS_ATOMIC_LOAD_GLOBAL(p) \
+           __hip_atomic_load((p), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#      define PS_ATOMIC_STORE_GLOBAL(p, v) \
+           __hip_atomic_store((p), (v), __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT)
+#    else
+#      define PS_ATOMIC_LOAD_GLOBAL(p) atomicAdd((p), 0u)
+#      define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)atomicExch((p), (v)))
+#    endif
+/* s_sleep's operand must be a constant: about 64 clocks per unit. */
+#    define PS_SPIN_PAUSE(i) ((void)(i), __builtin_amdgcn_s_sleep(2))
 /* The wavefront width of the target being compiled for.  clang's
  * __AMDGCN_WAVEFRONT_SIZE says it, but it is deprecated (ROCm 6.3) and gone
  * from upstream clang; without it, the target family decides: RDNA (gfx10,
@@ -120,6 +141,13 @@ typedef unsigned long long ps_lmask;
  * go to L2, which every multiprocessor shares. */
 #    define PS_ATOMIC_LOAD_GLOBAL(p) (*(volatile ps_u32 *)(p))
 #    define PS_ATOMIC_STORE_GLOBAL(p, v) ((void)(*(volatile ps_u32 *)(p) = (v)))
+/* From 32 ns, doubling up to 1 us: a predecessor still ranking its tile
+ * is a few microseconds from publishing. */
+#    if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+#      define PS_SPIN_PAUSE(i) __nanosleep(32u << ((i) < 5u ? (i) : 5u))
+#    else
+#      define PS_SPIN_PAUSE(i) ((void)(i))
+#    endif
 #    define PS_WARP_SIZE 32
 typedef unsigned int ps_lmask;
 #    define PS_WARP_BALLOT(p) __ballot_sync(0xffffffffu, (p))

@@ -23,20 +23,21 @@
  *   status words' counts would overflow.
  *
  * ps_onesweep: a work-group takes the next tile id from a global counter,
- * so every smaller tile id belongs to a work-group that is already
- * running.  It ranks its tile stably by the digit into local memory,
- * which also gives the tile's digit counts, publishes those counts
- * ("aggregate available"), then looks back over its predecessors' status
- * words, digit by digit, summing aggregates until it meets an "inclusive
- * prefix available" word; it publishes its own inclusive prefix and
- * scatters its keys (and values) to bins[d] + prefix + rank within the
- * tile.  Stable: tile ids follow input
- * order, and the ranking is stable within a tile.
+ * so every smaller tile id belongs to a work-group that has started.  It
+ * ranks its tile stably by the digit into local memory, which also gives
+ * the tile's digit counts, publishes those counts ("aggregate
+ * available"), then looks back over its predecessors' status words,
+ * summing aggregates until it meets an "inclusive prefix available"
+ * word; it publishes its own inclusive prefix and scatters its keys (and
+ * values) to bins[d] + prefix + rank within the tile.  Stable: tile ids
+ * follow input order, and the ranking is stable within a tile.
  *
- * The look-back waits for other work-groups: this is valid only where
- * work-groups that have started keep making progress (CUDA; pocl, which
- * runs work-groups on OS threads).  The host enables this path only there
- * (see ps_kernel_dialect.h).
+ * The look-back needs no forward progress between work-groups: a
+ * predecessor that stays silent too long has its counts computed from
+ * its keys instead (the decoupled fallback of Smith, Levien & Owens,
+ * SPAA 2025; ps_os_look_back).  Where work-groups that have started keep
+ * running (CUDA, pocl's threads) that hardly ever happens; where they may
+ * not (OpenCL and HIP promise nothing), it is what lets the sort finish.
  *
  * A status word is flag << 30 | count, so counts (and a portion's length)
  * stay below 2^30.
@@ -63,6 +64,20 @@
 #define OS_PRE (2u << 30)       /* status: count of every tile up to this one */
 #define OS_VALUE 0x3fffffffu
 #define OS_CHUNK ((OS_RADIX + PS_WG - 1) / PS_WG)
+/* Look-back rounds spent waiting for a predecessor's counts before
+ * counting its keys instead (ps_os_look_back); tests set 0. */
+#ifndef PS_OS_SPINS
+#  define PS_OS_SPINS 128u
+#endif
+#ifndef PS_UNROLL
+#  define PS_UNROLL
+#endif
+/* Keys each item of ps_os_hist loads before it counts them. */
+#define OS_LOADS 4u
+/* Tests only: 1 hands out tiles last first, 2 odd tiles first. */
+#ifndef PS_OS_ORDER
+#  define PS_OS_ORDER 0u
+#endif
 
 /* Value plumbing of the ranking helpers; empty for keys only. */
 #ifdef PS_VAL
@@ -105,38 +120,47 @@ PS_FN void ps_os_scan_radix(PS_LOCAL ps_u32 *a, PS_LOCAL ps_u32 *part, ps_u32 t)
 }
 
 /* Every 8-bit digit's histogram over all n keys, added to bins[p*256 + d].
- * Grid-strided so that any grid size covers n. */
+ * Grid-strided so that any grid size covers n; each item loads OS_LOADS
+ * keys, a stride apart, before it counts any, so that several loads are in
+ * flight per item.  The index is 64-bit: i + stride may pass 2^32. */
 PS_KERNEL_WG(PS_WG) ps_os_hist(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
                                 ps_u32 n, PS_GLOBAL ps_u32 *bins, ps_u64 boff,
                                 ps_u64 flip64, ps_u64 fneg64)
 {
     PS_LOCAL_ARRAY(ps_u32, h, OS_PASSES * OS_RADIX);
-    ps_u32 t = PS_LID(), i, p;
-    ps_u32 stride = PS_NGROUPS() * PS_WG;
+    ps_u32 t = PS_LID(), j, p, u;
+    ps_u64 i, stride = (ps_u64)PS_NGROUPS() * PS_WG;
     PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
 
     keys += koff;
     bins += boff;
-    for (i = t; i < OS_PASSES * OS_RADIX; i += PS_WG)
-        h[i] = 0;
+    for (j = t; j < OS_PASSES * OS_RADIX; j += PS_WG)
+        h[j] = 0;
     PS_BARRIER();
-    for (i = PS_GROUP() * PS_WG + t; i < n; i += stride) {
-        PS_KEY k = ps_enc(keys[i], flip, fneg);
-        for (p = 0; p < OS_PASSES; p++) {
+    for (i = (ps_u64)PS_GROUP() * PS_WG + t; i < n; i += OS_LOADS * stride) {
+        PS_KEY k[OS_LOADS];
+        PS_UNROLL
+        for (u = 0; u < OS_LOADS; u++)
+            k[u] = i + u * stride < n ? keys[i + u * stride] : (PS_KEY)0;
+        PS_UNROLL
+        for (u = 0; u < OS_LOADS; u++) {
+            if (i + u * stride >= n)
+                break;
+            k[u] = ps_enc(k[u], flip, fneg);
+            for (p = 0; p < OS_PASSES; p++) {
 #if PS_WG == 1
-            h[p * OS_RADIX + ps_os_digit(k, p * OS_BITS)]++;
+                h[p * OS_RADIX + ps_os_digit(k[u], p * OS_BITS)]++;
 #else
-            PS_ATOMIC_ADD_LOCAL(&h[p * OS_RADIX + ps_os_digit(k, p * OS_BITS)], 1u);
+                PS_ATOMIC_ADD_LOCAL(&h[p * OS_RADIX + ps_os_digit(k[u], p * OS_BITS)],
+                                    1u);
 #endif
+            }
         }
-        /* The stride may pass 2^32 at the end of the array. */
-        if (n - i <= stride)
-            break;
     }
     PS_BARRIER();
-    for (i = t; i < OS_PASSES * OS_RADIX; i += PS_WG)
-        if (h[i] != 0)
-            PS_ATOMIC_ADD_GLOBAL(&bins[i], h[i]);
+    for (j = t; j < OS_PASSES * OS_RADIX; j += PS_WG)
+        if (h[j] != 0)
+            PS_ATOMIC_ADD_GLOBAL(&bins[j], h[j]);
 }
 
 /* bins[p*256 + d] := first output position of digit d in pass p, for
@@ -158,6 +182,12 @@ PS_KERNEL_WG(PS_WG) ps_os_scan(PS_GLOBAL ps_u32 *bins, ps_u64 boff)
 #ifdef PS_WARP_SIZE
 /* ---- warp-level ranking (CUDA, HIP, the CPU stand-in) ---- */
 #define OS_WARPS (PS_WG / PS_WARP_SIZE)
+/* The warp counters' size: the most warps a work-group can have.  The
+ * CPU stand-in sets the width at run time (PS_WARP_SIZE is then not a
+ * constant) and sizes for its narrowest. */
+#ifndef PS_WARP_SIZE_MIN
+#  define PS_WARP_SIZE_MIN PS_WARP_SIZE
+#endif
 
 /* The lanes of this warp whose digit d equals this lane's: match-any
  * where the hardware has it, else one ballot per digit bit (CUB's
@@ -177,11 +207,20 @@ PS_FN ps_lmask ps_os_match(ps_u32 d)
 #endif
 }
 
+/* One slot of the tile in local memory: the keys pass through it, then
+ * the values (CUB's exchange buffer), so a tile costs the wider of a key
+ * and a value, not both. */
+#ifdef PS_VAL
+typedef union os_slot { PS_KEY k; PS_VAL v; } os_slot;
+#else
+typedef union os_slot { PS_KEY k; } os_slot;
+#endif
+
 /*
- * Loads the tile's keys (encoded when enc_in) and values straight from
- * global memory, ranks them stably by the digit at `shift`, and writes
- * them in digit order to lk / lv.  hist gets each digit's count in the
- * tile, tstart its exclusive scan.
+ * Loads the tile's keys (encoded when enc_in) straight from global memory
+ * into registers and ranks them stably by the digit at `shift`: k[i] gets
+ * item slot i's key, rel[i] its place among the tile's keys of its digit,
+ * hist[d] digit d's count in the tile.  Barrier on exit.
  *
  * Warp w owns the keys [w*WARP*ITEMS, (w+1)*WARP*ITEMS) of the tile, item
  * slot i of lane l holding key w*WARP*ITEMS + i*WARP + l: slots in order,
@@ -191,33 +230,24 @@ PS_FN ps_lmask ps_os_match(ps_u32 d)
  * for that digit (one lane per counter per slot: no contention), and
  * every lane's rank is the old count plus its peers below it.
  */
-PS_FN void ps_os_rank_tile(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
-                           PS_LOCAL PS_KEY *lk OS_VAL_LOCAL(lv),
+PS_FN void ps_os_rank_keys(PS_GLOBAL const PS_KEY *kin, PS_KEY *k, ps_u32 *rel,
                            PS_LOCAL ps_u32 *wc, PS_LOCAL ps_u32 *hist,
-                           PS_LOCAL ps_u32 *tstart, PS_LOCAL ps_u32 *part,
                            ps_u32 base, ps_u32 valid, ps_u32 shift,
                            PS_KEY eflip, PS_KEY efneg, ps_u32 t)
 {
-    PS_KEY k[PS_OS_ITEMS];
-#ifdef PS_VAL
-    PS_VAL v[PS_OS_ITEMS];
-#endif
-    ps_u32 rank[PS_OS_ITEMS];
     ps_u32 lane = t & (PS_WARP_SIZE - 1u), w = t / PS_WARP_SIZE, i, d;
     ps_u32 first = w * PS_WARP_SIZE * PS_OS_ITEMS + lane;
     ps_lmask below = ((ps_lmask)1 << lane) - 1u;
 
     for (d = t; d < OS_WARPS * OS_RADIX; d += PS_WG)
         wc[d] = 0;
+    PS_UNROLL
     for (i = 0; i < PS_OS_ITEMS; i++) {
         ps_u32 j = first + i * PS_WARP_SIZE;
-        k[i] = 0;
-        if (j < valid) {
-            k[i] = ps_enc(kin[base + j], eflip, efneg);
-            VAL_DO(v[i] = vin[base + j];)
-        }
+        k[i] = j < valid ? ps_enc(kin[base + j], eflip, efneg) : (PS_KEY)0;
     }
     PS_BARRIER();
+    PS_UNROLL
     for (i = 0; i < PS_OS_ITEMS; i++) {
         int ok = first + i * PS_WARP_SIZE < valid;
         ps_u32 dd = ok ? ps_os_digit(k[i], shift) : 0u, old = 0, leader = lane;
@@ -229,7 +259,7 @@ PS_FN void ps_os_rank_tile(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
                                           PS_LMASK_POPC(peers));
         }
         old = PS_WARP_SHFL(old, leader);
-        rank[i] = old + PS_LMASK_POPC(peers & below);
+        rel[i] = old + PS_LMASK_POPC(peers & below);
     }
     PS_BARRIER();
     /* wc[w][d] becomes the count of digit d in the warps before w. */
@@ -241,17 +271,11 @@ PS_FN void ps_os_rank_tile(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
             s += c;
         }
         hist[d] = s;
-        tstart[d] = s;
     }
-    ps_os_scan_radix(tstart, part, t);
-    for (i = 0; i < PS_OS_ITEMS; i++) {
-        if (first + i * PS_WARP_SIZE < valid) {
-            d = ps_os_digit(k[i], shift);
-            d = tstart[d] + wc[w * OS_RADIX + d] + rank[i];
-            lk[d] = k[i];
-            VAL_DO(lv[d] = v[i];)
-        }
-    }
+    PS_BARRIER();
+    PS_UNROLL
+    for (i = 0; i < PS_OS_ITEMS; i++)
+        rel[i] += wc[w * OS_RADIX + ps_os_digit(k[i], shift)];
     PS_BARRIER();
 }
 
@@ -300,16 +324,12 @@ PS_FN void ps_os_nibble_pass(PS_LOCAL PS_KEY *a OS_VAL_LOCAL(va),
     PS_BARRIER();
 }
 
-/* As the warp version: the tile in digit order in lk / lv, with hist and
- * tstart.  lk2 / lv2 hold the middle step of the two 4-bit passes. */
-PS_FN void ps_os_rank_tile(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
-                           PS_LOCAL PS_KEY *lk OS_VAL_LOCAL(lv),
-                           PS_LOCAL PS_KEY *lk2 OS_VAL_LOCAL(lv2),
-                           PS_LOCAL ps_u32 *cnt,
-                           PS_LOCAL ps_u32 *hist, PS_LOCAL ps_u32 *tstart,
-                           PS_LOCAL ps_u32 *part,
-                           ps_u32 base, ps_u32 valid, ps_u32 shift,
-                           PS_KEY eflip, PS_KEY efneg, ps_u32 t)
+/* The tile's keys (encoded) and values into lk / lv in input order, and
+ * hist[d] digit d's count in the tile.  Barrier on exit. */
+PS_FN void ps_os_load_count(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
+                            PS_LOCAL PS_KEY *lk OS_VAL_LOCAL(lv),
+                            PS_LOCAL ps_u32 *hist, ps_u32 base, ps_u32 valid,
+                            ps_u32 shift, PS_KEY eflip, PS_KEY efneg, ps_u32 t)
 {
     ps_u32 j, d;
     for (d = t; d < OS_RADIX; d += PS_WG)
@@ -326,32 +346,127 @@ PS_FN void ps_os_rank_tile(PS_GLOBAL const PS_KEY *kin OS_VAL_IN(vin),
 #endif
     }
     PS_BARRIER();
-    for (d = t; d < OS_RADIX; d += PS_WG)
-        tstart[d] = hist[d];
-    ps_os_scan_radix(tstart, part, t);
-    ps_os_nibble_pass(lk OS_VAL(lv), lk2 OS_VAL(lv2), cnt, part, valid, shift, t);
-    ps_os_nibble_pass(lk2 OS_VAL(lv2), lk OS_VAL(lv), cnt, part, valid, shift + 4u,
-                      t);
 }
 #endif
 
-/* This tile's exclusive prefix of digit d over the tiles before it: walk
- * back over their status words, adding aggregates, until one carries an
- * inclusive prefix.  Spins while a predecessor has published nothing yet;
- * that predecessor is running (its id was taken before ours). */
-PS_FN ps_u32 ps_os_look_back(PS_GLOBAL ps_u32 *status, ps_u32 tile, ps_u32 d)
+/* Every digit's count in tile `pred` of the portion, counted from its
+ * keys into fb[0..256): what the tile's owner publishes, for when it has
+ * not yet.  Barriers on entry and exit. */
+PS_FN void ps_os_count_tile(PS_GLOBAL const PS_KEY *kin, ps_u32 n, ps_u32 pred,
+                            ps_u32 shift, PS_KEY eflip, PS_KEY efneg,
+                            PS_LOCAL ps_u32 *fb, ps_u32 t)
 {
-    ps_u32 sum = 0, w;
-    while (tile > 0) {
-        tile--;
-        do {
-            w = PS_ATOMIC_LOAD_GLOBAL(&status[tile * OS_RADIX + d]);
-        } while ((w & ~OS_VALUE) == 0);
-        sum += w & OS_VALUE;
-        if ((w & ~OS_VALUE) == OS_PRE)
-            break;
+    ps_u32 base = pred * OS_TILE, valid = n - base < OS_TILE ? n - base : OS_TILE;
+    ps_u32 j;
+    for (j = t; j < OS_RADIX; j += PS_WG)
+        fb[j] = 0;
+    PS_BARRIER();
+    for (j = t; j < valid; j += PS_WG) {
+        ps_u32 d = ps_os_digit(ps_enc(kin[base + j], eflip, efneg), shift);
+#if PS_WG == 1
+        fb[d]++;
+#else
+        PS_ATOMIC_ADD_LOCAL(&fb[d], 1u);
+#endif
     }
-    return sum;
+    PS_BARRIER();
+}
+
+/*
+ * The look-back: each item's digits d (t, t + WG, ...: OS_CHUNK of them)
+ * get before[d] := digit d's count in the portion's tiles before `tile`.
+ * The whole work-group calls it.
+ *
+ * The work-group steps back one tile at a time (pred), every digit that
+ * has not yet met an inclusive prefix reading pred's status word for it:
+ * an aggregate is added and the walk goes on, an inclusive prefix is
+ * added and ends that digit's walk.  When some digit finds pred's word
+ * still empty, the work-group polls again, up to PS_OS_SPINS rounds with
+ * a pause between them, and then stops waiting: it counts pred's keys
+ * itself (ps_os_count_tile), takes the counts it lacks from that, and
+ * publishes them as pred's aggregates (for tile 0, its inclusive
+ * prefixes) with atomic max.  A word only ever rises, from empty to
+ * aggregate to inclusive prefix, whoever writes it, and a flag's value is
+ * the same whoever computed it.  So the look-back ends however
+ * work-groups are scheduled, even where one that took an earlier tile
+ * does not run until this one has finished (no forward progress), at the
+ * cost of one more read of a tile's keys per fallback.
+ *
+ * ctl: 6 words, zero on entry: for rounds r, r+1, r+2 (mod 3), "some
+ * digit is waiting" and "some digit is still walking".  Item 0 clears a
+ * round's pair two rounds later, when every item has read it, and before
+ * it is written again.
+ */
+PS_FN void ps_os_look_back(PS_GLOBAL ps_u32 *status, PS_GLOBAL const PS_KEY *kin,
+                           ps_u32 n, ps_u32 tile, ps_u32 shift, PS_KEY eflip,
+                           PS_KEY efneg, PS_LOCAL ps_u32 *before,
+                           PS_LOCAL ps_u32 *fb, PS_LOCAL ps_u32 *ctl, ps_u32 t)
+{
+    ps_u32 acc[OS_CHUNK], got[OS_CHUNK], open[OS_CHUNK];
+    ps_u32 pred = tile, round = 0, spins = 0, walking = tile > 0, c, d, w, r;
+
+    for (c = 0; c < OS_CHUNK; c++) {
+        acc[c] = 0;
+        got[c] = 0;
+        open[c] = tile > 0;
+    }
+    /* pred, round, spins, waiting and walking are the same in every item,
+     * so every item reaches the same barriers. */
+    while (walking) {
+        ps_u32 waiting;
+        if (spins == 0) {
+            pred--;
+            for (c = 0; c < OS_CHUNK; c++)
+                got[c] = 0;
+        }
+        r = round % 3u;
+        for (c = 0; c < OS_CHUNK; c++) {
+            if (open[c] && !got[c]) {
+                w = PS_ATOMIC_LOAD_GLOBAL(&status[pred * OS_RADIX + t + c * PS_WG]);
+                if ((w & ~OS_VALUE) != 0) {
+                    got[c] = 1;
+                    acc[c] += w & OS_VALUE;
+                    open[c] = (w & ~OS_VALUE) != OS_PRE && pred > 0;
+                } else {
+                    ctl[2 * r] = 1;
+                }
+            }
+            if (open[c])
+                ctl[2 * r + 1] = 1;
+        }
+        if (t == 0) {
+            ctl[2 * ((r + 1u) % 3u)] = 0;
+            ctl[2 * ((r + 1u) % 3u) + 1] = 0;
+        }
+        PS_BARRIER();
+        waiting = ctl[2 * r];
+        walking = ctl[2 * r + 1];
+        round++;
+        if (waiting && spins < PS_OS_SPINS) {
+            PS_SPIN_PAUSE(spins);
+            spins++;
+        } else {
+            if (waiting) {
+                /* Waited long enough: pred's owner may be unable to run
+                 * until this work-group is done. */
+                ps_os_count_tile(kin, n, pred, shift, eflip, efneg, fb, t);
+                for (c = 0; c < OS_CHUNK; c++) {
+                    if (open[c] && !got[c]) {
+                        d = t + c * PS_WG;
+                        acc[c] += fb[d];
+                        (void)PS_ATOMIC_MAX_GLOBAL(&status[pred * OS_RADIX + d],
+                                                   (pred == 0 ? OS_PRE : OS_AGG) | fb[d]);
+                        open[c] = pred > 0;
+                    }
+                }
+                /* Every digit waiting was walking. */
+                walking = pred > 0;
+            }
+            spins = 0;
+        }
+    }
+    for (c = 0; c < OS_CHUNK; c++)
+        before[t + c * PS_WG] = acc[c];
 }
 
 /*
@@ -375,27 +490,40 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
                                  ps_u64 flip64, ps_u64 fneg64,
                                  ps_u32 enc_in, ps_u32 dec_out)
 {
-    PS_LOCAL_ARRAY(PS_KEY, lk, OS_TILE);
-#ifdef PS_VAL
-    PS_LOCAL_ARRAY(PS_VAL, lv, OS_TILE);
-#endif
 #ifdef PS_WARP_SIZE
-    PS_LOCAL_ARRAY(ps_u32, wc, OS_WARPS * OS_RADIX);
+    PS_LOCAL_ARRAY(os_slot, buf, OS_TILE);
+    /* The warp counters, free again once the keys are ranked: the
+     * look-back's fallback counts in them. */
+    PS_LOCAL_ARRAY(ps_u32, wc, PS_WG / PS_WARP_SIZE_MIN * OS_RADIX);
+    PS_KEY k[PS_OS_ITEMS];
+    ps_u32 rel[PS_OS_ITEMS], i;
+#  ifdef PS_VAL
+    /* Each scattered slot's digit, four to a word, for the values. */
+    ps_u32 dig[(PS_OS_ITEMS + 3) / 4];
+#  endif
 #else
+    PS_LOCAL_ARRAY(PS_KEY, lk, OS_TILE);
     PS_LOCAL_ARRAY(PS_KEY, lk2, OS_TILE);
 #  ifdef PS_VAL
+    PS_LOCAL_ARRAY(PS_VAL, lv, OS_TILE);
     PS_LOCAL_ARRAY(PS_VAL, lv2, OS_TILE);
 #  endif
     PS_LOCAL_ARRAY(ps_u32, cnt, 16 * PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, fb, OS_RADIX);
 #endif
     PS_LOCAL_ARRAY(ps_u32, hist, OS_RADIX);
     PS_LOCAL_ARRAY(ps_u32, tstart, OS_RADIX);
     PS_LOCAL_ARRAY(ps_u32, dst, OS_RADIX);
     PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, ctl, 6);
     PS_LOCAL_ARRAY(ps_u32, tile_id, 1);
     ps_u32 t = PS_LID(), tile, base, valid, d, j;
     PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
     PS_KEY eflip = enc_in ? flip : (PS_KEY)0, efneg = enc_in ? fneg : (PS_KEY)0;
+#if defined(PS_WARP_SIZE) && defined(PS_VAL)
+    for (i = 0; i < (PS_OS_ITEMS + 3) / 4; i++)
+        dig[i] = 0;
+#endif
 
     kin += kin_off;
     kout += kout_off;
@@ -404,28 +532,63 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     status += soff;
     bnext += bnoff;
     /* Tiles in the order work-groups start, not PS_GROUP(): a work-group
-     * only ever waits for tiles that running work-groups own. */
-    if (t == 0)
-        tile_id[0] = PS_ATOMIC_ADD_GLOBAL(&status[0], 1u);
+     * mostly waits for tiles that running work-groups own.  Tests reorder
+     * them (PS_OS_ORDER) so that it waits for ones that have not started:
+     * the case of a device that gives no forward progress. */
+    if (t == 0) {
+        ps_u32 ticket = PS_ATOMIC_ADD_GLOBAL(&status[0], 1u);
+        ps_u32 ntiles = (n + OS_TILE - 1u) / OS_TILE, odd = ntiles / 2u;
+        tile_id[0] = PS_OS_ORDER == 1u ? ntiles - 1u - ticket
+                   : PS_OS_ORDER == 2u ? (ticket < odd ? 2u * ticket + 1u
+                                                       : 2u * (ticket - odd))
+                   : ticket;
+        for (j = 0; j < 6u; j++)
+            ctl[j] = 0;
+    }
     PS_BARRIER();
     tile = tile_id[0];
     status += OS_RADIX;
     base = tile * OS_TILE;
     valid = n - base < OS_TILE ? n - base : OS_TILE;
 
+    /* The tile's digit counts first, published as soon as they are known
+     * (CUB's early counts): tile 0's are already its inclusive prefix. */
 #ifdef PS_WARP_SIZE
-    ps_os_rank_tile(kin OS_VAL(vin), lk OS_VAL(lv), wc, hist, tstart, part, base,
-                    valid, shift, eflip, efneg, t);
+    ps_os_rank_keys(kin, k, rel, wc, hist, base, valid, shift, eflip, efneg, t);
 #else
-    ps_os_rank_tile(kin OS_VAL(vin), lk OS_VAL(lv), lk2 OS_VAL(lv2), cnt, hist,
-                    tstart, part, base, valid, shift, eflip, efneg, t);
+    ps_os_load_count(kin OS_VAL(vin), lk OS_VAL(lv), hist, base, valid, shift,
+                     eflip, efneg, t);
 #endif
-    /* Publish, then look back: tile 0's counts are already its prefix. */
-    for (d = t; d < OS_RADIX; d += PS_WG)
+    for (d = t; d < OS_RADIX; d += PS_WG) {
         PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
                                (tile == 0 ? OS_PRE : OS_AGG) | hist[d]);
+        tstart[d] = hist[d];
+    }
+    ps_os_scan_radix(tstart, part, t);
+    /* The keys in digit order in local memory (the values too, on the
+     * portable path). */
+#ifdef PS_WARP_SIZE
+    {
+        ps_u32 first = t / PS_WARP_SIZE * PS_WARP_SIZE * PS_OS_ITEMS
+                       + (t & (PS_WARP_SIZE - 1u));
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++) {
+            if (first + i * PS_WARP_SIZE < valid) {
+                rel[i] += tstart[ps_os_digit(k[i], shift)];
+                buf[rel[i]].k = k[i];
+            }
+        }
+    }
+    PS_BARRIER();
+    ps_os_look_back(status, kin, n, tile, shift, eflip, efneg, dst, wc, ctl, t);
+#else
+    ps_os_nibble_pass(lk OS_VAL(lv), lk2 OS_VAL(lv2), cnt, part, valid, shift, t);
+    ps_os_nibble_pass(lk2 OS_VAL(lv2), lk OS_VAL(lv), cnt, part, valid, shift + 4u,
+                      t);
+    ps_os_look_back(status, kin, n, tile, shift, eflip, efneg, dst, fb, ctl, t);
+#endif
     for (d = t; d < OS_RADIX; d += PS_WG) {
-        ps_u32 before = ps_os_look_back(status, tile, d);
+        ps_u32 before = dst[d];
         if (tile > 0)
             PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
                                    OS_PRE | (before + hist[d]));
@@ -436,12 +599,45 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     }
     PS_BARRIER();
     /* Within a digit, consecutive ranks go to consecutive addresses. */
+#ifdef PS_WARP_SIZE
+    PS_UNROLL
+    for (i = 0; i < PS_OS_ITEMS; i++) {
+        j = i * PS_WG + t;
+        if (j < valid) {
+            PS_KEY key = buf[j].k;
+            d = ps_os_digit(key, shift);
+            kout[dst[d] + j] = dec_out ? ps_dec(key, flip, fneg) : key;
+            VAL_DO(dig[i / 4u] |= d << (8u * (i % 4u));)
+        }
+    }
+#  ifdef PS_VAL
+    /* Then the values, through the same buffer: each goes where its key
+     * went in the tile, and out where its slot's key went. */
+    PS_BARRIER();
+    {
+        ps_u32 first = t / PS_WARP_SIZE * PS_WARP_SIZE * PS_OS_ITEMS
+                       + (t & (PS_WARP_SIZE - 1u));
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++)
+            if (first + i * PS_WARP_SIZE < valid)
+                buf[rel[i]].v = vin[base + first + i * PS_WARP_SIZE];
+    }
+    PS_BARRIER();
+    PS_UNROLL
+    for (i = 0; i < PS_OS_ITEMS; i++) {
+        j = i * PS_WG + t;
+        if (j < valid)
+            vout[dst[(dig[i / 4u] >> (8u * (i % 4u))) & 255u] + j] = buf[j].v;
+    }
+#  endif
+#else
     for (j = t; j < valid; j += PS_WG) {
-        PS_KEY k = lk[j];
-        ps_u32 pos = dst[ps_os_digit(k, shift)] + j;
-        kout[pos] = dec_out ? ps_dec(k, flip, fneg) : k;
+        PS_KEY key = lk[j];
+        ps_u32 pos = dst[ps_os_digit(key, shift)] + j;
+        kout[pos] = dec_out ? ps_dec(key, flip, fneg) : key;
         VAL_DO(vout[pos] = lv[j];)
     }
+#endif
 }
 
 #endif /* PS_WITH_ONESWEEP */

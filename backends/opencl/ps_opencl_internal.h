@@ -16,8 +16,8 @@ typedef struct ps_cl_tune {
     unsigned items;       /* keys per work-item per tile */
     unsigned bits;        /* digit bits */
     unsigned max_blocks;  /* most work-groups in a pass */
-    unsigned onesweep;    /* PORTSORT_OPENCL_ALGO=onesweep: the Onesweep
-                             kernels are built and used (8-bit digits) */
+    unsigned onesweep;    /* the Onesweep kernels are built and used (8-bit
+                             digits): GPUs, or PORTSORT_OPENCL_ALGO */
     size_t os_portion;    /* Onesweep: most tiles one launch covers, so that
                              its 30-bit status counts never overflow */
 } ps_cl_tune;

@@ -60,7 +60,7 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
     size_t cnt = radix * t->wg + radix * t->wg / 32;   /* PS_CNT_WORDS */
     size_t rts = 2 * tile * (kb + vb) + cnt * 4 + t->wg * 4
                  + (2 * radix + 1) * 4;
-    size_t os = 2 * tile * (kb + vb) + 16 * t->wg * 4 + t->wg * 4 + 3 * 256 * 4 + 4;
+    size_t os = 2 * tile * (kb + vb) + 16 * t->wg * 4 + t->wg * 4 + 4 * 256 * 4 + 7 * 4;
     return t->onesweep && os > rts ? os : rts;
 }
 
@@ -77,12 +77,15 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
  * overrides (tests use it to run the GPU-shaped path on pocl, and Onesweep
  * over portions of a few tiles).
  *
- * PORTSORT_OPENCL_ALGO=onesweep builds and runs the Onesweep kernels
- * (ps_kernel_onesweep.cl) instead of reduce-then-scan for sorts of more
- * than one tile.  Never the default: their look-back makes a work-group
- * wait for others, and OpenCL promises no forward progress between
- * work-groups (on a GPU it may hang).  pocl runs work-groups on OS
- * threads, so there it is safe, and make check runs it there.
+ * Sorts of more than one tile run the Onesweep kernels
+ * (ps_kernel_onesweep.cl) on GPUs and reduce-then-scan elsewhere: on
+ * pocl's CPU device Onesweep, whose portable ranking makes two passes
+ * over each tile in local memory, runs at about half the speed of
+ * reduce-then-scan's one-item work-groups (doc/opencl-tuning.md).
+ * PORTSORT_OPENCL_ALGO=onesweep or =portable forces either.  Onesweep's
+ * look-back needs no forward progress between work-groups, which OpenCL
+ * does not promise: a work-group that waits too long for another counts
+ * that one's keys itself.
  */
 ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_bytes)
 {
@@ -116,7 +119,11 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     t.bits = env_uint(spec, "bits", t.bits);
     t.max_blocks = env_uint(spec, "blocks", t.max_blocks);
     spec = getenv("PORTSORT_OPENCL_ALGO");
-    t.onesweep = spec != NULL && strcmp(spec, "onesweep") == 0;
+    t.onesweep = (type & CL_DEVICE_TYPE_GPU) != 0;
+    if (spec != NULL && strcmp(spec, "onesweep") == 0)
+        t.onesweep = 1;
+    else if (spec != NULL && strcmp(spec, "portable") == 0)
+        t.onesweep = 0;
     /* Keep to what the kernels support: a power-of-two work-group within
      * the device's limit, 1..8 digit bits, then shrink the tile and the
      * radix until local memory suffices. */
