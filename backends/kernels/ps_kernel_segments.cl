@@ -1,0 +1,234 @@
+/*
+ * ps_kernel_segments.cl - the segmented sort's kernels (ps_sort_segments
+ * and the device APIs' sort_segments), in the portable dialect.
+ *
+ * Compiled after ps_kernel_radix.cl, in the same program (OpenCL) or
+ * namespace (CUDA, HIP): it uses that file's parameters, key and value
+ * types, order transforms and tile ranking (ps_rank_tile), and one more
+ * parameter:
+ *   PS_SEG_SMALL   the longest segment of the small class, 2 .. TILE
+ *
+ * Offsets are 64-bit words, num_segments + 1 of them, in device memory, as
+ * the device APIs take them; positions fit in 32 bits (n < 2^32), segment
+ * numbers too (the hosts refuse more).
+ *
+ * Segments are sorted by size class, as CUB's DeviceSegmentedSort does:
+ *   0, 1 key           nothing to do
+ *   small              2 .. PS_SEG_SMALL keys: ps_seg_small, many segments
+ *                      per work-group, each key ranked by counting the keys
+ *                      of its segment that go before it
+ *   medium             up to one tile (TILE keys): ps_seg_medium, one
+ *                      work-group per segment, every pass in local memory
+ *                      (ps_sort_local's method)
+ *   large              longer: the host sorts them, as tiles of all of them
+ *                      at once (ps_seg_up, ps_scan, ps_seg_down) or, when
+ *                      huge, one device sort each
+ *
+ * ps_seg_classify runs first, over the offsets on the device: it checks
+ * them, counts the classes, lists the medium and large segments (start,
+ * length) and gives every window of TILE keys the first segment starting
+ * in it.  The host reads the counts and the large list back, so that it
+ * sizes the launches after it and refuses invalid offsets before any key
+ * moves.
+ *
+ * Small class.  Work-group g takes the segments that start in window
+ * [g*TILE, (g+1)*TILE); a small one ends at most PS_SEG_SMALL - 1 keys past
+ * the window, so TILE + PS_SEG_SMALL keys of local memory hold them all,
+ * and every work-group has about the same work whatever the lengths.  The
+ * rank of key i of segment [a, e) is the number of keys j in [a, e) with
+ * k_j < k_i, or k_j == k_i and j < i: stable, and only as many comparisons
+ * per key as the segment has keys, which beats a radix sort's passes of
+ * a whole work-group up to a few hundred keys (doc/segments.md counts it).
+ */
+#ifndef PS_KERNEL_DIALECT_H
+#include "ps_kernel_dialect.h"
+#endif
+
+#if PS_SEG_SMALL < 2 || PS_SEG_SMALL > TILE
+#  error "PS_SEG_SMALL must be 2 .. TILE"
+#endif
+
+#define SEG_LOCAL (TILE + PS_SEG_SMALL)
+#define SEG_NONE 0xFFFFFFFFu
+enum { SEG_TRIVIAL, SEG_SMALL, SEG_MEDIUM, SEG_LARGE };
+
+/* A segment's class by its length; the one definition the kernels and the
+ * lists all follow. */
+PS_FN ps_u32 ps_seg_class(ps_u64 m)
+{
+    return m < 2 ? SEG_TRIVIAL : m <= PS_SEG_SMALL ? SEG_SMALL
+         : m <= TILE ? SEG_MEDIUM : SEG_LARGE;
+}
+
+/* info (zeroed words 0..3 by the host): [0] invalid offsets seen, [1..3]
+ * how many segments are small, medium and large; the large list at word
+ * lbase and the medium list at mbase, (start, length) pairs, at most lcap
+ * and mcap of them; the first segment of window w at word wbase + w, for
+ * w = 0 .. nwin (the last: num_segments).  Work-group g looks at segments
+ * [g*TILE, (g+1)*TILE). */
+PS_KERNEL_WG(PS_WG) ps_seg_classify(PS_GLOBAL const ps_u64 *offs, ps_u64 ooff,
+                                     ps_u32 nseg, ps_u32 n,
+                                     PS_GLOBAL ps_u32 *info, ps_u64 ioff,
+                                     ps_u32 lbase, ps_u32 lcap, ps_u32 mbase,
+                                     ps_u32 mcap, ps_u32 wbase, ps_u32 nwin)
+{
+    /* Per class (small, medium, large, invalid): this group's count, its
+     * first place in the global list, and the places taken so far. */
+    PS_LOCAL_ARRAY(ps_u32, cnt, 4);
+    PS_LOCAL_ARRAY(ps_u32, first, 4);
+    PS_LOCAL_ARRAY(ps_u32, taken, 4);
+    ps_u32 t = PS_LID(), c;
+    ps_u64 lo = (ps_u64)PS_GROUP() * TILE, hi = lo + TILE, s;
+
+    offs += ooff;
+    info += ioff;
+    if (hi > nseg)
+        hi = nseg;
+    for (c = t; c < 4; c += PS_WG)
+        cnt[c] = taken[c] = 0;
+    /* Strided like ps_rank_tile's tstart, not `if (t == 0)`: see there. */
+    for (c = t; c < 2 && PS_GROUP() == 0; c += PS_WG)
+        info[wbase + (c ? nwin : 0)] = c ? nseg : 0;
+    PS_BARRIER();
+    for (s = lo + t; s < hi; s += PS_WG) {
+        ps_u64 a = offs[s], b = offs[s + 1], w;
+        if (b < a || b > n || (s == 0 && a != 0) || (s + 1 == nseg && b != n)) {
+            PS_ATOMIC_ADD_LOCAL(&cnt[3], 1u);
+            continue;
+        }
+        c = ps_seg_class(b - a);
+        if (c != SEG_TRIVIAL)
+            PS_ATOMIC_ADD_LOCAL(&cnt[c - 1], 1u);
+        /* Segment s + 1 is the first to start at or after every window
+         * start in (a, b]. */
+        for (w = a / TILE + 1; w <= b / TILE && w < nwin; w++)
+            info[wbase + w] = (ps_u32)(s + 1);
+    }
+    PS_BARRIER();
+    for (c = t; c < 4; c += PS_WG)
+        first[c] = cnt[c] != 0 ? PS_ATOMIC_ADD_GLOBAL(&info[(c + 1) & 3], cnt[c]) : 0;
+    PS_BARRIER();
+    if (cnt[1] + cnt[2] == 0)
+        return;
+    for (s = lo + t; s < hi; s += PS_WG) {
+        ps_u64 a = offs[s], b = offs[s + 1];
+        ps_u32 i, at, cap;
+        if (b < a || b > n)
+            continue;
+        c = ps_seg_class(b - a);
+        if (c != SEG_MEDIUM && c != SEG_LARGE)
+            continue;
+        i = first[c - 1] + PS_ATOMIC_ADD_LOCAL(&taken[c - 1], 1u);
+        at = c == SEG_MEDIUM ? mbase : lbase;
+        cap = c == SEG_MEDIUM ? mcap : lcap;
+        if (i < cap) {
+            info[at + 2 * i] = (ps_u32)a;
+            info[at + 2 * i + 1] = (ps_u32)(b - a);
+        }
+    }
+}
+
+/* The small segments that start in window g (win: ps_seg_classify's
+ * window starts), sorted in place. */
+PS_KERNEL_WG(PS_WG) ps_seg_small(PS_GLOBAL PS_KEY *keys, ps_u64 koff
+                                  VAL_ARGS(vals, voff),
+                                  PS_GLOBAL const ps_u64 *offs, ps_u64 ooff,
+                                  PS_GLOBAL const ps_u32 *win, ps_u64 woff,
+                                  ps_u64 flip64, ps_u64 fneg64)
+{
+    PS_LOCAL_ARRAY(PS_KEY, lk, SEG_LOCAL);
+#ifdef PS_VAL
+    PS_LOCAL_ARRAY(PS_VAL, lv, SEG_LOCAL);
+#endif
+    /* head[i]: where key i's small segment starts (SEG_NONE: no small
+     * segment); end[a]: where the one starting at a ends. */
+    PS_LOCAL_ARRAY(ps_u32, head, SEG_LOCAL);
+    PS_LOCAL_ARRAY(ps_u32, end, SEG_LOCAL);
+    ps_u32 t = PS_LID(), g = PS_GROUP(), base, len, i;
+    ps_u64 s_lo, s_hi, s, cap;
+    PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
+
+    keys += koff;
+    VAL_DO(vals += voff;)
+    offs += ooff;
+    win += woff;
+    s_lo = win[g];
+    s_hi = win[g + 1];
+    if (s_lo >= s_hi)
+        return;         /* the same for the whole work-group */
+    /* Keys from the first segment's start to the next window's first
+     * segment, but no further than the last small one can reach. */
+    base = (ps_u32)offs[s_lo];
+    cap = (ps_u64)g * TILE + TILE + PS_SEG_SMALL - 1;
+    len = (ps_u32)((offs[s_hi] < cap ? offs[s_hi] : cap) - base);
+    for (i = t; i < len; i += PS_WG) {
+        lk[i] = ps_enc(keys[base + i], flip, fneg);
+        VAL_DO(lv[i] = vals[base + i];)
+        head[i] = SEG_NONE;
+    }
+    PS_BARRIER();
+    for (s = s_lo + t; s < s_hi; s += PS_WG) {
+        ps_u32 a = (ps_u32)offs[s] - base, e = (ps_u32)offs[s + 1] - base, j;
+        if (ps_seg_class(e - a) != SEG_SMALL)
+            continue;
+        end[a] = e;
+        for (j = a; j < e; j++)
+            head[j] = a;
+    }
+    PS_BARRIER();
+    for (i = t; i < len; i += PS_WG) {
+        ps_u32 a = head[i], e, j, r = 0;
+        PS_KEY k = lk[i];
+        if (a == SEG_NONE)
+            continue;
+        e = end[a];
+        for (j = a; j < i; j++)
+            r += lk[j] <= k;
+        for (j = i + 1; j < e; j++)
+            r += lk[j] < k;
+        keys[base + a + r] = ps_dec(k, flip, fneg);
+        VAL_DO(vals[base + a + r] = lv[i];)
+    }
+}
+
+/* Medium segment g of the list ((start, length) pairs), sorted inside one
+ * work-group: one load, every pass in local memory, one store. */
+PS_KERNEL_WG(PS_WG) ps_seg_medium(PS_GLOBAL PS_KEY *keys, ps_u64 koff
+                                   VAL_ARGS(vals, voff),
+                                   PS_GLOBAL const ps_u32 *list, ps_u64 loff,
+                                   ps_u64 flip64, ps_u64 fneg64)
+{
+    PS_LOCAL_ARRAY(PS_KEY, ka, TILE);
+    PS_LOCAL_ARRAY(PS_KEY, kb, TILE);
+#ifdef PS_VAL
+    PS_LOCAL_ARRAY(PS_VAL, va, TILE);
+    PS_LOCAL_ARRAY(PS_VAL, vb, TILE);
+    PS_LOCAL PS_VAL *vcur = va, *valt = vb, *vtmp;
+#endif
+    PS_LOCAL_ARRAY(ps_u32, cnt, PS_CNT_WORDS);
+    PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, tstart, RADIX + 1);
+    PS_LOCAL PS_KEY *cur = ka, *alt = kb, *tmp;
+    ps_u32 t = PS_LID(), g = PS_GROUP(), i, p, m;
+    PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
+
+    list += loff;
+    keys += koff + list[2 * g];
+    VAL_DO(vals += voff + list[2 * g];)
+    m = list[2 * g + 1];
+    for (i = t; i < m; i += PS_WG) {
+        ka[i] = ps_enc(keys[i], flip, fneg);
+        VAL_DO(va[i] = vals[i];)
+    }
+    PS_BARRIER();
+    for (p = 0; p < PASSES; p++)
+        if (ps_rank_tile(cur, alt VAL_PASS(vcur, valt), cnt, part, tstart, m,
+                         p * PS_DIGIT_BITS, t)) {
+            tmp = cur; cur = alt; alt = tmp;
+            VAL_DO(vtmp = vcur; vcur = valt; valt = vtmp;)
+        }
+    for (i = t; i < m; i += PS_WG) {
+        keys[i] = ps_dec(cur[i], flip, fneg);
+        VAL_DO(vals[i] = vcur[i];)
+    }
+}
