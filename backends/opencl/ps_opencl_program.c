@@ -61,7 +61,10 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
     size_t rts = 2 * tile * (kb + vb) + cnt * 4 + t->wg * 4
                  + (2 * radix + 1) * 4;
     size_t os = 2 * tile * (kb + vb) + 16 * t->wg * 4 + t->wg * 4 + 3 * 256 * 4 + 4;
-    return t->onesweep && os > rts ? os : rts;
+    size_t small = t->seg_small < tile ? t->seg_small : tile;
+    size_t seg = (tile + small) * (kb + vb + 8);        /* ps_seg_small */
+    size_t most = t->onesweep && os > rts ? os : rts;
+    return seg > most ? seg : most;
 }
 
 /*
@@ -115,6 +118,7 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     t.items = env_uint(spec, "items", t.items);
     t.bits = env_uint(spec, "bits", t.bits);
     t.max_blocks = env_uint(spec, "blocks", t.max_blocks);
+    t.seg_small = env_uint(spec, "seg", (type & CL_DEVICE_TYPE_GPU) ? 256 : 32);
     spec = getenv("PORTSORT_OPENCL_ALGO");
     t.onesweep = spec != NULL && strcmp(spec, "onesweep") == 0;
     /* Keep to what the kernels support: a power-of-two work-group within
@@ -134,12 +138,17 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
         t.items = 1;
     if (t.max_blocks == 0)
         t.max_blocks = 1;
+    if (t.seg_small < 2)
+        t.seg_small = 2;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.items > 1)
         t.items >>= 1;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.bits > 1)
         t.bits--;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.wg > 1)
         t.wg >>= 1;
+    /* The segmented sort's small class ends at a tile at most. */
+    if (t.seg_small > t.wg * t.items)
+        t.seg_small = t.wg * t.items < 2 ? 2 : t.wg * t.items;
     /* Onesweep portions of about 2^28 keys (CUB's), never 2^30. */
     {
         size_t tile = (size_t)t.wg * t.items, most = (((size_t)1 << 30) - 1) / tile;
@@ -371,7 +380,8 @@ static cl_program build(const ps_host *host, cl_context ctx, cl_device_id dev,
 static void prog_free(ps_cl_prog *p)
 {
     cl_kernel *ks[] = { &p->hist, &p->upsweep, &p->scan, &p->downsweep, &p->local,
-                        &p->os_hist, &p->os_scan, &p->onesweep };
+                        &p->os_hist, &p->os_scan, &p->onesweep, &p->seg_classify,
+                        &p->seg_small, &p->seg_medium };
     size_t i;
     for (i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (*ks[i] != NULL)
@@ -401,7 +411,8 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
         if (p->ctx == ctx && p->dev == dev && p->key_bits == key_bits
             && p->val_bytes == val_bytes && p->tune.wg == tune.wg
             && p->tune.items == tune.items && p->tune.bits == tune.bits
-            && p->tune.onesweep == tune.onesweep) {
+            && p->tune.onesweep == tune.onesweep
+            && p->tune.seg_small == tune.seg_small) {
             pthread_mutex_unlock(&progs_lock);
             return p;
         }
@@ -424,8 +435,9 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     extra = getenv("PORTSORT_OPENCL_OPTIONS");
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DPS_KEY_BITS=%u -DPS_VAL_BYTES=%u -DPS_DIGIT_BITS=%u "
-             "-DPS_WG=%u -DPS_ITEMS=%u %s%s", key_bits, val_bytes, tune.bits,
-             tune.wg, tune.items, tune.onesweep ? "-DPS_WITH_ONESWEEP=1 " : "",
+             "-DPS_WG=%u -DPS_ITEMS=%u -DPS_SEG_SMALL=%u %s%s", key_bits, val_bytes,
+             tune.bits, tune.wg, tune.items, tune.seg_small,
+             tune.onesweep ? "-DPS_WITH_ONESWEEP=1 " : "",
              extra != NULL ? extra : "");
     p->program = build(host, ctx, dev, options, status);
     if (p->program == NULL) {
@@ -441,6 +453,9 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     KERNEL(scan, "ps_scan")
     KERNEL(downsweep, "ps_downsweep")
     KERNEL(local, "ps_sort_local")
+    KERNEL(seg_classify, "ps_seg_classify")
+    KERNEL(seg_small, "ps_seg_small")
+    KERNEL(seg_medium, "ps_seg_medium")
     if (tune.onesweep) {
         KERNEL(os_hist, "ps_os_hist")
         KERNEL(os_scan, "ps_os_scan")
