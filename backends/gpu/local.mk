@@ -57,7 +57,8 @@ check_LTLIBRARIES += test/ps_gpu_fake.la
 test_ps_gpu_fake_la_SOURCES = $(PS_GPU_HOST_SOURCES) test/ps_gpu_fake.cc
 noinst_HEADERS += test/ps_gpu_fake.h
 PS_FAKE_DEFS = -DPS_GPU_FAKE -DPS_GPU_MAX_BLOCKS=3 -DPS_GPU_STAGE_BYTES=1000 \
-	-DPS_GPU_OS_PORTION_TILES=2 -DPS_GPU_COPY_SPLIT_MIN=256
+	-DPS_GPU_OS_PORTION_TILES=2 -DPS_GPU_COPY_SPLIT_MIN=256 \
+	-DPS_GPU_SEG_HUGE=20000
 test_ps_gpu_fake_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu \
 	-I$(top_srcdir)/test $(PS_FAKE_DEFS) -DPS_GPU_ARCH_LIST='"CPU stand-in"'
 test_ps_gpu_fake_la_CXXFLAGS = -std=c++20 $(PTHREAD_CFLAGS)

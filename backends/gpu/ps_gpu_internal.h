@@ -131,7 +131,7 @@ typedef struct ps_gpu_kernels {
     unsigned os_items;
     const void *os_hist, *os_scan, *onesweep;
     unsigned seg_small;     /* the segmented sort's small class (keys) */
-    const void *seg_classify, *seg_small_sort, *seg_medium;
+    const void *seg_classify, *seg_small_sort, *seg_medium, *seg_up, *seg_down;
 } ps_gpu_kernels;
 
 /* ps_gpu_kernels.cu (12 objects) and ps_gpu_util.cu. */

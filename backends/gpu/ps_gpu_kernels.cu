@@ -135,6 +135,16 @@ static_assert(ps_same<decltype(&PS_NS::ps_seg_small),
 static_assert(ps_same<decltype(&PS_NS::ps_seg_medium),
               void (*)(PS_KEY *, ps_u64 PS_VAL_PARAMS(), const ps_u32 *, ps_u64,
                        ps_u64, ps_u64)>::value, "ps_seg_medium signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_seg_up),
+              void (*)(const PS_KEY *, ps_u64, const ps_u32 *, ps_u64, ps_u32,
+                       ps_u32 *, ps_u64, ps_u64, ps_u64, ps_u32)>::value,
+              "ps_seg_up signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_seg_down),
+              void (*)(const PS_KEY *, ps_u64, PS_KEY *, ps_u64
+                       PS_VAL_PARAMS() PS_VAL_PARAMS(),
+                       const ps_u32 *, ps_u64, ps_u32, const ps_u32 *, ps_u64,
+                       ps_u64, ps_u64, ps_u32, ps_u32)>::value,
+              "ps_seg_down signature changed");
 
 /* Mirrors ps_gpu_kernels in ps_gpu_internal.h (a C header). */
 struct ps_gpu_kernels_cxx {
@@ -143,7 +153,7 @@ struct ps_gpu_kernels_cxx {
     unsigned os_items;
     const void *os_hist, *os_scan, *onesweep;
     unsigned seg_small;
-    const void *seg_classify, *seg_small_sort, *seg_medium;
+    const void *seg_classify, *seg_small_sort, *seg_medium, *seg_up, *seg_down;
 };
 
 #if defined(PS_GPU_FAKE)
@@ -158,6 +168,8 @@ static const ps_fake_kernel ps_fake_onesweep = { PS_FAKE_RUN(PS_NS::ps_onesweep)
 static const ps_fake_kernel ps_fake_seg_classify = { PS_FAKE_RUN(PS_NS::ps_seg_classify) };
 static const ps_fake_kernel ps_fake_seg_small = { PS_FAKE_RUN(PS_NS::ps_seg_small) };
 static const ps_fake_kernel ps_fake_seg_medium = { PS_FAKE_RUN(PS_NS::ps_seg_medium) };
+static const ps_fake_kernel ps_fake_seg_up = { PS_FAKE_RUN(PS_NS::ps_seg_up) };
+static const ps_fake_kernel ps_fake_seg_down = { PS_FAKE_RUN(PS_NS::ps_seg_down) };
 #  define PS_ENTRY(k) (const void *)&ps_fake_##k
 #else
 #  define PS_ENTRY(k) (const void *)&PS_NS::ps_##k
@@ -171,5 +183,6 @@ const ps_gpu_kernels_cxx PS_TABLE = {
     PS_ENTRY(sort_local),
     PS_OS_ITEMS, PS_ENTRY(os_hist), PS_ENTRY(os_scan), PS_ENTRY(onesweep),
     PS_SEG_SMALL, PS_ENTRY(seg_classify), PS_ENTRY(seg_small), PS_ENTRY(seg_medium),
+    PS_ENTRY(seg_up), PS_ENTRY(seg_down),
 };
 }

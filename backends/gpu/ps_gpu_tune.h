@@ -81,6 +81,15 @@
     ((kb) == 1 ? 128 : PS_GPU_WG * PS_GPU_ITEMS(kb, vb) < 256 \
                      ? PS_GPU_WG * PS_GPU_ITEMS(kb, vb) : 256)
 
+/* Large segments (more than a tile) shorter than this are sorted all at
+ * once, tile by tile (ps_seg_up, ps_seg_down); longer ones each by the
+ * plain sort, whose Onesweep reads the keys once per pass where the tiles
+ * read them twice.  The CPU stand-in's test sets it lower, so that its
+ * small arrays take both paths. */
+#ifndef PS_GPU_SEG_HUGE
+#  define PS_GPU_SEG_HUGE (1u << 20)
+#endif
+
 /* Most work-groups in one pass: each owns a run of whole tiles.  1024
  * fills any current GPU several times over and keeps the one-work-group
  * scan of the per-block counts (16 * 1024 words) short. */

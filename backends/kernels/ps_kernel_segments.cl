@@ -232,3 +232,96 @@ PS_KERNEL_WG(PS_WG) ps_seg_medium(PS_GLOBAL PS_KEY *keys, ps_u64 koff
         VAL_DO(vals[i] = vcur[i];)
     }
 }
+
+/*
+ * Large segments, all at once: tiles that never straddle a segment, listed
+ * by the host in desc, five words each: first key, keys in the tile (up to
+ * TILE), the word of its digit-0 count, the stride between its digits'
+ * counts (the segment's tile count), and the segment's start less the keys
+ * of the large segments before it.  Per pass: ps_seg_up counts each
+ * tile's digits into counts[cbase + d * stride], so that the counts of one
+ * segment are digit-major and the segments follow each other; ps_scan
+ * turns them into exclusive prefix sums, which give every (segment, digit,
+ * tile) its place once the adjustment is added; ps_seg_down ranks each
+ * tile in local memory and scatters it there.  Keys move between the
+ * caller's array and the scratch copy at the same positions.
+ */
+PS_KERNEL_WG(PS_WG) ps_seg_up(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
+                               PS_GLOBAL const ps_u32 *desc, ps_u64 doff,
+                               ps_u32 shift, PS_GLOBAL ps_u32 *counts, ps_u64 coff,
+                               ps_u64 flip64, ps_u64 fneg64, ps_u32 enc_in)
+{
+    PS_LOCAL_ARRAY(ps_u32, cnt, PS_CNT_WORDS);
+    ps_u32 t = PS_LID(), d, i, start, valid, cbase, stride;
+    PS_KEY flip = enc_in ? (PS_KEY)flip64 : (PS_KEY)0;
+    PS_KEY fneg = enc_in ? (PS_KEY)fneg64 : (PS_KEY)0;
+
+    desc += doff + 5 * (ps_u64)PS_GROUP();
+    start = desc[0];
+    valid = desc[1];
+    cbase = desc[2];
+    stride = desc[3];
+    keys += koff + start;
+    counts += coff;
+    for (d = 0; d < RADIX; d++)
+        cnt[PS_CNT(d * PS_WG + t)] = 0;
+    for (i = t; i < valid; i += PS_WG)
+        cnt[PS_CNT(ps_digit(ps_enc(keys[i], flip, fneg), shift) * PS_WG + t)]++;
+    PS_BARRIER();
+    for (d = t; d < RADIX; d += PS_WG) {
+        ps_u32 sum = 0, j;
+        for (j = 0; j < PS_WG; j++)
+            sum += cnt[PS_CNT(d * PS_WG + j)];
+        counts[cbase + d * stride] = sum;
+    }
+}
+
+PS_KERNEL_WG(PS_WG) ps_seg_down(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
+                                 PS_GLOBAL PS_KEY *kout, ps_u64 kout_off
+                                 VAL_ARGS(vin, vin_off) VAL_ARGS(vout, vout_off),
+                                 PS_GLOBAL const ps_u32 *desc, ps_u64 doff,
+                                 ps_u32 shift, PS_GLOBAL const ps_u32 *counts,
+                                 ps_u64 coff, ps_u64 flip64, ps_u64 fneg64,
+                                 ps_u32 enc_in, ps_u32 dec_out)
+{
+    PS_LOCAL_ARRAY(PS_KEY, lk, TILE);
+    PS_LOCAL_ARRAY(PS_KEY, lk2, TILE);
+#ifdef PS_VAL
+    PS_LOCAL_ARRAY(PS_VAL, lv, TILE);
+    PS_LOCAL_ARRAY(PS_VAL, lv2, TILE);
+#endif
+    PS_LOCAL_ARRAY(ps_u32, cnt, PS_CNT_WORDS);
+    PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
+    PS_LOCAL_ARRAY(ps_u32, tstart, RADIX + 1);
+    PS_LOCAL_ARRAY(ps_u32, place, RADIX);
+    ps_u32 t = PS_LID(), d, j, start, valid, cbase, stride, adj;
+    PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
+    PS_KEY eflip = enc_in ? flip : (PS_KEY)0, efneg = enc_in ? fneg : (PS_KEY)0;
+    int moved;
+
+    desc += doff + 5 * (ps_u64)PS_GROUP();
+    start = desc[0];
+    valid = desc[1];
+    cbase = desc[2];
+    stride = desc[3];
+    adj = desc[4];
+    kin += kin_off + start;
+    kout += kout_off;
+    VAL_DO(vin += vin_off + start; vout += vout_off;)
+    counts += coff;
+    for (d = t; d < RADIX; d += PS_WG)
+        place[d] = counts[cbase + d * stride] + adj;
+    for (j = t; j < valid; j += PS_WG) {
+        lk[j] = ps_enc(kin[j], eflip, efneg);
+        VAL_DO(lv[j] = vin[j];)
+    }
+    PS_BARRIER();
+    moved = ps_rank_tile(lk, lk2 VAL_PASS(lv, lv2), cnt, part, tstart, valid,
+                         shift, t);
+    for (j = t; j < valid; j += PS_WG) {
+        PS_KEY k = moved ? lk2[j] : lk[j];
+        ps_u32 dd = ps_digit(k, shift), pos = place[dd] + (j - tstart[dd]);
+        kout[pos] = dec_out ? ps_dec(k, flip, fneg) : k;
+        VAL_DO(vout[pos] = moved ? lv2[j] : lv[j];)
+    }
+}

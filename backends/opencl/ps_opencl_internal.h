@@ -22,6 +22,8 @@ typedef struct ps_cl_tune {
                              its 30-bit status counts never overflow */
     unsigned seg_small;   /* segmented sort: the longest segment of the
                              small class (PS_SEG_SMALL, 2 .. tile) */
+    unsigned seg_huge;    /* segmented sort: segments of this many keys and
+                             more take the plain sort, one each */
 } ps_cl_tune;
 
 /* One built program: a (context, device, key width, value width, tuning)
@@ -36,7 +38,7 @@ typedef struct ps_cl_prog {
     cl_program program;
     cl_kernel hist, upsweep, scan, downsweep, local;
     cl_kernel os_hist, os_scan, onesweep;   /* NULL unless tune.onesweep */
-    cl_kernel seg_classify, seg_small, seg_medium;   /* segmented sort */
+    cl_kernel seg_classify, seg_small, seg_medium, seg_up, seg_down;
     pthread_mutex_t lock;
 } ps_cl_prog;
 

@@ -119,6 +119,7 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     t.bits = env_uint(spec, "bits", t.bits);
     t.max_blocks = env_uint(spec, "blocks", t.max_blocks);
     t.seg_small = env_uint(spec, "seg", (type & CL_DEVICE_TYPE_GPU) ? 256 : 32);
+    t.seg_huge = env_uint(spec, "huge", 1u << 20);
     spec = getenv("PORTSORT_OPENCL_ALGO");
     t.onesweep = spec != NULL && strcmp(spec, "onesweep") == 0;
     /* Keep to what the kernels support: a power-of-two work-group within
@@ -381,7 +382,7 @@ static void prog_free(ps_cl_prog *p)
 {
     cl_kernel *ks[] = { &p->hist, &p->upsweep, &p->scan, &p->downsweep, &p->local,
                         &p->os_hist, &p->os_scan, &p->onesweep, &p->seg_classify,
-                        &p->seg_small, &p->seg_medium };
+                        &p->seg_small, &p->seg_medium, &p->seg_up, &p->seg_down };
     size_t i;
     for (i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (*ks[i] != NULL)
@@ -456,6 +457,8 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     KERNEL(seg_classify, "ps_seg_classify")
     KERNEL(seg_small, "ps_seg_small")
     KERNEL(seg_medium, "ps_seg_medium")
+    KERNEL(seg_up, "ps_seg_up")
+    KERNEL(seg_down, "ps_seg_down")
     if (tune.onesweep) {
         KERNEL(os_hist, "ps_os_hist")
         KERNEL(os_scan, "ps_os_scan")

@@ -10,8 +10,10 @@
  *  2. ps_seg_small, one work-group per window of a tile of keys, for the
  *     segments of 2 .. tune.seg_small keys.
  *  3. ps_seg_medium, one work-group per segment of up to a tile.
- *  4. Each large segment through the plain device sort (ps_cl_sort), on
- *     the same scratch.
+ *  4. The large segments: those under tune.seg_huge keys all at once, in
+ *     tiles (ps_seg_up, ps_scan, ps_seg_down per pass); the huge ones
+ *     through the plain device sort (ps_cl_sort) each, on the same
+ *     scratch, where a whole device works on one segment.
  * The segments of each class are disjoint from the others', so the steps
  * only need to follow each other in the queue.
  */
@@ -36,6 +38,7 @@ typedef struct seg_layout {
     size_t sort_bytes;      /* for one plain sort of up to n keys */
     size_t info;            /* byte offset of the classification words */
     cl_uint lbase, lcap, mbase, mcap, wbase, nwin;
+    cl_uint dbase, tcap, cbase;  /* large tiles' descriptors and counts */
     size_t bytes;
 } seg_layout;
 
@@ -58,7 +61,11 @@ static seg_layout make_layout(const ps_cl_tune *t, size_t n, unsigned kb,
     l.lbase = 4;
     l.mbase = l.lbase + 2 * l.lcap;
     l.wbase = l.mbase + 2 * l.mcap;
-    l.bytes = l.info + ((size_t)l.wbase + l.nwin + 1) * 4;
+    /* Large segments cut into tiles: at most one partial tile each. */
+    l.tcap = l.nwin + l.lcap;
+    l.dbase = l.wbase + l.nwin + 1;
+    l.cbase = l.dbase + 5 * l.tcap;
+    l.bytes = l.info + ((size_t)l.cbase + ((size_t)1 << t->bits) * l.tcap) * 4;
     return l;
 }
 
@@ -164,6 +171,102 @@ static int classify_and_sort_short(const ps_host *host, const ps_cl_segjob *job,
     return st;
 }
 
+/* The large segments shorter than tune.seg_huge, all at once (see
+ * ps_seg_up in the kernels): their tiles' descriptors written from the
+ * host, then per pass ps_seg_up, ps_scan and ps_seg_down between the
+ * caller's buffers and the scratch copy; after an odd number of passes,
+ * the segments copied home.  list holds (start, length) pairs. */
+static int sort_large_batched(const ps_host *host, const ps_cl_segjob *job,
+                              ps_cl_prog *p, int ooo, cl_mem scratch,
+                              const seg_layout *l, const cl_uint *list, size_t nl)
+{
+    const ps_cl_tune *t = &p->tune;
+    cl_uint tile = t->wg * t->items, radix = 1u << t->bits, ntiles = 0, done = 0;
+    cl_uint passes = (8 * ps_type_bytes(job->type) + t->bits - 1) / t->bits, q;
+    unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
+    ps_xf xf = ps_xf_make(job->type, job->flags);
+    cl_ulong flip = xf.flip, fneg = xf.fneg;
+    cl_ulong doff = l->info / 4 + l->dbase, coff = l->info / 4 + l->cbase;
+    cl_uint *desc;
+    size_t i;
+    cl_int err;
+    int st = PS_OK;
+
+    for (i = 0; i < nl; i++)
+        ntiles += (list[2 * i + 1] + tile - 1) / tile;
+    desc = host->alloc((size_t)ntiles * 5 * sizeof *desc);
+    if (desc == NULL) {
+        host->fail("opencl: sort_segments: no host memory for %u tiles", ntiles);
+        return PS_ERR_NO_MEMORY;
+    }
+    for (i = 0, ntiles = 0; i < nl; i++) {
+        cl_uint a = list[2 * i], m = list[2 * i + 1], nt = (m + tile - 1) / tile, j;
+        for (j = 0; j < nt; j++, ntiles++) {
+            cl_uint *d = desc + 5 * (size_t)ntiles;
+            d[0] = a + j * tile;
+            d[1] = m - j * tile < tile ? m - j * tile : tile;
+            d[2] = (ntiles - j) * radix + j;
+            d[3] = nt;
+            d[4] = a - done;
+        }
+        done += m;
+    }
+    err = clEnqueueWriteBuffer(job->q, scratch, CL_TRUE, (size_t)doff * 4,
+                               (size_t)ntiles * 5 * sizeof *desc, desc, 0, NULL, NULL);
+    host->release(desc);
+    if (err != CL_SUCCESS)
+        return ps_cl_status(host, err, "writing the tile descriptors");
+    host->log("opencl: segments, %zu large batched: %u tiles, %u passes", nl, ntiles,
+              passes);
+    for (q = 0; q < passes && st == PS_OK; q++) {
+        cl_mem kin = q % 2 ? scratch : job->keys, kout = q % 2 ? job->keys : scratch;
+        cl_mem vin = q % 2 ? scratch : job->vals, vout = q % 2 ? job->vals : scratch;
+        cl_ulong kin_off = q % 2 ? 0 : job->koff, kout_off = q % 2 ? job->koff : 0;
+        cl_ulong valt = vb ? round_up(job->n * kb) / vb : 0;
+        cl_ulong vin_off = q % 2 ? valt : job->voff, vout_off = q % 2 ? job->voff : valt;
+        cl_uint shift = q * t->bits, enc_in = q == 0, dec_out = q + 1 == passes;
+        cl_uint len = radix * ntiles;
+        karg a[17];
+        cl_uint na = 0;
+
+        PUSH(kin); PUSH(kin_off); PUSH(scratch); PUSH(doff); PUSH(shift);
+        PUSH(scratch); PUSH(coff); PUSH(flip); PUSH(fneg); PUSH(enc_in);
+        st = run(host, job->q, ooo, p->seg_up, a, na, ntiles, t->wg, "ps_seg_up");
+        if (st == PS_OK) {
+            na = 0;
+            PUSH(scratch); PUSH(coff); PUSH(len);
+            st = run(host, job->q, ooo, p->scan, a, na, 1, t->wg, "ps_scan");
+        }
+        if (st == PS_OK) {
+            na = 0;
+            PUSH(kin); PUSH(kin_off); PUSH(kout); PUSH(kout_off);
+            if (vb) { PUSH(vin); PUSH(vin_off); PUSH(vout); PUSH(vout_off); }
+            PUSH(scratch); PUSH(doff); PUSH(shift); PUSH(scratch); PUSH(coff);
+            PUSH(flip); PUSH(fneg); PUSH(enc_in); PUSH(dec_out);
+            st = run(host, job->q, ooo, p->seg_down, a, na, ntiles, t->wg,
+                     "ps_seg_down");
+        }
+    }
+    /* An odd number of passes left the large segments in the scratch. */
+    for (i = 0; st == PS_OK && passes % 2 && i < nl; i++) {
+        size_t a = list[2 * i], m = list[2 * i + 1];
+        err = clEnqueueCopyBuffer(job->q, scratch, job->keys, a * kb,
+                                  (job->koff + a) * kb, m * kb, 0, NULL, NULL);
+        if (err == CL_SUCCESS && vb)
+            err = clEnqueueCopyBuffer(job->q, scratch, job->vals,
+                                      round_up(job->n * kb) + a * vb,
+                                      (job->voff + a) * vb, m * vb, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            st = ps_cl_status(host, err, "clEnqueueCopyBuffer");
+    }
+    if (st == PS_OK && passes % 2 && ooo) {
+        err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            st = ps_cl_status(host, err, "clEnqueueBarrierWithWaitList");
+    }
+    return st;
+}
+
 int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
 {
     cl_context ctx = NULL;
@@ -171,7 +274,7 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
     cl_command_queue_properties props = 0;
     cl_mem scratch = job->scratch;
     unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
-    size_t kbytes = 0, vbytes = 0, obytes = 0, i;
+    size_t kbytes = 0, vbytes = 0, obytes = 0, i, nbatch = 0;
     cl_uint *info = NULL;
     ps_cl_prog *p;
     seg_layout l;
@@ -235,9 +338,29 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
     }
     pthread_mutex_lock(&p->lock);
     st = classify_and_sort_short(host, job, p, ooo, scratch, &l, info);
+    /* The large list, shorter ones first: those are sorted together, the
+     * huge ones (tune.seg_huge keys and more) one plain sort each. */
+    if (st == PS_OK) {
+        cl_uint *list = info + l.lbase, lo = 0, hi = info[3];
+        while (lo < hi) {
+            if (list[2 * lo + 1] < p->tune.seg_huge) {
+                lo++;
+            } else {
+                cl_uint a = list[2 * lo], m = list[2 * lo + 1];
+                hi--;
+                list[2 * lo] = list[2 * hi];
+                list[2 * lo + 1] = list[2 * hi + 1];
+                list[2 * hi] = a;
+                list[2 * hi + 1] = m;
+            }
+        }
+        nbatch = lo;
+        if (nbatch > 0)
+            st = sort_large_batched(host, job, p, ooo, scratch, &l, list, nbatch);
+    }
     pthread_mutex_unlock(&p->lock);
-    /* The large segments, one plain sort each (which takes the lock). */
-    for (i = 0; st == PS_OK && i < info[3]; i++) {
+    /* The huge ones, one plain sort each (which takes the lock). */
+    for (i = nbatch; st == PS_OK && i < info[3]; i++) {
         ps_cl_job one;
         memset(&one, 0, sizeof one);
         one.q = job->q;
