@@ -49,16 +49,19 @@ if ! grep 'cuda: onesweep, n=' "$dir/log" |
 fi
 run portable reduce-then-scan
 # Segmented sorts through the backend's own sort_segments: every type,
-# shape and direction up to 1000 keys, and one type case at 140000 keys
-# (the stand-in is slow: 256 threads per work-group).  Every size class
-# must have run on the device (the log says so).
+# shape and direction up to 100 keys, a third of those combinations at
+# 1000 keys, and one type case at 140000 keys (the stand-in is slow: 256
+# threads per work-group).  Every size class
+# must have run on the device, large segments both together and (from
+# 20000 keys on the stand-in, PS_GPU_SEG_HUGE) one plain sort each.
 echo "--- ps_test_segments"
-PS_TEST_MAX_N=1000 PS_TEST_SEGMENTS_BIG=1 PS_TEST_SEGMENTS_BIG_N=140000 \
+PS_TEST_MAX_N=1000 PS_TEST_SEGMENTS_SAMPLE=3 PS_TEST_SEGMENTS_BIG=1 \
+    PS_TEST_SEGMENTS_BIG_N=140000 \
     PORTSORT_VERBOSE=1 "$top/test/ps_test_segments" > "$dir/log" 2>&1
 rc=$?
 grep -v '^portsort:' "$dir/log"
 [ "$rc" -eq 0 ] || exit 1
-awk -f "$(dirname "$0")/seg-classes.awk" "$dir/log" || exit 1
+awk -v huge=1 -f "$(dirname "$0")/seg-classes.awk" "$dir/log" || exit 1
 # A device without memory pools: the device API's own scratch must come
 # from plain allocations instead of failing.
 PS_FAKE_NO_POOLS=1

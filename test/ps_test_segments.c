@@ -19,6 +19,9 @@
  * PS_TEST_SEGMENTS_BIG_N (default: PS_TEST_MAX_N, at most 300000): from
  * 140000 keys the shapes hold two segments of 70000, beyond both the
  * OpenMP backend's whole-team threshold and the core's device threshold.
+ * PS_TEST_SEGMENTS_SAMPLE=k runs one in k of the combinations above 100
+ * keys, rotating through types, directions, shapes and sizes (the CUDA
+ * stand-in is slow).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +293,8 @@ int main(void)
     const char *cap = getenv("PS_TEST_MAX_N");
     const char *nbig = getenv("PS_TEST_SEGMENTS_BIG");
     const char *bign = getenv("PS_TEST_SEGMENTS_BIG_N");
+    const char *every = getenv("PS_TEST_SEGMENTS_SAMPLE");
+    unsigned long sample = every ? strtoul(every, NULL, 0) : 1;
     size_t max_n = cap ? strtoull(cap, NULL, 0) : 300000;
     size_t big_n = bign ? strtoull(bign, NULL, 0) : max_n < 300000 ? max_n : 300000;
     size_t big_cases = sizeof big / sizeof big[0];
@@ -297,6 +302,8 @@ int main(void)
     int t, f, shape;
     size_t s, b;
 
+    if (sample == 0)
+        sample = 1;
     t_init_or_skip("ps_test_segments");
     errors();
     for (t = PS_U8; t <= T_TYPE_LAST; t++)
@@ -304,7 +311,8 @@ int main(void)
             for (shape = 0; shape < S_COUNT; shape++)
                 for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                     size_t vs = vsizes[(t + f + shape + s) % 4];
-                    if (sizes[s] > max_n)
+                    if (sizes[s] > max_n
+                        || (sizes[s] > 100 && (t + f + shape + s) % sample != 0))
                         continue;
                     check((ps_type)t, f ? PS_DESCENDING : 0, vs, shape,
                           sizes[s], (int)((t + shape + s) % D_COUNT), seed++);
