@@ -128,6 +128,60 @@ PS_KERNEL_WG(PS_WG) ps_seg_classify(PS_GLOBAL const ps_u64 *offs, ps_u64 ooff,
     }
 }
 
+/* PS_WG == 1 (CPU devices, where pocl runs a work-group as a loop on one
+ * core): the one work-item sorts the window's segments one after the
+ * other, as the host's reference sort would, by insertion up to this many
+ * keys and by LSD counting passes beyond, in local memory. */
+#define SEG_INSERTION 64
+
+#if PS_WG == 1
+/* One counting-sort pass of the m keys of src (values vs) by the digit at
+ * shift into dst (vd), stable; 0 without moving anything when every key
+ * has the same digit.  Serial and free of barriers: pocl 3.1's compiler
+ * asserts on ps_rank_tile's barriers inside this kernel's loops. */
+PS_FN int ps_seg_count_pass(PS_LOCAL PS_KEY *src, PS_LOCAL PS_KEY *dst
+                            VAL_LOCAL_ARGS(vs, vd), PS_LOCAL ps_u32 *cnt,
+                            ps_u32 m, ps_u32 shift)
+{
+    ps_u32 d, i, sum = 0;
+    for (d = 0; d < RADIX; d++)
+        cnt[d] = 0;
+    for (i = 0; i < m; i++)
+        cnt[ps_digit(src[i], shift)]++;
+    if (cnt[ps_digit(src[0], shift)] == m)
+        return 0;
+    for (d = 0; d < RADIX; d++) {
+        ps_u32 c = cnt[d];
+        cnt[d] = sum;
+        sum += c;
+    }
+    for (i = 0; i < m; i++) {
+        ps_u32 r = cnt[ps_digit(src[i], shift)]++;
+        dst[r] = src[i];
+        VAL_DO(vd[r] = vs[i];)
+    }
+    return 1;
+}
+
+/* Segment [a, a + m) of lk (and lv) sorted by insertion: stable, as a key
+ * moves only past greater ones. */
+PS_FN void ps_seg_insertion(PS_LOCAL PS_KEY *lk VAL_LOCAL_ARGS(lv, unused),
+                            ps_u32 m)
+{
+    ps_u32 i, j;
+    for (i = 1; i < m; i++) {
+        PS_KEY k = lk[i];
+        VAL_DO(PS_VAL v = lv[i];)
+        for (j = i; j > 0 && lk[j - 1] > k; j--) {
+            lk[j] = lk[j - 1];
+            VAL_DO(lv[j] = lv[j - 1];)
+        }
+        lk[j] = k;
+        VAL_DO(lv[j] = v;)
+    }
+}
+#endif
+
 /* The small segments that start in window g (win: ps_seg_classify's
  * window starts), sorted in place. */
 PS_KERNEL_WG(PS_WG) ps_seg_small(PS_GLOBAL PS_KEY *keys, ps_u64 koff
@@ -140,10 +194,18 @@ PS_KERNEL_WG(PS_WG) ps_seg_small(PS_GLOBAL PS_KEY *keys, ps_u64 koff
 #ifdef PS_VAL
     PS_LOCAL_ARRAY(PS_VAL, lv, SEG_LOCAL);
 #endif
+#if PS_WG == 1
+    PS_LOCAL_ARRAY(PS_KEY, lk2, TILE);
+#  ifdef PS_VAL
+    PS_LOCAL_ARRAY(PS_VAL, lv2, TILE);
+#  endif
+    PS_LOCAL_ARRAY(ps_u32, cnt, RADIX);
+#else
     /* head[i]: where key i's small segment starts (SEG_NONE: no small
      * segment); end[a]: where the one starting at a ends. */
     PS_LOCAL_ARRAY(ps_u32, head, SEG_LOCAL);
     PS_LOCAL_ARRAY(ps_u32, end, SEG_LOCAL);
+#endif
     ps_u32 t = PS_LID(), g = PS_GROUP(), base, len, i;
     ps_u64 s_lo, s_hi, s, cap;
     PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
@@ -161,6 +223,34 @@ PS_KERNEL_WG(PS_WG) ps_seg_small(PS_GLOBAL PS_KEY *keys, ps_u64 koff
     base = (ps_u32)offs[s_lo];
     cap = (ps_u64)g * TILE + TILE + PS_SEG_SMALL - 1;
     len = (ps_u32)((offs[s_hi] < cap ? offs[s_hi] : cap) - base);
+#if PS_WG == 1
+    for (i = 0; i < len; i++) {
+        lk[i] = ps_enc(keys[base + i], flip, fneg);
+        VAL_DO(lv[i] = vals[base + i];)
+    }
+    for (s = s_lo; s < s_hi; s++) {
+        ps_u32 a = (ps_u32)offs[s] - base, m = (ps_u32)(offs[s + 1] - offs[s]), p;
+        PS_LOCAL PS_KEY *cur = lk + a, *alt = lk2, *tmp;
+        VAL_DO(PS_LOCAL PS_VAL *vcur = lv + a; PS_LOCAL PS_VAL *valt = lv2;
+               PS_LOCAL PS_VAL *vtmp;)
+        if (ps_seg_class(m) != SEG_SMALL)
+            continue;
+        if (m <= SEG_INSERTION) {
+            ps_seg_insertion(cur VAL_PASS(vcur, vcur), m);
+        } else {
+            for (p = 0; p < PASSES; p++)
+                if (ps_seg_count_pass(cur, alt VAL_PASS(vcur, valt), cnt, m,
+                                      p * PS_DIGIT_BITS)) {
+                    tmp = cur; cur = alt; alt = tmp;
+                    VAL_DO(vtmp = vcur; vcur = valt; valt = vtmp;)
+                }
+        }
+        for (i = 0; i < m; i++) {
+            keys[base + a + i] = ps_dec(cur[i], flip, fneg);
+            VAL_DO(vals[base + a + i] = vcur[i];)
+        }
+    }
+#else
     for (i = t; i < len; i += PS_WG) {
         lk[i] = ps_enc(keys[base + i], flip, fneg);
         VAL_DO(lv[i] = vals[base + i];)
@@ -189,6 +279,7 @@ PS_KERNEL_WG(PS_WG) ps_seg_small(PS_GLOBAL PS_KEY *keys, ps_u64 koff
         keys[base + a + r] = ps_dec(k, flip, fneg);
         VAL_DO(vals[base + a + r] = lv[i];)
     }
+#endif
 }
 
 /* Medium segment g of the list ((start, length) pairs), sorted inside one

@@ -62,7 +62,9 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
                  + (2 * radix + 1) * 4;
     size_t os = 2 * tile * (kb + vb) + 16 * t->wg * 4 + t->wg * 4 + 3 * 256 * 4 + 4;
     size_t small = t->seg_small < tile ? t->seg_small : tile;
-    size_t seg = (tile + small) * (kb + vb + 8);        /* ps_seg_small */
+    size_t seg = t->wg == 1                              /* ps_seg_small */
+        ? (tile + small) * (kb + vb) + tile * (kb + vb) + radix * 4
+        : (tile + small) * (kb + vb + 8);
     size_t most = t->onesweep && os > rts ? os : rts;
     return seg > most ? seg : most;
 }
@@ -118,7 +120,7 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     t.items = env_uint(spec, "items", t.items);
     t.bits = env_uint(spec, "bits", t.bits);
     t.max_blocks = env_uint(spec, "blocks", t.max_blocks);
-    t.seg_small = env_uint(spec, "seg", (type & CL_DEVICE_TYPE_GPU) ? 256 : 32);
+    t.seg_small = env_uint(spec, "seg", 0);     /* 0: chosen below */
     t.seg_huge = env_uint(spec, "huge", 1u << 20);
     spec = getenv("PORTSORT_OPENCL_ALGO");
     t.onesweep = spec != NULL && strcmp(spec, "onesweep") == 0;
@@ -139,6 +141,14 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
         t.items = 1;
     if (t.max_blocks == 0)
         t.max_blocks = 1;
+    /* One item per work-group (CPU devices): every segment of a tile
+     * goes through the window kernel, whose one item sorts them in turn
+     * as the reference sort does (a work-group per segment would cost
+     * pocl more than the sort).  GPUs: see PS_GPU_SEG_SMALL in
+     * backends/gpu/ps_gpu_tune.h; 32 for the GPU-shaped tunings on CPUs,
+     * so that tests see every class. */
+    if (t.seg_small == 0)
+        t.seg_small = t.wg == 1 ? t.wg * t.items : (type & CL_DEVICE_TYPE_GPU) ? 256 : 32;
     if (t.seg_small < 2)
         t.seg_small = 2;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.items > 1)
