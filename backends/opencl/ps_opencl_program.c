@@ -78,9 +78,11 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
  * wavefront), 4-bit digits so the per-item counter matrix (16 x 128 x 4
  * bytes) plus two tiles fit in 32 KiB of local memory, 8 keys per item,
  * and enough blocks to fill every compute unit several times.
- * PORTSORT_OPENCL_TUNE="wg=..,items=..,bits=..,blocks=..,portion=.."
- * overrides (tests use it to run the GPU-shaped path on pocl, and Onesweep
- * over portions of a few tiles).
+ * PORTSORT_OPENCL_TUNE="wg=..,items=..,bits=..,blocks=..,portion=..,
+ * seg=..,huge=.." overrides (tests use it to run the GPU-shaped path on
+ * pocl, Onesweep over portions of a few tiles, and every class of the
+ * segmented sort: seg is the longest small segment, huge the length from
+ * which a segment takes the plain sort alone).
  *
  * PORTSORT_OPENCL_ALGO=onesweep builds and runs the Onesweep kernels
  * (ps_kernel_onesweep.cl) instead of reduce-then-scan for sorts of more
