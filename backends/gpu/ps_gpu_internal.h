@@ -159,6 +159,10 @@ typedef struct ps_gpu_job {
  * (PORTSORT_GPU_ALGO), so query and sort must see the same environment. */
 size_t ps_gpu_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
 int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job);
+/* One launch of kernel fn (a table entry) on grid work-groups of
+ * PS_GPU_WG; a failure is a status, with host->fail naming `what`. */
+int ps_gpu_launch(const ps_host *host, const void *fn, size_t grid, void **args,
+                  ps_rt_stream s, const char *what);
 /* ps_gpu_segments.c: one segmented sort of device arrays, enqueued on a
  * stream; offs holds nseg + 1 64-bit offsets in device memory.  Waits
  * for the stream once (the classification's counts). */

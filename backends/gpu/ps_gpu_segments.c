@@ -78,14 +78,6 @@ size_t ps_gpu_seg_scratch(size_t n, unsigned key_bytes, unsigned val_bytes)
     return make_layout(n, ps_gpu_kernels_for(key_bytes, val_bytes)).bytes;
 }
 
-static int launch(const ps_host *host, const void *fn, size_t grid, void **args,
-                  ps_rt_stream s, const char *what)
-{
-    dim3 g = { (unsigned)grid, 1, 1 }, b = { PS_GPU_WG, 1, 1 };
-    ps_rt_err e = RT(LaunchKernel)(fn, g, b, args, 0, s);
-    return e == RT(Success) ? PS_OK : ps_gpu_status(host, e, what);
-}
-
 /* Step 1: the counts and the large list in info (host memory). */
 static int classify(const ps_host *host, const ps_gpu_segjob *job,
                     const ps_gpu_kernels *k, const seg_layout *l, uint32_t *info)
@@ -103,8 +95,8 @@ static int classify(const ps_host *host, const ps_gpu_segjob *job,
 
     if (e != RT(Success))
         return ps_gpu_status(host, e, "memset of the segment counts");
-    st = launch(host, k->seg_classify, (nseg + tile - 1) / tile, args, job->stream,
-                "ps_seg_classify");
+    st = ps_gpu_launch(host, k->seg_classify, (nseg + tile - 1) / tile, args, job->stream,
+                       "ps_seg_classify");
     if (st != PS_OK)
         return st;
     e = RT(MemcpyAsync)(info, dinfo, ((size_t)l->lbase + 2 * l->lcap) * 4,
@@ -141,14 +133,14 @@ static int sort_short(const ps_host *host, const ps_gpu_segjob *job,
         void *ak[] = { &keys, &zero, &offs, &zero, &scratch, &woff, &flip, &fneg };
         void *ap[] = { &keys, &zero, &vals, &zero, &offs, &zero, &scratch, &woff,
                        &flip, &fneg };
-        st = launch(host, k->seg_small_sort, l->nwin, job->val_bytes ? ap : ak,
-                    job->stream, "ps_seg_small");
+        st = ps_gpu_launch(host, k->seg_small_sort, l->nwin, job->val_bytes ? ap : ak,
+                           job->stream, "ps_seg_small");
     }
     if (st == PS_OK && info[2] != 0) {
         void *ak[] = { &keys, &zero, &scratch, &moff, &flip, &fneg };
         void *ap[] = { &keys, &zero, &vals, &zero, &scratch, &moff, &flip, &fneg };
-        st = launch(host, k->seg_medium, info[2], job->val_bytes ? ap : ak,
-                    job->stream, "ps_seg_medium");
+        st = ps_gpu_launch(host, k->seg_medium, info[2], job->val_bytes ? ap : ak,
+                           job->stream, "ps_seg_medium");
     }
     return st;
 }
@@ -228,12 +220,12 @@ static int sort_large_batched(const ps_host *host, const ps_gpu_segjob *job,
         shift = q * PS_GPU_DIGIT_BITS;
         enc_in = q == 0;
         dec_out = q + 1 == passes;
-        st = launch(host, k->seg_up, ntiles, up, job->stream, "ps_seg_up");
+        st = ps_gpu_launch(host, k->seg_up, ntiles, up, job->stream, "ps_seg_up");
         if (st == PS_OK)
-            st = launch(host, k->scan, 1, sc, job->stream, "ps_scan");
+            st = ps_gpu_launch(host, k->scan, 1, sc, job->stream, "ps_scan");
         if (st == PS_OK)
-            st = launch(host, k->seg_down, ntiles, vb ? dp : dk, job->stream,
-                        "ps_seg_down");
+            st = ps_gpu_launch(host, k->seg_down, ntiles, vb ? dp : dk, job->stream,
+                               "ps_seg_down");
     }
     return st;
 }

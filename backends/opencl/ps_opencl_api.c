@@ -58,12 +58,15 @@ static int check_value_size(const char *fn, size_t value_size)
     return PS_OK;
 }
 
-static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
-                            size_t value_size, size_t *bytes)
+/* Both scratch-size queries: the plain sort's or (segments) the
+ * segmented sort's bytes for n elements on the queue's device. */
+static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
+                         ps_type type, size_t value_size, size_t *bytes,
+                         int segments)
 {
-    static const char fn[] = "ps_opencl_scratch_size";
     cl_device_id dev = NULL;
     ps_cl_tune tune;
+    unsigned kb = ps_type_bytes(type), vb = (unsigned)value_size;
     int st = check(fn, queue, queue, n, type, 0);
     if (st == PS_OK && bytes == NULL) {
         api_host->fail("%s: bytes is NULL", fn);
@@ -78,9 +81,17 @@ static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
         api_host->fail("%s: not a usable command queue", fn);
         return PS_ERR_INVALID_ARG;
     }
-    tune = ps_cl_tune_for(dev, 8 * ps_type_bytes(type), (unsigned)value_size);
-    *bytes = ps_cl_scratch_bytes(&tune, n, ps_type_bytes(type), (unsigned)value_size);
+    tune = ps_cl_tune_for(dev, 8 * kb, vb);
+    *bytes = segments ? ps_cl_seg_scratch_bytes(&tune, n, kb, vb)
+                      : ps_cl_scratch_bytes(&tune, n, kb, vb);
     return PS_OK;
+}
+
+static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
+                            size_t value_size, size_t *bytes)
+{
+    return scratch_query("ps_opencl_scratch_size", queue, n, type, value_size,
+                         bytes, 0);
 }
 
 /* Keys only when values is NULL (value_size is then not looked at). */
@@ -143,27 +154,8 @@ static int api_segments_scratch_size(cl_command_queue queue, size_t n,
                                      ps_type type, size_t value_size,
                                      size_t *bytes)
 {
-    static const char fn[] = "ps_opencl_segments_scratch_size";
-    cl_device_id dev = NULL;
-    ps_cl_tune tune;
-    int st = check(fn, queue, queue, n, type, 0);
-    if (st == PS_OK && bytes == NULL) {
-        api_host->fail("%s: bytes is NULL", fn);
-        st = PS_ERR_INVALID_ARG;
-    }
-    if (st == PS_OK)
-        st = check_value_size(fn, value_size);
-    if (st != PS_OK)
-        return st;
-    if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL)
-        != CL_SUCCESS) {
-        api_host->fail("%s: not a usable command queue", fn);
-        return PS_ERR_INVALID_ARG;
-    }
-    tune = ps_cl_tune_for(dev, 8 * ps_type_bytes(type), (unsigned)value_size);
-    *bytes = ps_cl_seg_scratch_bytes(&tune, n, ps_type_bytes(type),
-                                     (unsigned)value_size);
-    return PS_OK;
+    return scratch_query("ps_opencl_segments_scratch_size", queue, n, type,
+                         value_size, bytes, 1);
 }
 
 static int api_sort_segments(cl_command_queue queue, cl_mem keys,

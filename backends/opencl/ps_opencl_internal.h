@@ -75,6 +75,10 @@ typedef struct ps_cl_job {
 size_t ps_cl_scratch_bytes(const ps_cl_tune *tune, size_t n, unsigned key_bytes,
                            unsigned val_bytes);
 int ps_cl_sort(const ps_host *host, const ps_cl_job *job);
+/* The queue's context, device and whether it runs out of order; a queue
+ * that does not answer is PS_ERR_INVALID_ARG, with host->fail. */
+int ps_cl_queue_info(const ps_host *host, cl_command_queue q, cl_context *ctx,
+                     cl_device_id *dev, int *ooo);
 
 /* ps_opencl_segments.c: a segmented sort on a queue.  offs holds
  * nseg + 1 64-bit offsets from its start, relative to koff and voff. */

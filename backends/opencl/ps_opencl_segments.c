@@ -271,7 +271,6 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
 {
     cl_context ctx = NULL;
     cl_device_id dev = NULL;
-    cl_command_queue_properties props = 0;
     cl_mem scratch = job->scratch;
     unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
     size_t kbytes = 0, vbytes = 0, obytes = 0, i, nbatch = 0;
@@ -286,17 +285,9 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
                    "count both in 32 bits", job->n, job->nseg);
         return PS_ERR_TOO_LARGE;
     }
-    err = clGetCommandQueueInfo(job->q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(job->q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(job->q, CL_QUEUE_PROPERTIES, sizeof props,
-                                    &props, NULL);
-    if (err != CL_SUCCESS) {
-        host->fail("opencl: not a usable command queue (%s)", ps_cl_errname(err));
-        return PS_ERR_INVALID_ARG;
-    }
-    ooo = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+    st = ps_cl_queue_info(host, job->q, &ctx, &dev, &ooo);
+    if (st != PS_OK)
+        return st;
     /* Ranges past the end of a buffer would be read and written out of
      * bounds: refused before anything is enqueued. */
     err = clGetMemObjectInfo(job->keys, CL_MEM_SIZE, sizeof kbytes, &kbytes, NULL);
