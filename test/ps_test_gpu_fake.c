@@ -242,7 +242,7 @@ int main(void)
         size_t vs = (size_t[]){ 0, 4, 8 }[t % 3];
         if (max_n >= 2049)
             segments((ps_type)t, t % 2 ? PS_DESCENDING : 0, vs,
-                     t % 4 == 0 ? 30000 : 3000, (t / 2) % 2);
+                     t == PS_U32 ? 30000 : 3000, (t / 2) % 2);
     }
     segments_refused();
     forked_child();
