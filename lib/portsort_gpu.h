@@ -15,7 +15,8 @@
  *    (cudaStreamSynchronize, an event, or later work on the same stream).
  *    The arrays and the scratch must stay allocated until then.  Nothing is
  *    copied to or from the host, and the host never waits for the device,
- *    except when scratch is not given (see below) on HIP.
+ *    except when scratch is not given (see below) on HIP, and once in
+ *    sort_segments (see there).
  *  - Device.  Every pointer must be device memory of the device that is
  *    current in the calling thread, and the stream must belong to it.
  *  - Scratch.  CUB-style: call scratch_size() for the operation and n, then
@@ -55,15 +56,17 @@
 extern "C" {
 #endif
 
-/* Bumped when the table below changes incompatibly; the wrappers refuse a
- * table with another value. */
-#define PS_GPU_API_ABI 1u
+/* Bumped whenever the table below changes, appended functions included
+ * (a program built with this header must not call past the end of an
+ * older module's table); the wrappers refuse a table with another value. */
+#define PS_GPU_API_ABI 2u   /* 2: sort_segments appended */
 
 /* What scratch_size() is asked about. */
 typedef enum ps_gpu_op {
     PS_GPU_SORT_KEYS = 0,
     PS_GPU_SORT_PAIRS = 1,  /* value_size 4 or 8 */
-    PS_GPU_ARGSORT = 2
+    PS_GPU_ARGSORT = 2,
+    PS_GPU_SORT_SEGMENTS = 3 /* value_size 0 (keys only), 4 or 8 */
 } ps_gpu_op;
 
 typedef struct ps_gpu_api {
@@ -87,6 +90,26 @@ typedef struct ps_gpu_api {
     int (*argsort)(const void *d_keys, size_t *d_perm, size_t n, ps_type type,
                    unsigned flags, void *d_scratch, size_t scratch_bytes,
                    void *stream);
+    /* Sort each segment [d_offsets[i], d_offsets[i + 1]) of the n keys at
+     * d_keys on its own, in place, moving the values (value_size 4 or 8;
+     * d_values NULL and value_size 0 for keys only) along: ps_sort_segments
+     * on device arrays.  d_offsets is device memory holding num_segments + 1
+     * offsets (size_t, 64-bit) that run from 0 to n without decreasing;
+     * segments may be empty.  num_segments is at most 2^32 - 1.
+     * Scratch: scratch_size(PS_GPU_SORT_SEGMENTS, n, type, value_size);
+     * it does not depend on the offsets.
+     * Unlike the other functions, this one waits once for the stream: the
+     * offsets are classified by size on the device and the counts read
+     * back, to size the launches that follow (CUB's DeviceSegmentedSort
+     * does the same).  So it returns after every earlier piece of work on
+     * the stream has finished, with the sort itself enqueued, not
+     * finished.  Offsets found invalid there (decreasing, past n, not
+     * from 0 to n) give PS_ERR_INVALID_ARG with the keys and values
+     * untouched: nothing that moves them has been enqueued yet. */
+    int (*sort_segments)(void *d_keys, void *d_values, size_t value_size,
+                         size_t n, const size_t *d_offsets, size_t num_segments,
+                         ps_type type, unsigned flags, void *d_scratch,
+                         size_t scratch_bytes, void *stream);
 } ps_gpu_api;
 
 /* The table of backend `name`, checked for the ABI; NULL with
@@ -103,7 +126,8 @@ static inline const ps_gpu_api *ps_gpu_api_get(const char *name)
  * PS_GPU_WRAPPERS(rt) defines, for backend "rt", the functions
  * portsort_cuda.h and portsort_hip.h document: ps_<rt>_api_get(),
  * ps_<rt>_available(), ps_<rt>_scratch_size(), ps_<rt>_sort_keys(),
- * ps_<rt>_sort_pairs() and ps_<rt>_argsort(), each calling the table's
+ * ps_<rt>_sort_pairs(), ps_<rt>_argsort() and ps_<rt>_sort_segments(),
+ * each calling the table's
  * function of the same name, or returning PS_ERR_BACKEND_UNAVAILABLE when
  * the backend cannot run here.  One macro, so the two headers cannot drift.
  */
@@ -152,6 +176,20 @@ static inline int ps_##rt##_argsort(const void *d_keys, size_t *d_perm,      \
     const ps_gpu_api *a = ps_##rt##_api_get();                               \
     return a != NULL ? a->argsort(d_keys, d_perm, n, type, flags, d_scratch, \
                                   scratch_bytes, stream)                     \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_sort_segments(void *d_keys, void *d_values,      \
+                                          size_t value_size, size_t n,       \
+                                          const size_t *d_offsets,           \
+                                          size_t num_segments, ps_type type, \
+                                          unsigned flags, void *d_scratch,   \
+                                          size_t scratch_bytes, void *stream)\
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->sort_segments(d_keys, d_values, value_size, n,     \
+                                        d_offsets, num_segments, type,       \
+                                        flags, d_scratch, scratch_bytes,     \
+                                        stream)                              \
                      : PS_ERR_BACKEND_UNAVAILABLE;                           \
 }
 

@@ -22,6 +22,9 @@
  *                           d_scratch, bytes, stream);
  *   int ps_hip_argsort(d_keys, d_perm, n, type, flags, d_scratch, bytes,
  *                        stream);
+ *   int ps_hip_sort_segments(d_keys, d_values, value_size, n, d_offsets,
+ *                            num_segments, type, flags, d_scratch, bytes,
+ *                            stream);   each segment on its own; waits once
  *
  * They return when the sort is enqueued on the stream.  The stream is a
  * void *, so this header needs no HIP header: a hipStream_t converts to it

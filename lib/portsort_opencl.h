@@ -59,9 +59,10 @@
 extern "C" {
 #endif
 
-/* Bumped when ps_opencl_api changes incompatibly; a module carrying
- * another value is refused. */
-#define PS_OPENCL_API_ABI 2u
+/* Bumped whenever ps_opencl_api changes, appended functions included (a
+ * program built with this header must not call past the end of an older
+ * module's table); a module carrying another value is refused. */
+#define PS_OPENCL_API_ABI 3u    /* 3: segments_scratch_size, sort_segments */
 
 /* The OpenCL module's table, returned by ps_device_api("opencl"). */
 typedef struct ps_opencl_api {
@@ -75,6 +76,13 @@ typedef struct ps_opencl_api {
                       cl_mem values, size_t value_offset, size_t value_size,
                       size_t n, ps_type type, unsigned flags, cl_mem scratch,
                       size_t scratch_bytes);
+    int (*segments_scratch_size)(cl_command_queue queue, size_t n, ps_type type,
+                                 size_t value_size, size_t *bytes);
+    int (*sort_segments)(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                         cl_mem values, size_t value_offset, size_t value_size,
+                         size_t n, cl_mem offsets, size_t num_segments,
+                         ps_type type, unsigned flags, cl_mem scratch,
+                         size_t scratch_bytes);
 } ps_opencl_api;
 
 /* The table, checked for the ABI; NULL with ps_error_detail() saying why
@@ -121,6 +129,51 @@ static inline int ps_opencl_sort_pairs(cl_command_queue queue, cl_mem keys,
     return a != NULL ? a->sort_pairs(queue, keys, key_offset, values,
                                      value_offset, value_size, n, type, flags,
                                      scratch, scratch_bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+/* Bytes of scratch for ps_opencl_sort_segments() of n elements of `type`
+ * with values of value_size bytes (0: keys only) on queue's device, in
+ * *bytes; it does not depend on the offsets.  0 when n < 2. */
+static inline int ps_opencl_segments_scratch_size(cl_command_queue queue,
+                                                  size_t n, ps_type type,
+                                                  size_t value_size,
+                                                  size_t *bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->segments_scratch_size(queue, n, type, value_size, bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+/*
+ * Sort each segment of the n keys of keys[key_offset ..] on its own, in
+ * place on queue, moving the values (value_size 4 or 8; values NULL and
+ * value_size 0 for keys only) along: ps_sort_segments() on buffers.
+ * offsets is a buffer of num_segments + 1 cl_ulong words from its start,
+ * running from 0 to n without decreasing, relative to key_offset (and
+ * value_offset); segment i is [offsets[i], offsets[i + 1]), possibly empty.
+ * num_segments is at most 2^32 - 1.  Scratch as for the other sorts, sized
+ * by ps_opencl_segments_scratch_size().
+ *
+ * The call always waits once, for a small read: the offsets are classified
+ * by size on the device and the counts read back to size the launches
+ * that follow.  It returns with the rest enqueued and flushed.  Offsets
+ * found invalid there give PS_ERR_INVALID_ARG with the buffers untouched
+ * (nothing that moves keys had been enqueued).
+ */
+static inline int ps_opencl_sort_segments(cl_command_queue queue, cl_mem keys,
+                                          size_t key_offset, cl_mem values,
+                                          size_t value_offset, size_t value_size,
+                                          size_t n, cl_mem offsets,
+                                          size_t num_segments, ps_type type,
+                                          unsigned flags, cl_mem scratch,
+                                          size_t scratch_bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->sort_segments(queue, keys, key_offset, values,
+                                        value_offset, value_size, n, offsets,
+                                        num_segments, type, flags, scratch,
+                                        scratch_bytes)
                      : PS_ERR_BACKEND_UNAVAILABLE;
 }
 

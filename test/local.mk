@@ -76,7 +76,7 @@ test_fuzz_ps_fuzz_shapes_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 test_fuzz_ps_fuzz_shapes_LDFLAGS = -fsanitize=fuzzer
 test_fuzz_ps_fuzz_shapes_LDADD = lib/libportsort.la -lm
 endif
-EXTRA_DIST += test/lsan.supp
+EXTRA_DIST += test/lsan.supp test/seg-classes.awk
 
 # The portsort command line (tools/portsort): sort against GNU sort and an
 # independent Perl oracle, every bad input, and a short bench whose CSV is

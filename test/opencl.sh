@@ -19,5 +19,18 @@ export PS_TEST_MAX_N
 # one key per item, as the HIP module's tiles of 16-byte pairs have (items
 # 8, 4 and 2 run on the CUDA stand-in, gpu-fake.sh).
 echo "--- GPU-shaped tuning"
-PORTSORT_OPENCL_TUNE="wg=64,items=1,bits=4,blocks=5" PS_TEST_MAX_N=16385 \
-    "$(dirname "$0")/run-backend.sh" opencl
+tune="wg=64,items=1,bits=4,blocks=5"
+PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 \
+    PS_TEST_PROGRAMS="ps_test_diff ps_test_errors ps_test_threads ps_test_fork" \
+    "$(dirname "$0")/run-backend.sh" opencl || exit $?
+# The segmented sort with this tuning's tiles of 64 keys: every size class
+# of the device's own path (small up to 32 keys, medium up to 64, large
+# beyond: together in tiles below 300 keys, the plain sort from there)
+# must have run, as the backend's log says.
+echo "--- segmented sort, GPU-shaped tuning"
+PORTSORT_OPENCL_TUNE="$tune,huge=300" PS_TEST_MAX_N=16385 PORTSORT_BACKEND=opencl \
+    PORTSORT_VERBOSE=1 "${top_builddir:-.}/test/ps_test_segments" > "$dir/seg.log" 2>&1
+rc=$?
+grep -v '^portsort:' "$dir/seg.log"
+[ "$rc" -eq 0 ] || exit 1
+awk -v huge=1 -f "$(dirname "$0")/seg-classes.awk" "$dir/seg.log"

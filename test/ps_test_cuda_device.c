@@ -4,8 +4,9 @@
  * 8-byte values, argsort) x size x dataset, sorted in device memory on a
  * stream of our own, with scratch from scratch_size() and with scratch
  * left to the library, compared bit for bit with the tests' oracle (a
- * stable merge sort sharing no code with the library).  Then the argument
- * errors, which must leave the device arrays untouched.
+ * stable merge sort sharing no code with the library); segmented sorts
+ * (ps_cuda_sort_segments) with offsets in device memory.  Then the
+ * argument errors, which must leave the device arrays untouched.
  *
  * PS_TEST_CUDA_DEVICE=d runs everything on device d (cudaSetDevice first):
  * on a machine with two GPUs, a library that launched on another device
@@ -123,6 +124,87 @@ static void one(cudaStream_t s, ps_type type, unsigned flags, int op, size_t n,
     free(keys); free(out); free(vals); free(vout); free(perm);
 }
 
+/* ps_cuda_sort_segments: offsets in device memory cutting n keys into
+ * every size class (t_mixed_offsets), keys or pairs, scratch given or
+ * not; each segment checked against the oracle. */
+static void segments(cudaStream_t s, ps_type type, unsigned flags, size_t vs, size_t n,
+                     int own_scratch)
+{
+    size_t kb = ps_type_size(type), ns, i, bytes = 0, *offs;
+    unsigned char *keys = malloc(n * kb + 1), *out = malloc(n * kb + 1);
+    unsigned char *vals = malloc(n * 8 + 1), *vout = malloc(n * 8 + 1);
+    uint64_t rng = n + type * 17 + vs;
+    void *dk = NULL, *dv = NULL, *doff = NULL, *scratch = NULL;
+    char what[96];
+    int st;
+
+    if (!keys || !out || !vals || !vout)
+        t_fail("out of host memory");
+    if (n > (1u << 21)) {
+        /* 7 keys, one segment past the batched limit (2^20), the rest */
+        ns = 3;
+        offs = malloc(4 * sizeof *offs);
+        offs[0] = 0, offs[1] = 7, offs[2] = 7 + (1u << 20) + 3, offs[3] = n;
+    } else {
+        ns = t_mixed_offsets(n, &rng, &offs);
+    }
+    for (i = 0; i < n * kb; i++)
+        keys[i] = (unsigned char)(t_rand(&rng) & (i % 3 ? 0xff : 0x81));
+    for (i = 0; i < n * vs; i++)
+        vals[i] = (unsigned char)t_rand(&rng);
+    CK(cudaMalloc(&dk, n * kb + 1));
+    CK(cudaMalloc(&dv, n * 8 + 1));
+    CK(cudaMalloc(&doff, (ns + 1) * sizeof *offs));
+    CK(cudaMemcpy(dk, keys, n * kb, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dv, vals, n * vs, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(doff, offs, (ns + 1) * sizeof *offs, cudaMemcpyHostToDevice));
+    if (own_scratch) {
+        if (ps_cuda_scratch_size(PS_GPU_SORT_SEGMENTS, n, type, vs, &bytes) != PS_OK)
+            t_fail("scratch_size(PS_GPU_SORT_SEGMENTS): %s", ps_error_detail());
+        CK(cudaMalloc(&scratch, bytes ? bytes : 1));
+    }
+    st = ps_cuda_sort_segments(dk, vs ? dv : NULL, vs, n, doff, ns, type, flags,
+                               scratch, bytes, s);
+    snprintf(what, sizeof what, "sort_segments %s %s vs=%zu n=%zu", t_type_name(type),
+             flags ? "desc" : "asc", vs, n);
+    if (st != PS_OK)
+        t_fail("%s: %s", what, ps_error_detail());
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(out, dk, n * kb, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(vout, dv, n * vs, cudaMemcpyDeviceToHost));
+    t_check_segments(what, keys, out, vals, vout, vs, offs, ns, type, flags);
+    cudaFree(dk); cudaFree(dv); cudaFree(doff); cudaFree(scratch);
+    free(keys); free(out); free(vals); free(vout); free(offs);
+}
+
+/* Offsets found invalid on the device are refused before any key moves. */
+static void segments_refused(cudaStream_t s)
+{
+    uint32_t h[300], back[300];
+    size_t bad[] = { 0, 200, 100 }, late[] = { 0, 100, 301 }, i;
+    void *dk, *db, *dl;
+    for (i = 0; i < 300; i++)
+        h[i] = (uint32_t)(300 - i);
+    CK(cudaMalloc(&dk, sizeof h));
+    CK(cudaMalloc(&db, sizeof bad));
+    CK(cudaMalloc(&dl, sizeof late));
+    CK(cudaMemcpy(dk, h, sizeof h, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(db, bad, sizeof bad, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dl, late, sizeof late, cudaMemcpyHostToDevice));
+    if (ps_cuda_sort_segments(dk, NULL, 0, 300, db, 2, PS_U32, 0, NULL, 0, s)
+            != PS_ERR_INVALID_ARG
+        || ps_cuda_sort_segments(dk, NULL, 0, 300, dl, 2, PS_U32, 0, NULL, 0, s)
+            != PS_ERR_INVALID_ARG
+        || ps_cuda_sort_segments(dk, NULL, 0, 300, NULL, 2, PS_U32, 0, NULL, 0, s)
+            != PS_ERR_INVALID_ARG)
+        t_fail("sort_segments: invalid offsets accepted");
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(back, dk, sizeof back, cudaMemcpyDeviceToHost));
+    if (memcmp(back, h, sizeof h) != 0)
+        t_fail("sort_segments: a refused call changed the keys");
+    cudaFree(dk); cudaFree(db); cudaFree(dl);
+}
+
 /* Argument errors are found before anything is enqueued. */
 static void errors(cudaStream_t s)
 {
@@ -192,6 +274,15 @@ int main(void)
                         cases++;
                     }
     }
+    /* Segmented sorts: every type, rotating direction, values and scratch;
+     * 2^21 + 5 keys once, with a segment past the batched limit (2^20). */
+    for (t = PS_U8; t <= T_TYPE_LAST; t++)
+        if (max_n >= 300000)
+            segments(s, (ps_type)t, t % 2 ? PS_DESCENDING : 0,
+                     (size_t[]){ 0, 4, 8 }[t % 3], 300000, t % 4 < 2);
+    if (max_n >= (1u << 21) + 5)
+        segments(s, PS_F32, 0, 4, (1u << 21) + 5, 1);
+    segments_refused(s);
     CK(cudaStreamDestroy(s));
     CK(cudaGetDevice(&cur));
     if (want >= 0 && cur != want)

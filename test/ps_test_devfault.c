@@ -2,7 +2,8 @@
  * ps_test_devfault - device allocation failures through the public API.
  * Run with PORTSORT_TEST_FAIL_DEVICE_ALLOC=k (see test/opencl-devfault.sh):
  * the backend's k-th device allocation in this process fails.  Each call
- * below must then either succeed with a correct result or return
+ * below (sorts of keys, pairs, argsort, a segmented sort) must then
+ * either succeed with a correct result or return
  * PS_ERR_DEVICE_MEMORY with the caller's arrays byte for byte unchanged.
  * Prints "injected" when some call saw the failure, so the script can tell
  * that k reached an allocation.
@@ -20,11 +21,12 @@ int main(void)
     static uint32_t k[N], k0[N], v[N], v0[N];
     static size_t perm[N], perm0[N];
     uint64_t s = 11;
-    size_t i;
+    size_t i, nseg, *offs;
     int op, injected = 0;
 
     t_init_or_skip("ps_test_devfault");
-    for (op = 0; op < 4; op++) {
+    nseg = t_mixed_offsets(N, &s, &offs);
+    for (op = 0; op < 5; op++) {
         int st;
         for (i = 0; i < N; i++) {
             k[i] = k0[i] = (uint32_t)t_rand(&s) % 5000;
@@ -35,9 +37,12 @@ int main(void)
         case 0: st = ps_sort_keys(k, N, PS_U32, 0); break;
         case 1: st = ps_sort_pairs(k, v, 4, N, PS_U32, PS_DESCENDING); break;
         case 2: st = ps_argsort(k, perm, N, PS_U32, 0); break;
-        default: st = ps_sort_pairs(k, v, 4, N / 3, PS_U32, 0); break;
+        case 3: st = ps_sort_pairs(k, v, 4, N / 3, PS_U32, 0); break;
+        default: st = ps_sort_segments(k, v, 4, N, offs, nseg, PS_U32, 0); break;
         }
-        if (st == PS_OK) {
+        if (st == PS_OK && op == 4) {
+            t_check_segments("segments", k0, k, v0, v, 4, offs, nseg, PS_U32, 0);
+        } else if (st == PS_OK) {
             size_t m = op == 3 ? N / 3 : N;
             for (i = 1; i < m && op != 2; i++)
                 if (op == 1 ? k[i - 1] < k[i] : k[i - 1] > k[i])
@@ -53,6 +58,7 @@ int main(void)
         printf("op %d: injected: %s\n", op, ps_error_detail());
         injected = 1;
     }
+    free(offs);
     printf("ps_test_devfault: %s\n", injected ? "injected failure handled" : "no failure hit");
     return 0;
 }

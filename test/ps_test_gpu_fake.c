@@ -5,7 +5,8 @@
  * pointers there) and the host-array path, every key type, both
  * directions, keys / pairs of 4 and 8 bytes / argsort, sizes that take the
  * one-work-group path and the multi-block path (the stand-in caps a pass at
- * 3 blocks, so blocks own several tiles), compared with the oracle.
+ * 3 blocks, so blocks own several tiles), compared with the oracle; then
+ * the device API's segmented sort (every size class) and its refusals.
  *
  * This checks what the kernels on pocl cannot: the launch sequence, the
  * argument packing for cudaLaunchKernel, the CUDA tile sizes, the scratch
@@ -103,6 +104,81 @@ static void one(ps_type t, unsigned flags, int op, size_t n, int dataset)
     free(keys); free(out); free(vals); free(vout); free(perm); free(hperm);
 }
 
+/* ps_cuda_sort_segments (device pointers are host pointers here): a mix of
+ * segment lengths that reaches every size class, keys or pairs, with
+ * scratch from scratch_size() or from the library. */
+static void segments(ps_type t, unsigned flags, size_t vs, size_t n, int own)
+{
+    size_t kb = ps_type_size(t), ns, i, bytes = 0, *offs;
+    unsigned char *keys = malloc(n * kb + 1), *out = malloc(n * kb + 1);
+    unsigned char *vals = malloc(n * 8 + 1), *vout = malloc(n * 8 + 1);
+    uint64_t rng = n * 7 + (uint64_t)t * 3 + vs + flags;
+    void *scratch = NULL;
+    char what[96];
+    int st;
+
+    ns = t_mixed_offsets(n, &rng, &offs);
+    for (i = 0; i < n * kb; i++)
+        keys[i] = (unsigned char)(t_rand(&rng) & (i % 3 ? 0xff : 0x81));
+    for (i = 0; i < n * vs; i++)
+        vals[i] = (unsigned char)t_rand(&rng);
+    memcpy(out, keys, n * kb);
+    memcpy(vout, vals, n * vs);
+    if (own) {
+        if (ps_cuda_scratch_size(PS_GPU_SORT_SEGMENTS, n, t, vs, &bytes) != PS_OK)
+            t_fail("scratch_size(PS_GPU_SORT_SEGMENTS): %s", ps_error_detail());
+        scratch = malloc(bytes + 1);
+    }
+    st = ps_cuda_sort_segments(out, vs ? vout : NULL, vs, n, offs, ns, t, flags,
+                               scratch, bytes, NULL);
+    snprintf(what, sizeof what, "device sort_segments %s %s vs=%zu n=%zu",
+             t_type_name(t), flags ? "desc" : "asc", vs, n);
+    if (st != PS_OK)
+        t_fail("%s: %s", what, ps_error_detail());
+    t_check_segments(what, keys, out, vals, vout, vs, offs, ns, t, flags);
+    free(scratch); free(offs);
+    free(keys); free(out); free(vals); free(vout);
+}
+
+/* The device API's refusals come before anything moves. */
+static void segments_refused(void)
+{
+    uint32_t k[300], k0[300];
+    size_t good[] = { 0, 100, 300 }, bad[] = { 0, 200, 100 }, late[] = { 0, 100, 301 };
+    size_t bytes = 0, i;
+    char small[16];
+    for (i = 0; i < 300; i++)
+        k0[i] = k[i] = (uint32_t)(300 - i);
+#define REFUSED(call, want, why) do { int st_ = (call); if (st_ != (want)) \
+    t_fail("device sort_segments: %s: got %d (%s)", why, st_, ps_error_detail()); } while (0)
+    REFUSED(ps_cuda_sort_segments(k, NULL, 0, 300, bad, 2, PS_U32, 0, NULL, 0, NULL),
+            PS_ERR_INVALID_ARG, "decreasing offsets");
+    REFUSED(ps_cuda_sort_segments(k, NULL, 0, 300, late, 2, PS_U32, 0, NULL, 0, NULL),
+            PS_ERR_INVALID_ARG, "last offset past n");
+    REFUSED(ps_cuda_sort_segments(k, NULL, 0, 300, NULL, 2, PS_U32, 0, NULL, 0, NULL),
+            PS_ERR_INVALID_ARG, "NULL offsets");
+    REFUSED(ps_cuda_sort_segments(k, NULL, 0, 300, good, 0, PS_U32, 0, NULL, 0, NULL),
+            PS_ERR_INVALID_ARG, "no segments");
+    REFUSED(ps_cuda_sort_segments(k, k, 12, 300, good, 2, PS_U32, 0, NULL, 0, NULL),
+            PS_ERR_INVALID_ARG, "value_size 12");
+    REFUSED(ps_cuda_sort_segments(k, NULL, 4, 300, good, 2, PS_U32, 0, NULL, 0, NULL),
+            PS_ERR_INVALID_ARG, "value_size 4 without values");
+    REFUSED(ps_cuda_sort_segments(k, NULL, 0, 300, good, 2, PS_U32, 2, NULL, 0, NULL),
+            PS_ERR_INVALID_ARG, "unknown flags");
+    REFUSED(ps_cuda_sort_segments(k, NULL, 0, 300, good, 2, PS_U32, 0, small, 16, NULL),
+            PS_ERR_INVALID_ARG, "scratch too small");
+    if (sizeof(size_t) > 4)
+        REFUSED(ps_cuda_sort_segments(k, NULL, 0, 300, good, (size_t)UINT32_MAX + 1,
+                                      PS_U32, 0, NULL, 0, NULL),
+                PS_ERR_TOO_LARGE, "2^32 segments");
+    if (ps_cuda_scratch_size(PS_GPU_SORT_SEGMENTS, 300, PS_U32, 12, &bytes)
+        != PS_ERR_INVALID_ARG)
+        t_fail("scratch_size(PS_GPU_SORT_SEGMENTS) took value_size 12");
+#undef REFUSED
+    if (memcmp(k, k0, sizeof k) != 0)
+        t_fail("device sort_segments: a refused call changed the keys");
+}
+
 /* Neither GPU runtime survives fork(): a child must get a status, not a
  * hang (ps_test_fork checks the same on every backend, with sizes too big
  * for the stand-in). */
@@ -181,7 +257,18 @@ int main(int argc, char **argv)
                         cases++;
                     }
     }
+    /* Segmented sorts on device arrays: each type once, rotating through
+     * directions, value sizes and scratch; a long enough array for every
+     * class (large segments are 20000 keys at most). */
+    for (t = PS_U8; t <= T_TYPE_LAST; t++) {
+        size_t vs = (size_t[]){ 0, 4, 8 }[t % 3];
+        if (max_n >= 2049)
+            segments((ps_type)t, t % 2 ? PS_DESCENDING : 0, vs,
+                     t == PS_U32 ? 30000 : 3000, (t / 2) % 2);
+    }
+    segments_refused();
     forked_child();
-    printf("ps_test_gpu_fake: %d cases and the forked child passed\n", cases);
+    printf("ps_test_gpu_fake: %d cases, segmented sorts and the forked child "
+           "passed\n", cases);
     return 0;
 }

@@ -5,8 +5,9 @@
  *                          pairs with 4- and 8-byte values, offsets into
  *                          larger buffers, descending, caller scratch and
  *                          scratch allocated by the call, a scratch that is
- *                          too small, bad arguments; checked against the
- *                          oracle of ps_test_util.c
+ *                          too small, bad arguments; segmented sorts (every
+ *                          size class) and their refusals; checked against
+ *                          the oracle of ps_test_util.c
  *   ps_test_opencl quick   one host-array sort through PORTSORT_BACKEND; prints
  *                          "device: <detail>" and exits 0, or prints the
  *                          refusal and exits 3 (used by the cache and
@@ -125,6 +126,109 @@ static void one(ps_type type, unsigned flags, size_t n, size_t off, size_t vs,
     checks++;
 }
 
+/* ps_opencl_sort_segments: n keys at element `off` of a buffer, cut by
+ * t_mixed_offsets (every size class), values (vs 0, 4 or 8) at voff. */
+static void segs(ps_type type, unsigned flags, size_t n, size_t off, size_t vs,
+                 int caller_scratch, uint64_t seed)
+{
+    size_t kb = ps_type_size(type), ns, i, sbytes = 0, *offs;
+    unsigned char *k = malloc((off + n + 1) * kb), *kout = malloc((off + n + 1) * kb);
+    unsigned char *v = malloc((off + n + 1) * 8), *vout = malloc((off + n + 1) * 8);
+    cl_ulong *o64;
+    cl_mem dk, dv = NULL, doff, scratch = NULL;
+    char what[96];
+    int st;
+
+    ns = t_mixed_offsets(n, &seed, &offs);
+    o64 = malloc((ns + 1) * sizeof *o64);
+    for (i = 0; i <= ns; i++)
+        o64[i] = offs[i];
+    for (i = 0; i < (off + n + 1) * kb; i++)
+        k[i] = (unsigned char)t_rand(&seed);
+    if (seed & 1)   /* few distinct keys: stability shows */
+        for (i = 0; i < (off + n + 1) * kb; i++)
+            k[i] &= 0x81;
+    for (i = 0; i < (off + n + 1) * vs; i++)
+        v[i] = (unsigned char)t_rand(&seed);
+    dk = buffer((off + n + 1) * kb, k);
+    if (vs)
+        dv = buffer((off + n + 1) * vs, v);
+    doff = buffer((ns + 1) * sizeof *o64, o64);
+    if (caller_scratch) {
+        if (ps_opencl_segments_scratch_size(q, n, type, vs, &sbytes) != PS_OK)
+            t_fail("segments_scratch_size: %s", ps_error_detail());
+        if (sbytes > 0)
+            scratch = buffer(sbytes, NULL);
+    }
+    st = ps_opencl_sort_segments(q, dk, off, dv, off, vs, n, doff, ns, type, flags,
+                                 scratch, sbytes);
+    snprintf(what, sizeof what, "sort_segments %s %s n=%zu vs=%zu", t_type_name(type),
+             flags ? "desc" : "asc", n, vs);
+    if (st != PS_OK)
+        t_fail("%s: %s: %s", what, ps_strerror(st), ps_error_detail());
+    clFinish(q);
+    readback(dk, (off + n + 1) * kb, kout);
+    if (vs)
+        readback(dv, (off + n + 1) * vs, vout);
+    if (memcmp(kout, k, off * kb) != 0 || memcmp(kout + (off + n) * kb, k + (off + n) * kb, kb))
+        t_fail("%s: keys outside the range changed", what);
+    t_check_segments(what, k + off * kb, kout + off * kb, v + off * vs, vout + off * vs,
+                     vs, offs, ns, type, flags);
+    clReleaseMemObject(dk);
+    if (dv) clReleaseMemObject(dv);
+    clReleaseMemObject(doff);
+    if (scratch) clReleaseMemObject(scratch);
+    free(k); free(kout); free(v); free(vout); free(offs); free(o64);
+    checks++;
+}
+
+/* Refusals of ps_opencl_sort_segments, before anything moves: the keys
+ * read back unchanged. */
+static void segs_refused(void)
+{
+    uint32_t h[300], back[300];
+    cl_ulong good[] = { 0, 100, 300 }, bad[] = { 0, 200, 100 }, late[] = { 0, 100, 301 };
+    cl_mem dk, dg, db, dl, small;
+    size_t i, bytes = 0;
+    for (i = 0; i < 300; i++)
+        h[i] = (uint32_t)(300 - i);
+    dk = buffer(sizeof h, h);
+    dg = buffer(sizeof good, good);
+    db = buffer(sizeof bad, bad);
+    dl = buffer(sizeof late, late);
+    small = buffer(16, NULL);
+#define REFUSED(call, want, why) do { int st_ = (call); if (st_ != (want)) \
+    t_fail("sort_segments: %s: got %d (%s)", why, st_, ps_error_detail()); } while (0)
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, 300, db, 2, PS_U32, 0, NULL, 0),
+            PS_ERR_INVALID_ARG, "decreasing offsets");
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, 300, dl, 2, PS_U32, 0, NULL, 0),
+            PS_ERR_INVALID_ARG, "last offset past n");
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, 300, dg, 3, PS_U32, 0, NULL, 0),
+            PS_ERR_INVALID_ARG, "offsets buffer shorter than num_segments + 1");
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, 300, NULL, 2, PS_U32, 0, NULL, 0),
+            PS_ERR_INVALID_ARG, "NULL offsets");
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, dk, 0, 12, 300, dg, 2, PS_U32, 0, NULL, 0),
+            PS_ERR_INVALID_ARG, "value_size 12");
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, NULL, 0, 4, 300, dg, 2, PS_U32, 0, NULL, 0),
+            PS_ERR_INVALID_ARG, "value_size 4 without values");
+    REFUSED(ps_opencl_sort_segments(q, dk, 1, NULL, 0, 0, 300, dg, 2, PS_U32, 0, NULL, 0),
+            PS_ERR_INVALID_ARG, "a range past the end of the keys");
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, 300, dg, 2, PS_U32, 4, NULL, 0),
+            PS_ERR_INVALID_ARG, "unknown flags");
+    if (ps_opencl_segments_scratch_size(q, 300, PS_U32, 0, &bytes) != PS_OK || bytes == 0)
+        t_fail("segments_scratch_size for 300 keys: %zu", bytes);
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, 300, dg, 2, PS_U32, 0, small, 16),
+            PS_ERR_INVALID_ARG, "scratch too small");
+    REFUSED(ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, 1, db, 2, PS_U32, 0, NULL, 0),
+            PS_OK, "n = 1 (nothing to do, offsets not read)");
+#undef REFUSED
+    readback(dk, sizeof back, back);
+    if (memcmp(back, h, sizeof h) != 0)
+        t_fail("sort_segments: a refused call changed the keys");
+    clReleaseMemObject(dk); clReleaseMemObject(dg); clReleaseMemObject(db);
+    clReleaseMemObject(dl); clReleaseMemObject(small);
+}
+
 static int api_tests(void)
 {
     static const size_t sizes[] = { 0, 1, 2, 100, 2048, 2049, 5000, 70001 };
@@ -147,6 +251,13 @@ static int api_tests(void)
     /* One larger case, on both scratch paths. */
     one(PS_U32, 0, (size_t)1 << 20, 3, 4, 0, 1, seed++);
     one(PS_I64, PS_DESCENDING, 300001, 0, 0, 0, 0, seed++);
+
+    /* Segmented sorts: every type and direction, keys and pairs. */
+    for (t = PS_U8; t <= T_TYPE_LAST; t++)
+        for (f = 0; f < 2; f++)
+            segs((ps_type)t, f ? PS_DESCENDING : 0, t % 3 ? 20000 : 3001, (size_t)t,
+                 (size_t[]){ 0, 4, 8 }[(t + f) % 3], (t + f) & 1, seed++);
+    segs_refused();
 
     /* A scratch that is too small is refused before anything runs. */
     dk = buffer(100000 * 4, NULL);

@@ -222,6 +222,58 @@ void t_oracle_perm(const void *keys, size_t n, ps_type type, unsigned flags,
     free(tmp);
 }
 
+void t_check_segments(const char *what, const void *orig, const void *out,
+                      const void *vorig, const void *vout, size_t vs,
+                      const size_t *offsets, size_t ns, ps_type type,
+                      unsigned flags)
+{
+    const unsigned char *ko = orig, *k = out, *vo = vorig, *v = vout;
+    size_t kb = ps_type_size(type), s, i, *perm = malloc(
+        (offsets[ns] ? offsets[ns] : 1) * sizeof *perm);
+    if (perm == NULL)
+        t_fail("t_check_segments: out of memory");
+    for (s = 0; s < ns; s++) {
+        size_t a = offsets[s], m = offsets[s + 1] - a;
+        t_oracle_perm(ko + a * kb, m, type, flags, perm);
+        for (i = 0; i < m; i++) {
+            size_t from = a + perm[i];
+            if (memcmp(k + (a + i) * kb, ko + from * kb, kb) != 0)
+                t_fail("%s: segment %zu [%zu, %zu) of %zu: wrong key at %zu",
+                       what, s, a, a + m, ns, a + i);
+            if (vs && memcmp(v + (a + i) * vs, vo + from * vs, vs) != 0)
+                t_fail("%s: segment %zu [%zu, %zu) of %zu: wrong value at %zu "
+                       "(not stable?)", what, s, a, a + m, ns, a + i);
+        }
+    }
+    free(perm);
+}
+
+size_t t_mixed_offsets(size_t n, uint64_t *rng, size_t **out)
+{
+    size_t cap = 64, ns = 0, at = 0, *off = malloc(cap * sizeof *off);
+    if (off == NULL)
+        t_fail("t_mixed_offsets: out of memory");
+    off[0] = 0;
+    while (at < n) {
+        uint64_t r = t_rand(rng);
+        size_t m = r % 10 < 4 ? r % 16                  /* tiny, empty ones too */
+                 : r % 10 < 7 ? 16 + r % 300           /* small */
+                 : r % 10 < 9 ? 300 + r % 3000         /* medium */
+                              : 3000 + r % 20000;      /* long */
+        if (ns + 2 > cap) {
+            size_t *bigger = realloc(off, 2 * cap * sizeof *off);
+            if (bigger == NULL)
+                t_fail("t_mixed_offsets: out of memory");
+            off = bigger;
+            cap *= 2;
+        }
+        at += m < n - at ? m : n - at;
+        off[++ns] = at;
+    }
+    *out = off;
+    return ns;
+}
+
 void t_init_or_skip(const char *prog)
 {
     const char *want = getenv("PORTSORT_BACKEND");

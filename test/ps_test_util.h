@@ -25,6 +25,20 @@ int t_cmp(const void *a, const void *b, ps_type type);
 void t_oracle_perm(const void *keys, size_t n, ps_type type, unsigned flags,
                    size_t *perm);
 
+/* Check a segmented sort: every segment [offsets[s], offsets[s + 1]) of
+ * out is that segment of orig stably sorted (t_oracle_perm), and with
+ * vs > 0 the values of vout followed their keys from vorig.  Fails the
+ * test, naming `what` and the segment, otherwise. */
+void t_check_segments(const char *what, const void *orig, const void *out,
+                      const void *vorig, const void *vout, size_t vs,
+                      const size_t *offsets, size_t ns, ps_type type,
+                      unsigned flags);
+
+/* Offsets (malloc'd in *out) cutting n keys into a mix of segment lengths:
+ * empty and tiny ones, up to 300, up to 3300 and up to 23000 keys, so that
+ * a device backend's every size class gets some.  Returns their number. */
+size_t t_mixed_offsets(size_t n, uint64_t *rng, size_t **out);
+
 /* Choose the backend named by PORTSORT_BACKEND and exit 77 when that
  * backend is a GPU module that is not built or has no device here.  serial
  * and openmp never skip: if they were built they must work. */

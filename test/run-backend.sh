@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run every backend-parametrised test program with PORTSORT_BACKEND=$1.
+# Run every backend-parametrised test program with PORTSORT_BACKEND=$1
+# (PS_TEST_PROGRAMS, if set, names the ones to run instead).
 # Exits 77 (skipped) when all of them skip, i.e. the backend is not usable.
 # Each program gets PS_TEST_TIMEOUT seconds (default 1200): a hang must fail
 # the suite, not stall it.
@@ -9,7 +10,7 @@ export PORTSORT_BACKEND
 bin=${top_builddir:-.}/test
 skipped=0
 ran=0
-for t in ps_test_diff ps_test_segments ps_test_errors ps_test_threads ps_test_fork; do
+for t in ${PS_TEST_PROGRAMS:-ps_test_diff ps_test_segments ps_test_errors ps_test_threads ps_test_fork}; do
     timeout "${PS_TEST_TIMEOUT:-1200}" "$bin/$t"
     rc=$?
     [ "$rc" -eq 124 ] && echo "$t timed out on backend $backend"

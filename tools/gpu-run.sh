@@ -29,6 +29,12 @@
 #              tiles handed out odd first and last first (PS_OS_ORDER=2, 1),
 #              then the differential test on each (the build is restored
 #              after)
+#   segments   the segmented sort: test/ps_test_segments on cuda (every size
+#              class must show in the log), compute-sanitizer memcheck and
+#              racecheck on it, then tools/ps_cudasegbench: ps_cuda_sort_segments
+#              vs cub::DeviceSegmentedSort::SortKeys/SortPairs and vs
+#              ps_cuda_sort_keys unsegmented, 10M keys, every shape of
+#              `portsort bench --segments` (PS_SEGBENCH_N to change n)
 #
 # A GPU machine without autotools builds from a distribution tarball
 # placed in .gpurun/ beforehand:
@@ -51,7 +57,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/gpurun-out}
 mkdir -p "$out" "$top/doc"
 build=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}
-steps=${*:-build test sanitize bench crossover scale devices fallback}
+steps=${*:-build test sanitize bench crossover scale devices fallback segments}
 report=$out/results-cuda.md
 jobs=$(nproc 2>/dev/null || echo 4)
 limit=${PS_GPURUN_TIMEOUT:-240}
@@ -226,8 +232,35 @@ fallback)
     rm -f backends/cuda/ps_cuda_k*.lo
     make backends/cuda/ps_cuda.la > "$out/fallback-restore.log" 2>&1 || fail "rebuilding the module"
     ;;
+segments)
+    note "## segmented sort: ps_cuda_sort_segments vs cub::DeviceSegmentedSort"
+    cd "$build/obj" || exit 1
+    log="$out/segments-test.log"
+    PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=cuda PORTSORT_VERBOSE=1 \
+        timeout "$limit" ./test/ps_test_segments > "$log" 2>&1
+    rc=$?
+    note "- ps_test_segments on cuda: exit $rc; $(grep -v '^portsort:' "$log" | tail -1)"
+    [ "$rc" -eq 0 ] || fail "ps_test_segments on cuda"
+    note "- $(awk -f "$top/test/seg-classes.awk" "$log" | head -1)"
+    awk -f "$top/test/seg-classes.awk" "$log" > /dev/null || fail "the segmented device path missed a size class"
+    for tool in memcheck racecheck; do
+        log="$out/sanitize-segments-$tool.log"
+        PS_TEST_MAX_N=20000 PORTSORT_BACKEND=cuda PORTSORT_MODULE_PATH=$(modpath) \
+            timeout "$limit" ./libtool --mode=execute compute-sanitizer --tool $tool \
+            --error-exitcode 9 ./test/ps_test_segments > "$log" 2>&1
+        rc=$?
+        note "- $tool on ps_test_segments (PS_TEST_MAX_N=20000): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+        [ "$rc" -eq 0 ] || fail "$tool on ps_test_segments"
+    done
+    cmd="tools/ps_cudasegbench -n ${PS_SEGBENCH_N:-10000000} --reps 7 --csv $out/results-cuda-segments.csv csr uniform uniform:1000 power-law equal:4 equal:64"
+    note "command: PORTSORT_MODULE_PATH=backends/cuda/.libs $cmd"
+    { echo '```'; PORTSORT_MODULE_PATH=$(modpath) timeout "${PS_GPURUN_SCALE_TIMEOUT:-540}" $cmd 2>&1; echo '```'; } \
+        | tee "$out/segbench.log" >> "$report"
+    grep -q MISMATCH "$out/segbench.log" && fail "ps_cudasegbench results differ from CUB's"
+    grep -q '^device:' "$out/segbench.log" || fail "ps_cudasegbench did not run"
+    ;;
 *)
-    echo "unknown step $step (build test sanitize bench crossover scale devices fallback)" >&2
+    echo "unknown step $step (build test sanitize bench crossover scale devices fallback segments)" >&2
     exit 2
     ;;
 esac
@@ -235,4 +268,5 @@ done
 note "gpu-run.sh: $([ $status -eq 0 ] && echo all steps passed || echo some steps FAILED)"
 cp "$report" "$top/doc/results-cuda.md"
 [ -f "$out/results-cuda.csv" ] && cp "$out/results-cuda.csv" "$top/doc/results-cuda.csv"
+[ -f "$out/results-cuda-segments.csv" ] && cp "$out/results-cuda-segments.csv" "$top/doc/results-cuda-segments.csv"
 exit $status

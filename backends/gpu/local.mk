@@ -1,8 +1,8 @@
 # backends/gpu: the host code and kernel instantiations shared by the CUDA
 # and HIP modules (backends/cuda, backends/hip).  Each module compiles the
 # same files with -DPS_GPU_CUDA or -DPS_GPU_HIP; the kernels themselves are
-# backends/kernels/ps_kernel_radix.cl and ps_kernel_onesweep.cl, the source
-# the OpenCL backend runs.
+# backends/kernels/ps_kernel_radix.cl, ps_kernel_onesweep.cl and
+# ps_kernel_segments.cl, the source the OpenCL backend runs.
 
 # Public headers, installed in every configuration: they need no GPU
 # header, and their functions return PS_ERR_BACKEND_UNAVAILABLE where the
@@ -12,11 +12,13 @@ noinst_HEADERS += backends/gpu/ps_gpu_internal.h backends/gpu/ps_gpu_tune.h
 EXTRA_DIST += backends/gpu/ps_gpu_kernels.cu backends/gpu/ps_gpu_util.cu \
 	backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
 	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c \
-	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c
+	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c \
+	backends/gpu/ps_gpu_segments.c
 # The host code every CUDA/HIP module (and the stand-in) is built from.
 PS_GPU_HOST_SOURCES = backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
 	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c \
-	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c
+	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c \
+	backends/gpu/ps_gpu_segments.c
 
 # Kernel instantiations: key bits x value bytes, one object each.
 PS_GPU_KV = 8_v0 8_v4 8_v8 16_v0 16_v4 16_v8 32_v0 32_v4 32_v8 64_v0 64_v4 64_v8
@@ -24,7 +26,8 @@ PS_GPU_KERNEL_DEPS = $(srcdir)/backends/gpu/ps_gpu_kernels.cu \
 	$(srcdir)/backends/gpu/ps_gpu_tune.h \
 	$(srcdir)/backends/kernels/ps_kernel_dialect.h \
 	$(srcdir)/backends/kernels/ps_kernel_radix.cl \
-	$(srcdir)/backends/kernels/ps_kernel_onesweep.cl
+	$(srcdir)/backends/kernels/ps_kernel_onesweep.cl \
+	$(srcdir)/backends/kernels/ps_kernel_segments.cl
 PS_GPU_KINC = -I$(srcdir)/backends/gpu -I$(srcdir)/backends/kernels
 
 # nvcc and hipcc are not libtool compilers: each object is compiled PIC
@@ -54,7 +57,8 @@ check_LTLIBRARIES += test/ps_gpu_fake.la
 test_ps_gpu_fake_la_SOURCES = $(PS_GPU_HOST_SOURCES) test/ps_gpu_fake.cc
 noinst_HEADERS += test/ps_gpu_fake.h
 PS_FAKE_DEFS = -DPS_GPU_FAKE -DPS_GPU_MAX_BLOCKS=3 -DPS_GPU_STAGE_BYTES=1000 \
-	-DPS_GPU_OS_PORTION_TILES=2 -DPS_GPU_COPY_SPLIT_MIN=256
+	-DPS_GPU_OS_PORTION_TILES=2 -DPS_GPU_COPY_SPLIT_MIN=256 \
+	-DPS_GPU_SEG_HUGE=20000
 test_ps_gpu_fake_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu \
 	-I$(top_srcdir)/test $(PS_FAKE_DEFS) -DPS_GPU_ARCH_LIST='"CPU stand-in"'
 test_ps_gpu_fake_la_CXXFLAGS = -std=c++20 $(PTHREAD_CFLAGS)

@@ -81,6 +81,8 @@ static size_t need(ps_gpu_op op, size_t n, ps_type type, size_t value_size)
         return 0;
     if (op == PS_GPU_ARGSORT)
         return round_up(n * kb) + ps_gpu_scratch(n, kb, 8);
+    if (op == PS_GPU_SORT_SEGMENTS)
+        return ps_gpu_seg_scratch(n, kb, (unsigned)value_size);
     return ps_gpu_scratch(n, kb, op == PS_GPU_SORT_PAIRS ? (unsigned)value_size : 0);
 }
 
@@ -88,7 +90,7 @@ static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
                             size_t value_size, size_t *bytes)
 {
     int st;
-    if (bytes == NULL || op < PS_GPU_SORT_KEYS || op > PS_GPU_ARGSORT) {
+    if (bytes == NULL || op < PS_GPU_SORT_KEYS || op > PS_GPU_SORT_SEGMENTS) {
         api_host->fail(PS_GPU_NAME " scratch_size: %s",
                        bytes == NULL ? "bytes is NULL" : "unknown operation");
         return PS_ERR_INVALID_ARG;
@@ -98,7 +100,8 @@ static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
                        "API moves values of 4 or 8 bytes)", value_size);
         return PS_ERR_INVALID_ARG;
     }
-    st = check("scratch_size", n, type, 0, 0);
+    st = check("scratch_size", n, type, 0,
+               op == PS_GPU_SORT_SEGMENTS ? value_size : 0);
     if (st == PS_OK)
         *bytes = need(op, n, type, value_size);
     return st;
@@ -154,25 +157,15 @@ static void scratch_put(void *p, ps_rt_stream s, int pooled)
 #endif
 }
 
-/* The common path: checks, scratch, then the argsort preamble (a copy of
- * the keys and the identity permutation) or nothing, then the sort. */
-static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
-               size_t value_size, size_t n, ps_type type, unsigned flags,
-               void *scratch, size_t scratch_bytes, void *stream)
+/* Whether this process and the caller's current device can run the
+ * kernels at all. */
+static int usable(void)
 {
-    ps_rt_stream s = (ps_rt_stream)stream;
-    size_t bytes;
-    void *own = NULL;
-    int pooled = 0, dev;
-    ps_gpu_job job;
-    int st = check(fn, n, type, flags, value_size);
-
+    int dev;
     /* A table fetched before fork() bypasses the core's check: refuse here
      * with the same status (portsort.h, fork()). */
-    if (st == PS_OK && ps_gpu_forked(api_host))
-        st = PS_ERR_BACKEND_UNAVAILABLE;
-    if (st != PS_OK || n < 2)
-        return st;
+    if (ps_gpu_forked(api_host))
+        return PS_ERR_BACKEND_UNAVAILABLE;
     /* After a kernel fault the context is gone: refuse before touching
      * the runtime.  Then the kernels must have an image for the device
      * the caller works on, which need not be the one init checked. */
@@ -182,8 +175,48 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
         RT(GetLastError)();
         dev = -1;
     }
-    if (ps_gpu_no_image(api_host, dev))
-        return PS_ERR_DEVICE;
+    return ps_gpu_no_image(api_host, dev) ? PS_ERR_DEVICE : PS_OK;
+}
+
+/* Scratch for `bytes`: the caller's, checked, or our own (*own). */
+static int scratch_for(const char *fn, size_t bytes, ps_rt_stream s,
+                       void **scratch, size_t scratch_bytes, void **own,
+                       int *pooled)
+{
+    int st;
+    *own = NULL;
+    if (*scratch == NULL && bytes > 0) {
+        st = scratch_get(bytes, s, own, pooled);
+        if (st == PS_OK)
+            *scratch = *own;
+        return st;
+    }
+    if (scratch_bytes < bytes) {
+        api_host->fail(PS_GPU_NAME " %s: scratch of %zu bytes, %zu needed "
+                       "(scratch_size)", fn, scratch_bytes, bytes);
+        return PS_ERR_INVALID_ARG;
+    }
+    return PS_OK;
+}
+
+/* The common path: checks, scratch, then the argsort preamble (a copy of
+ * the keys and the identity permutation) or nothing, then the sort. */
+static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
+               size_t value_size, size_t n, ps_type type, unsigned flags,
+               void *scratch, size_t scratch_bytes, void *stream)
+{
+    ps_rt_stream s = (ps_rt_stream)stream;
+    size_t bytes;
+    void *own = NULL;
+    int pooled = 0;
+    ps_gpu_job job;
+    int st = check(fn, n, type, flags, value_size);
+
+    if (st != PS_OK || n < 2)
+        return st;
+    st = usable();
+    if (st != PS_OK)
+        return st;
     if (keys == NULL || (op != PS_GPU_SORT_KEYS && vals == NULL)) {
         api_host->fail(PS_GPU_NAME " %s: %s is NULL with n = %zu", fn,
                        keys == NULL ? "d_keys" : op == PS_GPU_ARGSORT ? "d_perm"
@@ -191,16 +224,9 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
         return PS_ERR_INVALID_ARG;
     }
     bytes = need(op, n, type, value_size);
-    if (scratch == NULL && bytes > 0) {
-        st = scratch_get(bytes, s, &own, &pooled);
-        if (st != PS_OK)
-            return st;
-        scratch = own;
-    } else if (scratch_bytes < bytes) {
-        api_host->fail(PS_GPU_NAME " %s: scratch of %zu bytes, %zu needed "
-                       "(scratch_size)", fn, scratch_bytes, bytes);
-        return PS_ERR_INVALID_ARG;
-    }
+    st = scratch_for(fn, bytes, s, &scratch, scratch_bytes, &own, &pooled);
+    if (st != PS_OK)
+        return st;
     job.keys = (void *)keys;
     job.vals = vals;
     job.val_bytes = (unsigned)value_size;
@@ -261,6 +287,62 @@ static int api_argsort(const void *d_keys, size_t *d_perm, size_t n,
                d_scratch, scratch_bytes, stream);
 }
 
+static int api_sort_segments(void *d_keys, void *d_values, size_t value_size,
+                             size_t n, const size_t *d_offsets,
+                             size_t num_segments, ps_type type, unsigned flags,
+                             void *d_scratch, size_t scratch_bytes, void *stream)
+{
+    static const char fn[] = "sort_segments";
+    ps_rt_stream s = (ps_rt_stream)stream;
+    void *own = NULL;
+    int pooled = 0;
+    ps_gpu_segjob job;
+    int st = check(fn, n, type, flags, value_size);
+
+    if (st == PS_OK && (d_values == NULL) != (value_size == 0)) {
+        api_host->fail(PS_GPU_NAME " %s: d_values %s with value_size %zu (NULL "
+                       "and 0 sort keys only)", fn, d_values ? "given" : "NULL",
+                       value_size);
+        st = PS_ERR_INVALID_ARG;
+    }
+    if (st == PS_OK && num_segments > UINT32_MAX) {
+        api_host->fail(PS_GPU_NAME " %s: %zu segments are beyond the 2^32 - 1 "
+                       "the kernels count", fn, num_segments);
+        st = PS_ERR_TOO_LARGE;
+    }
+    if (st != PS_OK || n < 2)
+        return st;
+    st = usable();
+    if (st != PS_OK)
+        return st;
+    if (d_keys == NULL || d_offsets == NULL || num_segments == 0) {
+        api_host->fail(PS_GPU_NAME " %s: %s with n = %zu", fn,
+                       d_keys == NULL ? "d_keys is NULL"
+                       : d_offsets == NULL ? "d_offsets is NULL"
+                                           : "no segments (offsets must reach n)", n);
+        return PS_ERR_INVALID_ARG;
+    }
+    st = scratch_for(fn, need(PS_GPU_SORT_SEGMENTS, n, type, value_size), s,
+                     &d_scratch, scratch_bytes, &own, &pooled);
+    if (st != PS_OK)
+        return st;
+    job.keys = d_keys;
+    job.vals = d_values;
+    job.val_bytes = (unsigned)value_size;
+    job.n = n;
+    job.offs = d_offsets;
+    job.nseg = num_segments;
+    job.type = type;
+    job.flags = flags;
+    job.scratch = d_scratch;
+    job.stream = s;
+    job.skip_constant = 0;
+    st = ps_gpu_seg_enqueue(api_host, &job);
+    if (own != NULL)
+        scratch_put(own, s, pooled);
+    return st;
+}
+
 const ps_gpu_api ps_gpu_device_api = {
     PS_GPU_API_ABI,
     PS_GPU_NAME,
@@ -268,4 +350,5 @@ const ps_gpu_api ps_gpu_device_api = {
     api_sort_keys,
     api_sort_pairs,
     api_argsort,
+    api_sort_segments,
 };

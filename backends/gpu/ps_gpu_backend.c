@@ -379,12 +379,17 @@ static int reserve(gstate *s, size_t bytes)
     return PS_OK;
 }
 
+/* offsets: NULL for a plain sort, else a segmented one (the offsets are
+ * copied to the device after the values). */
 static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
-                     ps_type type, unsigned flags)
+                     ps_type type, unsigned flags, const size_t *offsets,
+                     size_t nseg)
 {
     unsigned kb = ps_type_bytes(type), turn = 0;
     size_t kbytes = round_up(n * kb), vbytes = round_up(n * vb);
+    size_t obytes = offsets != NULL ? round_up((nseg + 1) * 8) : 0;
     ps_gpu_job job;
+    ps_gpu_segjob seg;
     ps_gpu_saved saved;
     ps_rt_err e;
     int st, entered;
@@ -393,9 +398,9 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
         return PS_ERR_BACKEND_UNAVAILABLE;
     if (ps_gpu_lost(s->host))
         return PS_ERR_DEVICE;
-    if (n > UINT32_MAX) {
-        s->host->fail(PS_GPU_NAME ": n = %zu is beyond the 2^32 - 1 keys the "
-                      "kernels count", n);
+    if (n > UINT32_MAX || nseg > UINT32_MAX) {
+        s->host->fail(PS_GPU_NAME ": n = %zu keys (or %zu segments) is beyond "
+                      "the 2^32 - 1 the kernels count", n, nseg);
         return PS_ERR_TOO_LARGE;
     }
     pthread_mutex_lock(&s->lock);
@@ -404,7 +409,9 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
     if (st == PS_OK)
         st = reserve_host(s, kbytes + vbytes);
     if (st == PS_OK)
-        st = reserve(s, kbytes + vbytes + ps_gpu_scratch(n, kb, vb));
+        st = reserve(s, kbytes + vbytes + obytes
+                        + (offsets != NULL ? ps_gpu_seg_scratch(n, kb, vb)
+                                           : ps_gpu_scratch(n, kb, vb)));
     if (st == PS_OK) {
         memset(&job, 0, sizeof job);
         job.keys = s->dbuf;
@@ -419,8 +426,27 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
         st = copy_in(s, job.keys, keys, n * kb, &turn);
         if (st == PS_OK && vb)
             st = copy_in(s, job.vals, vals, n * vb, &turn);
-        if (st == PS_OK)
+        if (st == PS_OK && offsets != NULL) {
+            /* size_t offsets are the kernels' 64-bit words on the 64-bit
+             * hosts these runtimes run on. */
+            memset(&seg, 0, sizeof seg);
+            seg.keys = job.keys;
+            seg.vals = job.vals;
+            seg.val_bytes = vb;
+            seg.n = n;
+            seg.offs = (char *)job.scratch;
+            seg.nseg = nseg;
+            seg.type = type;
+            seg.flags = flags;
+            seg.scratch = (char *)job.scratch + obytes;
+            seg.stream = s->stream;
+            seg.skip_constant = 1;
+            st = copy_in(s, job.scratch, offsets, (nseg + 1) * 8, &turn);
+            if (st == PS_OK)
+                st = ps_gpu_seg_enqueue(s->host, &seg);
+        } else if (st == PS_OK) {
             st = ps_gpu_enqueue(s->host, &job);
+        }
         /* Kernel faults surface here, before the caller's arrays are
          * written. */
         e = RT(StreamSynchronize)(s->stream);
@@ -447,14 +473,25 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
 static int gpu_sort_keys(void *state, void *keys, size_t n, ps_type type,
                          unsigned flags)
 {
-    return sort_host(state, keys, NULL, 0, n, type, flags);
+    return sort_host(state, keys, NULL, 0, n, type, flags, NULL, 0);
 }
 
 static int gpu_sort_pairs(void *state, void *keys, void *values,
                           size_t value_size, size_t n, ps_type type,
                           unsigned flags)
 {
-    return sort_host(state, keys, values, (unsigned)value_size, n, type, flags);
+    return sort_host(state, keys, values, (unsigned)value_size, n, type, flags,
+                     NULL, 0);
+}
+
+_Static_assert(sizeof(size_t) == 8, "offsets go to the device as 64-bit words");
+
+static int gpu_sort_segments(void *state, void *keys, void *values,
+                             size_t value_size, size_t n, const size_t *offsets,
+                             size_t num_segments, ps_type type, unsigned flags)
+{
+    return sort_host(state, keys, values, values ? (unsigned)value_size : 0, n,
+                     type, flags, offsets, num_segments);
 }
 
 static void gpu_trim(void *state)
@@ -483,4 +520,5 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     .release = gpu_release,
     .trim = gpu_trim,
     .device_api = &ps_gpu_device_api,
+    .sort_segments = gpu_sort_segments,
 };

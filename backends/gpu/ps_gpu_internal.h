@@ -130,6 +130,8 @@ typedef struct ps_gpu_kernels {
     const void *hist, *upsweep, *scan, *downsweep, *local;
     unsigned os_items;
     const void *os_hist, *os_scan, *onesweep;
+    unsigned seg_small;     /* the segmented sort's small class (keys) */
+    const void *seg_classify, *seg_small_sort, *seg_medium, *seg_up, *seg_down;
 } ps_gpu_kernels;
 
 /* ps_gpu_kernels.cu (12 objects) and ps_gpu_util.cu. */
@@ -157,6 +159,28 @@ typedef struct ps_gpu_job {
  * (PORTSORT_GPU_ALGO), so query and sort must see the same environment. */
 size_t ps_gpu_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
 int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job);
+/* One launch of kernel fn (a table entry) on grid work-groups of
+ * PS_GPU_WG; a failure is a status, with host->fail naming `what`. */
+int ps_gpu_launch(const ps_host *host, const void *fn, size_t grid, void **args,
+                  ps_rt_stream s, const char *what);
+/* ps_gpu_segments.c: one segmented sort of device arrays, enqueued on a
+ * stream; offs holds nseg + 1 64-bit offsets in device memory.  Waits
+ * for the stream once (the classification's counts). */
+typedef struct ps_gpu_segjob {
+    void *keys, *vals;      /* vals NULL for keys only */
+    unsigned val_bytes;     /* 0, 4 or 8 */
+    size_t n;               /* 2 <= n <= UINT32_MAX */
+    const void *offs;
+    size_t nseg;            /* <= UINT32_MAX */
+    ps_type type;
+    unsigned flags;
+    void *scratch;          /* at least ps_gpu_seg_scratch(n, kb, vb) bytes */
+    ps_rt_stream stream;
+    int skip_constant;      /* for the large segments' sorts (ps_gpu_job) */
+} ps_gpu_segjob;
+
+size_t ps_gpu_seg_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
+int ps_gpu_seg_enqueue(const ps_host *host, const ps_gpu_segjob *job);
 /* ps_gpu_error.c: a runtime error as a status, with host->fail("<backend>:
  * what: why").  A sticky error (PS_RT_STICKY) also marks the device lost:
  * for the core (host->lost) and for ps_gpu_lost. */

@@ -1,6 +1,7 @@
 /*
  * ps_gpu_kernels.cu - one instantiation of the shared kernel source
- * (backends/kernels/ps_kernel_radix.cl) for CUDA or HIP.
+ * (backends/kernels/ps_kernel_radix.cl, ps_kernel_onesweep.cl and
+ * ps_kernel_segments.cl) for CUDA or HIP.
  *
  * The build compiles this file once per key width x value width, with
  * -DPS_KEY_BITS=8|16|32|64 and -DPS_VAL_BYTES=0|4|8, by nvcc for the CUDA
@@ -88,6 +89,7 @@ static std::tuple<A...> ps_fake_args(void (*)(A...));
 #define PS_ITEMS PS_GPU_ITEMS(PS_KEY_BITS / 8, PS_VAL_BYTES)
 #define PS_OS_ITEMS PS_GPU_OS_ITEMS(PS_KEY_BITS / 8, PS_VAL_BYTES)
 #define PS_WITH_ONESWEEP 1
+#define PS_SEG_SMALL PS_GPU_SEG_SMALL(PS_KEY_BITS / 8, PS_VAL_BYTES)
 
 #define PS_CAT5(a, b, c, d, e) a##b##c##d##e
 #define PS_NAME(a, b, c, d, e) PS_CAT5(a, b, c, d, e)
@@ -97,6 +99,7 @@ static std::tuple<A...> ps_fake_args(void (*)(A...));
 namespace PS_NS {
 #include "ps_kernel_radix.cl"
 #include "ps_kernel_onesweep.cl"
+#include "ps_kernel_segments.cl"
 }
 
 /* The host (ps_gpu_sort.c) packs each launch's arguments by hand, as the
@@ -139,6 +142,27 @@ static_assert(ps_same<decltype(&PS_NS::ps_onesweep),
                        ps_u32, ps_u32, const ps_u32 *, ps_u64, ps_u32 *, ps_u64,
                        ps_u32 *, ps_u64, ps_u64, ps_u64, ps_u32, ps_u32)>::value,
               "ps_onesweep signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_seg_classify),
+              void (*)(const ps_u64 *, ps_u64, ps_u32, ps_u32, ps_u32 *, ps_u64,
+                       ps_u32, ps_u32, ps_u32, ps_u32, ps_u32, ps_u32)>::value,
+              "ps_seg_classify signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_seg_small),
+              void (*)(PS_KEY *, ps_u64 PS_VAL_PARAMS(), const ps_u64 *, ps_u64,
+                       const ps_u32 *, ps_u64, ps_u64, ps_u64)>::value,
+              "ps_seg_small signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_seg_medium),
+              void (*)(PS_KEY *, ps_u64 PS_VAL_PARAMS(), const ps_u32 *, ps_u64,
+                       ps_u64, ps_u64)>::value, "ps_seg_medium signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_seg_up),
+              void (*)(const PS_KEY *, ps_u64, const ps_u32 *, ps_u64, ps_u32,
+                       ps_u32 *, ps_u64, ps_u64, ps_u64, ps_u32)>::value,
+              "ps_seg_up signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_seg_down),
+              void (*)(const PS_KEY *, ps_u64, PS_KEY *, ps_u64
+                       PS_VAL_PARAMS() PS_VAL_PARAMS(),
+                       const ps_u32 *, ps_u64, ps_u32, const ps_u32 *, ps_u64,
+                       ps_u64, ps_u64, ps_u32, ps_u32)>::value,
+              "ps_seg_down signature changed");
 
 /* Mirrors ps_gpu_kernels in ps_gpu_internal.h (a C header). */
 struct ps_gpu_kernels_cxx {
@@ -146,6 +170,8 @@ struct ps_gpu_kernels_cxx {
     const void *hist, *upsweep, *scan, *downsweep, *local;
     unsigned os_items;
     const void *os_hist, *os_scan, *onesweep;
+    unsigned seg_small;
+    const void *seg_classify, *seg_small_sort, *seg_medium, *seg_up, *seg_down;
 };
 
 #if defined(PS_GPU_FAKE)
@@ -157,6 +183,11 @@ static const ps_fake_kernel ps_fake_sort_local = { PS_FAKE_RUN(PS_NS::ps_sort_lo
 static const ps_fake_kernel ps_fake_os_hist = { PS_FAKE_RUN(PS_NS::ps_os_hist) };
 static const ps_fake_kernel ps_fake_os_scan = { PS_FAKE_RUN(PS_NS::ps_os_scan) };
 static const ps_fake_kernel ps_fake_onesweep = { PS_FAKE_RUN(PS_NS::ps_onesweep) };
+static const ps_fake_kernel ps_fake_seg_classify = { PS_FAKE_RUN(PS_NS::ps_seg_classify) };
+static const ps_fake_kernel ps_fake_seg_small = { PS_FAKE_RUN(PS_NS::ps_seg_small) };
+static const ps_fake_kernel ps_fake_seg_medium = { PS_FAKE_RUN(PS_NS::ps_seg_medium) };
+static const ps_fake_kernel ps_fake_seg_up = { PS_FAKE_RUN(PS_NS::ps_seg_up) };
+static const ps_fake_kernel ps_fake_seg_down = { PS_FAKE_RUN(PS_NS::ps_seg_down) };
 #  define PS_ENTRY(k) (const void *)&ps_fake_##k
 #else
 #  define PS_ENTRY(k) (const void *)&PS_NS::ps_##k
@@ -169,5 +200,7 @@ const ps_gpu_kernels_cxx PS_TABLE = {
     PS_ENTRY(hist), PS_ENTRY(upsweep), PS_ENTRY(scan), PS_ENTRY(downsweep),
     PS_ENTRY(sort_local),
     PS_OS_ITEMS, PS_ENTRY(os_hist), PS_ENTRY(os_scan), PS_ENTRY(onesweep),
+    PS_SEG_SMALL, PS_ENTRY(seg_classify), PS_ENTRY(seg_small), PS_ENTRY(seg_medium),
+    PS_ENTRY(seg_up), PS_ENTRY(seg_down),
 };
 }

@@ -174,6 +174,12 @@ static int launch(const ps_host *host, const void *fn, size_t grid, void **args,
     return e == RT(Success) ? PS_OK : ps_gpu_status(host, e, what);
 }
 
+int ps_gpu_launch(const ps_host *host, const void *fn, size_t grid, void **args,
+                  ps_rt_stream s, const char *what)
+{
+    return launch(host, fn, grid, args, s, what);
+}
+
 /* Passes to run, in order, in active[]; returns how many.  With
  * skip_constant, from the digit histograms (waits for the stream). */
 static int plan_passes(const ps_host *host, const ps_gpu_job *job,

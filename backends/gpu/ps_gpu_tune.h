@@ -79,6 +79,29 @@
 #  define PS_GPU_OS_PORTION_TILES 65536u
 #endif
 
+/* The segmented sort (ps_kernel_segments.cl): segments of up to this many
+ * keys are ranked by counting, many to a work-group; longer ones of up to
+ * a tile get a work-group each.  Counting costs a key one comparison per
+ * key of its segment; a work-group's radix sort of one segment costs about
+ * passes x 60 steps of every work-item plus ~20 barriers per pass, however
+ * short the segment.  Over a tile of segments of m keys the two are equal
+ * where items x m = (tile / m) x passes x 60, m = sqrt(256 x passes x 60):
+ * ~175 keys for 2 passes (8-bit keys), 250 (16-bit), 350 (32-bit), 500
+ * (64-bit); hence 128 for 8-bit keys and 256 for the others, or the tile
+ * when that is shorter (doc/segments.md). */
+#define PS_GPU_SEG_SMALL(kb, vb) \
+    ((kb) == 1 ? 128 : PS_GPU_WG * PS_GPU_ITEMS(kb, vb) < 256 \
+                     ? PS_GPU_WG * PS_GPU_ITEMS(kb, vb) : 256)
+
+/* Large segments (more than a tile) shorter than this are sorted all at
+ * once, tile by tile (ps_seg_up, ps_seg_down); longer ones each by the
+ * plain sort, whose Onesweep reads the keys once per pass where the tiles
+ * read them twice.  The CPU stand-in's test sets it lower, so that its
+ * small arrays take both paths. */
+#ifndef PS_GPU_SEG_HUGE
+#  define PS_GPU_SEG_HUGE (1u << 20)
+#endif
+
 /* Most work-groups in one pass: each owns a run of whole tiles.  1024
  * fills any current GPU several times over and keeps the one-work-group
  * scan of the per-block counts (16 * 1024 words) short. */

@@ -26,8 +26,8 @@ typedef struct cl_state {
     cl_ulong max_alloc;
     pthread_mutex_t lock;
     /* Buffers kept between calls, grown on demand. */
-    cl_mem kbuf, vbuf, sbuf;
-    size_t kcap, vcap, scap;
+    cl_mem kbuf, vbuf, obuf, sbuf;
+    size_t kcap, vcap, ocap, scap;
 } cl_state;
 
 static void cl_probe(ps_probe *out)
@@ -53,9 +53,10 @@ static void drop_buffers(cl_state *s)
 {
     if (s->kbuf) clReleaseMemObject(s->kbuf);
     if (s->vbuf) clReleaseMemObject(s->vbuf);
+    if (s->obuf) clReleaseMemObject(s->obuf);
     if (s->sbuf) clReleaseMemObject(s->sbuf);
-    s->kbuf = s->vbuf = s->sbuf = NULL;
-    s->kcap = s->vcap = s->scap = 0;
+    s->kbuf = s->vbuf = s->obuf = s->sbuf = NULL;
+    s->kcap = s->vcap = s->ocap = s->scap = 0;
 }
 
 static void cl_release(void *state)
@@ -127,27 +128,17 @@ static cl_int ensure(cl_state *s, cl_mem *buf, size_t *cap, size_t need)
     return CL_SUCCESS;
 }
 
-static int cl_sort_pairs(void *state, void *keys, void *values,
-                         size_t value_size, size_t n, ps_type type,
-                         unsigned flags)
+/* Refuse sizes the device cannot hold in one buffer each. */
+static int check_sizes(cl_state *s, size_t n, size_t kbytes, size_t vbytes,
+                       size_t sbytes)
 {
-    cl_state *s = state;
     const ps_host *host = s->host;
-    unsigned kb = ps_type_bytes(type), vb = values ? (unsigned)value_size : 0;
-    ps_cl_tune tune;
-    ps_cl_job job;
-    size_t sbytes;
-    cl_int err;
-    int st;
-
-    if (n > UINT32_MAX || n * kb > s->max_alloc || n * vb > s->max_alloc) {
+    if (n > UINT32_MAX || kbytes > s->max_alloc || vbytes > s->max_alloc) {
         host->fail("opencl: %zu keys are beyond what the device can hold in one "
                    "buffer (%llu bytes) or the kernels count (2^32 - 1)", n,
                    (unsigned long long)s->max_alloc);
         return PS_ERR_TOO_LARGE;
     }
-    tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
-    sbytes = ps_cl_scratch_bytes(&tune, n, kb, vb);
     /* The scratch (a copy of the keys plus the counts) is one buffer too:
      * larger than the keys, it may pass the limit when they do not (2^32 - 1
      * u8 keys on pocl), and clCreateBuffer would refuse it as a device
@@ -158,52 +149,134 @@ static int cl_sort_pairs(void *state, void *keys, void *values,
                    (unsigned long long)s->max_alloc);
         return PS_ERR_TOO_LARGE;
     }
+    return PS_OK;
+}
 
-    pthread_mutex_lock(&s->lock);
-    err = ensure(s, &s->kbuf, &s->kcap, n * kb);
+/* The cached buffers grown to fit, and the inputs written to them (the
+ * offsets too when obytes > 0).  Under s->lock; on error the queue is
+ * drained. */
+static int stage_in(cl_state *s, const void *keys, size_t kbytes,
+                    const void *values, size_t vbytes, const void *offsets,
+                    size_t obytes, size_t sbytes)
+{
+    cl_int err = ensure(s, &s->kbuf, &s->kcap, kbytes);
     if (err == CL_SUCCESS)
-        err = ensure(s, &s->vbuf, &s->vcap, (size_t)n * vb);
+        err = ensure(s, &s->vbuf, &s->vcap, vbytes);
+    if (err == CL_SUCCESS)
+        err = ensure(s, &s->obuf, &s->ocap, obytes);
     if (err == CL_SUCCESS)
         err = ensure(s, &s->sbuf, &s->scap, sbytes);
     if (err == CL_SUCCESS)
-        err = clEnqueueWriteBuffer(s->q, s->kbuf, CL_FALSE, 0, n * kb, keys, 0,
+        err = clEnqueueWriteBuffer(s->q, s->kbuf, CL_FALSE, 0, kbytes, keys, 0,
                                    NULL, NULL);
-    if (err == CL_SUCCESS && vb)
-        err = clEnqueueWriteBuffer(s->q, s->vbuf, CL_FALSE, 0, n * vb, values, 0,
+    if (err == CL_SUCCESS && vbytes)
+        err = clEnqueueWriteBuffer(s->q, s->vbuf, CL_FALSE, 0, vbytes, values, 0,
                                    NULL, NULL);
-    if (err != CL_SUCCESS) {
-        st = ps_cl_status(host, err, "device buffers");
+    if (err == CL_SUCCESS && obytes)
+        err = clEnqueueWriteBuffer(s->q, s->obuf, CL_FALSE, 0, obytes, offsets, 0,
+                                   NULL, NULL);
+    if (err == CL_SUCCESS)
+        return PS_OK;
+    clFinish(s->q);
+    return ps_cl_status(s->host, err, "device buffers");
+}
+
+/* After the sort (status st): the results back into the caller's arrays.
+ * They are read only after every kernel was enqueued without error, so a
+ * failed sort never writes the caller's arrays. */
+static int stage_out(cl_state *s, int st, void *keys, size_t kbytes,
+                     void *values, size_t vbytes)
+{
+    cl_int err;
+    if (st != PS_OK) {
         clFinish(s->q);
-        pthread_mutex_unlock(&s->lock);
         return st;
     }
-    memset(&job, 0, sizeof job);
-    job.q = s->q;
-    job.keys = s->kbuf;
-    job.vals = vb ? s->vbuf : NULL;
-    job.n = n;
-    job.type = type;
-    job.flags = flags;
-    job.val_bytes = vb;
-    job.scratch = s->sbuf;
-    job.scratch_bytes = s->scap;
-    st = ps_cl_sort(host, &job);
-    /* Results are read only after every kernel was enqueued without error,
-     * so a failed sort never writes the caller's arrays. */
-    if (st == PS_OK) {
+    err = clFinish(s->q);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(s->q, s->kbuf, CL_FALSE, 0, kbytes, keys, 0,
+                                  NULL, NULL);
+    if (err == CL_SUCCESS && vbytes)
+        err = clEnqueueReadBuffer(s->q, s->vbuf, CL_FALSE, 0, vbytes, values, 0,
+                                  NULL, NULL);
+    if (err == CL_SUCCESS)
         err = clFinish(s->q);
-        if (err == CL_SUCCESS)
-            err = clEnqueueReadBuffer(s->q, s->kbuf, CL_FALSE, 0, n * kb, keys, 0,
-                                      NULL, NULL);
-        if (err == CL_SUCCESS && vb)
-            err = clEnqueueReadBuffer(s->q, s->vbuf, CL_FALSE, 0, n * vb, values,
-                                      0, NULL, NULL);
-        if (err == CL_SUCCESS)
-            err = clFinish(s->q);
-        if (err != CL_SUCCESS)
-            st = ps_cl_status(host, err, "reading the result");
-    } else {
-        clFinish(s->q);
+    return err == CL_SUCCESS ? PS_OK : ps_cl_status(s->host, err, "reading the result");
+}
+
+static int cl_sort_pairs(void *state, void *keys, void *values,
+                         size_t value_size, size_t n, ps_type type,
+                         unsigned flags)
+{
+    cl_state *s = state;
+    unsigned kb = ps_type_bytes(type), vb = values ? (unsigned)value_size : 0;
+    ps_cl_tune tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
+    size_t sbytes = ps_cl_scratch_bytes(&tune, n, kb, vb);
+    ps_cl_job job;
+    int st = check_sizes(s, n, n * kb, n * vb, sbytes);
+
+    if (st != PS_OK)
+        return st;
+    pthread_mutex_lock(&s->lock);
+    st = stage_in(s, keys, n * kb, values, (size_t)n * vb, NULL, 0, sbytes);
+    if (st == PS_OK) {
+        memset(&job, 0, sizeof job);
+        job.q = s->q;
+        job.keys = s->kbuf;
+        job.vals = vb ? s->vbuf : NULL;
+        job.n = n;
+        job.type = type;
+        job.flags = flags;
+        job.val_bytes = vb;
+        job.scratch = s->sbuf;
+        job.scratch_bytes = s->scap;
+        st = stage_out(s, ps_cl_sort(s->host, &job), keys, n * kb, values, n * vb);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+/* The offsets go to the device as they are: 64-bit words, which is what
+ * size_t is wherever this module builds (checked below). */
+_Static_assert(sizeof(size_t) == sizeof(cl_ulong),
+               "ps_sort_segments' offsets are copied to the device as cl_ulong");
+
+static int cl_sort_segments(void *state, void *keys, void *values,
+                            size_t value_size, size_t n, const size_t *offsets,
+                            size_t num_segments, ps_type type, unsigned flags)
+{
+    cl_state *s = state;
+    unsigned kb = ps_type_bytes(type), vb = values ? (unsigned)value_size : 0;
+    ps_cl_tune tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
+    size_t sbytes = ps_cl_seg_scratch_bytes(&tune, n, kb, vb);
+    size_t obytes = (num_segments + 1) * sizeof *offsets;
+    ps_cl_segjob job;
+    int st = check_sizes(s, n, n * kb, n * vb, sbytes);
+
+    if (st == PS_OK && (num_segments > UINT32_MAX || obytes > s->max_alloc)) {
+        s->host->fail("opencl: %zu segments are beyond the 2^32 - 1 the kernels "
+                      "count", num_segments);
+        st = PS_ERR_TOO_LARGE;
+    }
+    if (st != PS_OK)
+        return st;
+    pthread_mutex_lock(&s->lock);
+    st = stage_in(s, keys, n * kb, values, (size_t)n * vb, offsets, obytes, sbytes);
+    if (st == PS_OK) {
+        memset(&job, 0, sizeof job);
+        job.q = s->q;
+        job.keys = s->kbuf;
+        job.vals = vb ? s->vbuf : NULL;
+        job.offs = s->obuf;
+        job.n = n;
+        job.nseg = num_segments;
+        job.type = type;
+        job.flags = flags;
+        job.val_bytes = vb;
+        job.scratch = s->sbuf;
+        job.scratch_bytes = s->scap;
+        st = stage_out(s, ps_cl_sort_segments(s->host, &job), keys, n * kb,
+                       values, n * vb);
     }
     pthread_mutex_unlock(&s->lock);
     return st;
@@ -240,6 +313,7 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     .release = cl_release,
     .trim = cl_trim,
     .device_api = &ps_cl_device_api,
+    .sort_segments = cl_sort_segments,
 };
 
 /* Programs built for the cl_mem API belong to the callers' contexts, not

@@ -58,12 +58,15 @@ static int check_value_size(const char *fn, size_t value_size)
     return PS_OK;
 }
 
-static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
-                            size_t value_size, size_t *bytes)
+/* Both scratch-size queries: the plain sort's or (segments) the
+ * segmented sort's bytes for n elements on the queue's device. */
+static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
+                         ps_type type, size_t value_size, size_t *bytes,
+                         int segments)
 {
-    static const char fn[] = "ps_opencl_scratch_size";
     cl_device_id dev = NULL;
     ps_cl_tune tune;
+    unsigned kb = ps_type_bytes(type), vb = (unsigned)value_size;
     int st = check(fn, queue, queue, n, type, 0);
     if (st == PS_OK && bytes == NULL) {
         api_host->fail("%s: bytes is NULL", fn);
@@ -78,9 +81,17 @@ static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
         api_host->fail("%s: not a usable command queue", fn);
         return PS_ERR_INVALID_ARG;
     }
-    tune = ps_cl_tune_for(dev, 8 * ps_type_bytes(type), (unsigned)value_size);
-    *bytes = ps_cl_scratch_bytes(&tune, n, ps_type_bytes(type), (unsigned)value_size);
+    tune = ps_cl_tune_for(dev, 8 * kb, vb);
+    *bytes = segments ? ps_cl_seg_scratch_bytes(&tune, n, kb, vb)
+                      : ps_cl_scratch_bytes(&tune, n, kb, vb);
     return PS_OK;
+}
+
+static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
+                            size_t value_size, size_t *bytes)
+{
+    return scratch_query("ps_opencl_scratch_size", queue, n, type, value_size,
+                         bytes, 0);
 }
 
 /* Keys only when values is NULL (value_size is then not looked at). */
@@ -139,9 +150,64 @@ static int api_sort_pairs(cl_command_queue queue, cl_mem keys, size_t key_offset
                 n, type, flags, scratch, scratch_bytes);
 }
 
+static int api_segments_scratch_size(cl_command_queue queue, size_t n,
+                                     ps_type type, size_t value_size,
+                                     size_t *bytes)
+{
+    return scratch_query("ps_opencl_segments_scratch_size", queue, n, type,
+                         value_size, bytes, 1);
+}
+
+static int api_sort_segments(cl_command_queue queue, cl_mem keys,
+                             size_t key_offset, cl_mem values,
+                             size_t value_offset, size_t value_size, size_t n,
+                             cl_mem offsets, size_t num_segments, ps_type type,
+                             unsigned flags, cl_mem scratch, size_t scratch_bytes)
+{
+    static const char fn[] = "ps_opencl_sort_segments";
+    ps_cl_segjob job;
+    int st = check(fn, queue, keys, n, type, flags);
+    if (st == PS_OK)
+        st = check_value_size(fn, value_size);
+    if (st == PS_OK && (values == NULL) != (value_size == 0)) {
+        api_host->fail("%s: values %s with value_size %zu (NULL and 0 sort keys "
+                       "only)", fn, values ? "given" : "NULL", value_size);
+        st = PS_ERR_INVALID_ARG;
+    }
+    if (st == PS_OK && num_segments > UINT32_MAX) {
+        api_host->fail("%s: %zu segments are beyond the 2^32 - 1 the kernels "
+                       "count", fn, num_segments);
+        st = PS_ERR_TOO_LARGE;
+    }
+    if (st != PS_OK || n < 2)
+        return st;
+    if (offsets == NULL || num_segments == 0) {
+        api_host->fail("%s: %s with n = %zu", fn, offsets == NULL
+                       ? "offsets is NULL" : "no segments (offsets must reach n)", n);
+        return PS_ERR_INVALID_ARG;
+    }
+    memset(&job, 0, sizeof job);
+    job.q = queue;
+    job.keys = keys;
+    job.koff = key_offset;
+    job.vals = values;
+    job.voff = value_offset;
+    job.val_bytes = (unsigned)value_size;
+    job.offs = offsets;
+    job.n = n;
+    job.nseg = num_segments;
+    job.type = type;
+    job.flags = flags;
+    job.scratch = scratch;
+    job.scratch_bytes = scratch != NULL ? scratch_bytes : 0;
+    return ps_cl_sort_segments(api_host, &job);
+}
+
 const ps_opencl_api ps_cl_device_api = {
     .abi = PS_OPENCL_API_ABI,
     .scratch_size = api_scratch_size,
     .sort_keys = api_sort_keys,
     .sort_pairs = api_sort_pairs,
+    .segments_scratch_size = api_segments_scratch_size,
+    .sort_segments = api_sort_segments,
 };

@@ -20,6 +20,10 @@ typedef struct ps_cl_tune {
                              digits): GPUs, or PORTSORT_OPENCL_ALGO */
     size_t os_portion;    /* Onesweep: most tiles one launch covers, so that
                              its 30-bit status counts never overflow */
+    unsigned seg_small;   /* segmented sort: the longest segment of the
+                             small class (PS_SEG_SMALL, 2 .. tile) */
+    unsigned seg_huge;    /* segmented sort: segments of this many keys and
+                             more take the plain sort, one each */
 } ps_cl_tune;
 
 /* One built program: a (context, device, key width, value width, tuning)
@@ -34,6 +38,7 @@ typedef struct ps_cl_prog {
     cl_program program;
     cl_kernel hist, upsweep, scan, downsweep, local;
     cl_kernel os_hist, os_scan, onesweep;   /* NULL unless tune.onesweep */
+    cl_kernel seg_classify, seg_small, seg_medium, seg_up, seg_down;
     pthread_mutex_t lock;
 } ps_cl_prog;
 
@@ -70,7 +75,29 @@ typedef struct ps_cl_job {
 size_t ps_cl_scratch_bytes(const ps_cl_tune *tune, size_t n, unsigned key_bytes,
                            unsigned val_bytes);
 int ps_cl_sort(const ps_host *host, const ps_cl_job *job);
+/* The queue's context, device and whether it runs out of order; a queue
+ * that does not answer is PS_ERR_INVALID_ARG, with host->fail. */
+int ps_cl_queue_info(const ps_host *host, cl_command_queue q, cl_context *ctx,
+                     cl_device_id *dev, int *ooo);
 
+/* ps_opencl_segments.c: a segmented sort on a queue.  offs holds
+ * nseg + 1 64-bit offsets from its start, relative to koff and voff. */
+typedef struct ps_cl_segjob {
+    cl_command_queue q;
+    cl_mem keys, vals;    /* vals NULL for keys only */
+    size_t koff, voff;    /* in elements */
+    cl_mem offs;
+    size_t n, nseg;
+    ps_type type;
+    unsigned flags;
+    unsigned val_bytes;   /* 0, 4 or 8 */
+    cl_mem scratch;       /* NULL: allocated and released here */
+    size_t scratch_bytes;
+} ps_cl_segjob;
+
+size_t ps_cl_seg_scratch_bytes(const ps_cl_tune *tune, size_t n,
+                               unsigned key_bytes, unsigned val_bytes);
+int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job);
 
 /* clCreateBuffer for every device allocation of the backend, so that tests
  * can make the k-th one fail: PORTSORT_TEST_FAIL_DEVICE_ALLOC=k counts the

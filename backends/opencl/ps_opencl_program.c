@@ -61,7 +61,12 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
     size_t rts = 2 * tile * (kb + vb) + cnt * 4 + t->wg * 4
                  + (2 * radix + 1) * 4;
     size_t os = 2 * tile * (kb + vb) + 16 * t->wg * 4 + t->wg * 4 + 4 * 256 * 4 + 7 * 4;
-    return t->onesweep && os > rts ? os : rts;
+    size_t small = t->seg_small < tile ? t->seg_small : tile;
+    size_t seg = t->wg == 1                              /* ps_seg_small */
+        ? (tile + small) * (kb + vb) + tile * (kb + vb) + radix * 4
+        : (tile + small) * (kb + vb + 8);
+    size_t most = t->onesweep && os > rts ? os : rts;
+    return seg > most ? seg : most;
 }
 
 /*
@@ -73,9 +78,11 @@ static size_t local_bytes(const ps_cl_tune *t, unsigned kb, unsigned vb)
  * wavefront), 4-bit digits so the per-item counter matrix (16 x 128 x 4
  * bytes) plus two tiles fit in 32 KiB of local memory, 8 keys per item,
  * and enough blocks to fill every compute unit several times.
- * PORTSORT_OPENCL_TUNE="wg=..,items=..,bits=..,blocks=..,portion=.."
- * overrides (tests use it to run the GPU-shaped path on pocl, and Onesweep
- * over portions of a few tiles).
+ * PORTSORT_OPENCL_TUNE="wg=..,items=..,bits=..,blocks=..,portion=..,
+ * seg=..,huge=.." overrides (tests use it to run the GPU-shaped path on
+ * pocl, Onesweep over portions of a few tiles, and every class of the
+ * segmented sort: seg is the longest small segment, huge the length from
+ * which a segment takes the plain sort alone).
  *
  * Sorts of more than one tile run the Onesweep kernels
  * (ps_kernel_onesweep.cl) on GPUs and reduce-then-scan elsewhere: on
@@ -118,6 +125,8 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     t.items = env_uint(spec, "items", t.items);
     t.bits = env_uint(spec, "bits", t.bits);
     t.max_blocks = env_uint(spec, "blocks", t.max_blocks);
+    t.seg_small = env_uint(spec, "seg", 0);     /* 0: chosen below */
+    t.seg_huge = env_uint(spec, "huge", 1u << 20);
     spec = getenv("PORTSORT_OPENCL_ALGO");
     t.onesweep = (type & CL_DEVICE_TYPE_GPU) != 0;
     if (spec != NULL && strcmp(spec, "onesweep") == 0)
@@ -141,12 +150,25 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
         t.items = 1;
     if (t.max_blocks == 0)
         t.max_blocks = 1;
+    /* One item per work-group (CPU devices): every segment of a tile
+     * goes through the window kernel, whose one item sorts them in turn
+     * as the reference sort does (a work-group per segment would cost
+     * pocl more than the sort).  GPUs: see PS_GPU_SEG_SMALL in
+     * backends/gpu/ps_gpu_tune.h; 32 for the GPU-shaped tunings on CPUs,
+     * so that tests see every class. */
+    if (t.seg_small == 0)
+        t.seg_small = t.wg == 1 ? t.wg * t.items : (type & CL_DEVICE_TYPE_GPU) ? 256 : 32;
+    if (t.seg_small < 2)
+        t.seg_small = 2;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.items > 1)
         t.items >>= 1;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.bits > 1)
         t.bits--;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.wg > 1)
         t.wg >>= 1;
+    /* The segmented sort's small class ends at a tile at most. */
+    if (t.seg_small > t.wg * t.items)
+        t.seg_small = t.wg * t.items < 2 ? 2 : t.wg * t.items;
     /* Onesweep portions of about 2^28 keys (CUB's), never 2^30. */
     {
         size_t tile = (size_t)t.wg * t.items, most = (((size_t)1 << 30) - 1) / tile;
@@ -378,7 +400,8 @@ static cl_program build(const ps_host *host, cl_context ctx, cl_device_id dev,
 static void prog_free(ps_cl_prog *p)
 {
     cl_kernel *ks[] = { &p->hist, &p->upsweep, &p->scan, &p->downsweep, &p->local,
-                        &p->os_hist, &p->os_scan, &p->onesweep };
+                        &p->os_hist, &p->os_scan, &p->onesweep, &p->seg_classify,
+                        &p->seg_small, &p->seg_medium, &p->seg_up, &p->seg_down };
     size_t i;
     for (i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (*ks[i] != NULL)
@@ -408,7 +431,8 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
         if (p->ctx == ctx && p->dev == dev && p->key_bits == key_bits
             && p->val_bytes == val_bytes && p->tune.wg == tune.wg
             && p->tune.items == tune.items && p->tune.bits == tune.bits
-            && p->tune.onesweep == tune.onesweep) {
+            && p->tune.onesweep == tune.onesweep
+            && p->tune.seg_small == tune.seg_small) {
             pthread_mutex_unlock(&progs_lock);
             return p;
         }
@@ -431,8 +455,9 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     extra = getenv("PORTSORT_OPENCL_OPTIONS");
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DPS_KEY_BITS=%u -DPS_VAL_BYTES=%u -DPS_DIGIT_BITS=%u "
-             "-DPS_WG=%u -DPS_ITEMS=%u %s%s", key_bits, val_bytes, tune.bits,
-             tune.wg, tune.items, tune.onesweep ? "-DPS_WITH_ONESWEEP=1 " : "",
+             "-DPS_WG=%u -DPS_ITEMS=%u -DPS_SEG_SMALL=%u %s%s", key_bits, val_bytes,
+             tune.bits, tune.wg, tune.items, tune.seg_small,
+             tune.onesweep ? "-DPS_WITH_ONESWEEP=1 " : "",
              extra != NULL ? extra : "");
     p->program = build(host, ctx, dev, options, status);
     if (p->program == NULL) {
@@ -448,6 +473,11 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     KERNEL(scan, "ps_scan")
     KERNEL(downsweep, "ps_downsweep")
     KERNEL(local, "ps_sort_local")
+    KERNEL(seg_classify, "ps_seg_classify")
+    KERNEL(seg_small, "ps_seg_small")
+    KERNEL(seg_medium, "ps_seg_medium")
+    KERNEL(seg_up, "ps_seg_up")
+    KERNEL(seg_down, "ps_seg_down")
     if (tune.onesweep) {
         KERNEL(os_hist, "ps_os_hist")
         KERNEL(os_scan, "ps_os_scan")

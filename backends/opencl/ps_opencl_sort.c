@@ -394,31 +394,41 @@ static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
     return copy_home(host, job, scratch, &l, nactive, ooo);
 }
 
+int ps_cl_queue_info(const ps_host *host, cl_command_queue q, cl_context *ctx,
+                     cl_device_id *dev, int *ooo)
+{
+    cl_command_queue_properties props = 0;
+    cl_int err = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof *dev, dev, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props,
+                                    NULL);
+    if (err != CL_SUCCESS) {
+        host->fail("opencl: not a usable command queue (%s)", ps_cl_errname(err));
+        return PS_ERR_INVALID_ARG;
+    }
+    *ooo = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+    return PS_OK;
+}
+
 int ps_cl_sort(const ps_host *host, const ps_cl_job *job)
 {
     cl_context ctx = NULL;
     cl_device_id dev = NULL;
-    cl_command_queue_properties props = 0;
     cl_mem owned = NULL;
     ps_cl_prog *p;
     cl_int err;
-    int st = PS_OK;
+    int st = PS_OK, ooo;
 
     if (job->n > UINT32_MAX) {
         host->fail("opencl: n = %zu is beyond the 2^32 - 1 keys the kernels count",
                    job->n);
         return PS_ERR_TOO_LARGE;
     }
-    err = clGetCommandQueueInfo(job->q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(job->q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(job->q, CL_QUEUE_PROPERTIES, sizeof props,
-                                    &props, NULL);
-    if (err != CL_SUCCESS) {
-        host->fail("opencl: not a usable command queue (%s)", ps_cl_errname(err));
-        return PS_ERR_INVALID_ARG;
-    }
+    st = ps_cl_queue_info(host, job->q, &ctx, &dev, &ooo);
+    if (st != PS_OK)
+        return st;
     /* A range past the end of a buffer would make the kernels read and
      * write out of bounds: refuse it before anything is enqueued. */
     {
@@ -442,8 +452,7 @@ int ps_cl_sort(const ps_host *host, const ps_cl_job *job)
         return st;
     /* The kernels hold their arguments: one sort at a time per program. */
     pthread_mutex_lock(&p->lock);
-    st = run(host, job, p, ctx,
-             (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0, &owned);
+    st = run(host, job, p, ctx, ooo, &owned);
     pthread_mutex_unlock(&p->lock);
     /* Released now, freed by the runtime once the queued kernels finish. */
     if (owned != NULL)
