@@ -42,6 +42,7 @@ int main(void)
         }
         if (st == PS_OK && op == 4) {
             t_check_segments("segments", k0, k, v0, v, 4, offs, nseg, PS_U32, 0);
+            continue;
         } else if (st == PS_OK) {
             size_t m = op == 3 ? N / 3 : N;
             for (i = 1; i < m && op != 2; i++)
