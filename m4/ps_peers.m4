@@ -4,7 +4,7 @@
 # PS_CHECK_PEERS
 # --------------
 # Highway's vqsort (C++, Debian libhwy-dev): PS_HAVE_HWY and PS_HWY_LIBS for
-# portsort bench and tools/ps_cpubench.
+# portsort bench and bench/ps_cpubench.
 AC_DEFUN([PS_CHECK_PEERS],
 [AC_REQUIRE([AC_PROG_CXX])
 ps_have_hwy=no

@@ -21,15 +21,15 @@ test_ps_test_mpi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
 test_ps_test_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS) -lm
 
 # portsort-mpi: the file sort with MPI-IO and the scaling benchmark
-# (tools/portsort_mpi.c), on the type table and the all-or-nothing output
+# (tools/cli/portsort_mpi.c), on the type table and the all-or-nothing output
 # of the portsort command, built again under its own name.
 bin_PROGRAMS += tools/portsort-mpi
 man1_MANS = doc/portsort-mpi.1
-tools_portsort_mpi_SOURCES = tools/portsort_mpi.c tools/ps_mpi_cli.h \
-	tools/ps_mpi_cli_sort.c tools/ps_mpi_cli_bench.c tools/ps_cli.h \
-	tools/ps_cli_types.c tools/ps_cli_file.c
+tools_portsort_mpi_SOURCES = tools/cli/portsort_mpi.c tools/cli/ps_mpi_cli.h \
+	tools/cli/ps_mpi_cli_sort.c tools/cli/ps_mpi_cli_bench.c tools/cli/ps_cli.h \
+	tools/cli/ps_cli_types.c tools/cli/ps_cli_file.c
 tools_portsort_mpi_CPPFLAGS = $(AM_CPPFLAGS) -DPS_CLI_NAME='"portsort-mpi"' \
-	-I$(top_srcdir)/tools -I$(top_srcdir)/mpi $(MPI_CFLAGS)
+	-I$(top_srcdir)/tools/cli -I$(top_srcdir)/mpi $(MPI_CFLAGS)
 tools_portsort_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS) -lm
 endif
 AM_TESTS_ENVIRONMENT += PS_MPIRUN='$(MPIRUN)'; export PS_MPIRUN;
@@ -43,5 +43,5 @@ EXTRA_DIST += mpi/portsort_mpi.h mpi/ps_mpi_internal.h mpi/ps_mpi_sort.c \
 	mpi/ps_mpi_agree.c mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c \
 	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c \
 	mpi/ps_mpi_cache.c test/ps_test_mpi.c \
-	tools/portsort_mpi.c tools/ps_mpi_cli.h tools/ps_mpi_cli_sort.c \
-	tools/ps_mpi_cli_bench.c doc/portsort-mpi.1 doc/mpi.md
+	tools/cli/portsort_mpi.c tools/cli/ps_mpi_cli.h tools/cli/ps_mpi_cli_sort.c \
+	tools/cli/ps_mpi_cli_bench.c doc/portsort-mpi.1 doc/mpi.md

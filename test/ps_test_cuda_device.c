@@ -14,7 +14,7 @@
  * device must still be d at the end.
  *
  * Built only with --with-cuda; exits 77 where CUDA cannot run (no driver,
- * no device), which is every CI machine.  tools/gpu-run.sh runs it on a
+ * no device), which is every CI machine.  bench/gpu-run.sh runs it on a
  * lent GPU, also under compute-sanitizer (PS_TEST_MAX_N caps the sizes).
  */
 #include <stdint.h>

@@ -29,7 +29,7 @@ backends/cuda/ps_cuda_util.lo: $(srcdir)/backends/gpu/ps_gpu_util.cu
 endif
 
 # The device API on a real GPU, run by test/cuda.sh (which skips without
-# one) and by tools/gpu-run.sh.
+# one) and by bench/gpu-run.sh.
 if PS_HAVE_CUDA
 check_PROGRAMS += test/ps_test_cuda_device
 test_ps_test_cuda_device_SOURCES = test/ps_test_cuda_device.c test/ps_test_util.c
@@ -37,39 +37,4 @@ test_ps_test_cuda_device_CPPFLAGS = $(AM_CPPFLAGS) $(PS_CUDA_CPPFLAGS)
 test_ps_test_cuda_device_LDADD = lib/libportsort.la $(PS_CUDA_LIBS) $(PTHREAD_LIBS)
 endif
 EXTRA_DIST += test/ps_test_cuda_device.c
-
-# tools/ps_cudabench: our device-pointer sort against cub::DeviceRadixSort
-# (CUB ships with the toolkit).  nvcc compiles it; libtool links it against
-# libportsort and the static CUDA runtime.
-EXTRA_DIST += tools/ps_cudabench.cu tools/ps_cudasegbench.cu tools/gpu-run.sh
-if PS_HAVE_CUDA
-noinst_PROGRAMS += tools/ps_cudabench
-tools_ps_cudabench_SOURCES =
-tools_ps_cudabench_LDADD = tools/ps_cudabench_cu.$(OBJEXT) lib/libportsort.la \
-	$(PS_CUDA_LIBS) $(PTHREAD_LIBS) -lstdc++ -lm
-tools_ps_cudabench_DEPENDENCIES = tools/ps_cudabench_cu.$(OBJEXT) lib/libportsort.la
-CLEANFILES += tools/ps_cudabench_cu.$(OBJEXT)
-tools/ps_cudabench_cu.$(OBJEXT): $(srcdir)/tools/ps_cudabench.cu $(srcdir)/lib/portsort_cuda.h \
-		$(srcdir)/lib/portsort_gpu.h $(srcdir)/lib/portsort.h
-	$(AM_V_GEN)$(MKDIR_P) tools && \
-	$(NVCC) $(PS_NVCC_FLAGS) -I$(top_srcdir)/lib -c $(srcdir)/tools/ps_cudabench.cu -o $@
-endif
-
-# tools/ps_cudasegbench: ps_cuda_sort_segments against
-# cub::DeviceSegmentedSort on the shapes of `portsort bench --segments`
-# (the same generator, tools/ps_cli_segments.c, compiled in).
-if PS_HAVE_CUDA
-noinst_PROGRAMS += tools/ps_cudasegbench
-tools_ps_cudasegbench_SOURCES = tools/ps_cli_segments.c
-tools_ps_cudasegbench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tools_ps_cudasegbench_LDADD = tools/ps_cudasegbench_cu.$(OBJEXT) lib/libportsort.la \
-	$(PS_CUDA_LIBS) $(PTHREAD_LIBS) -lstdc++ -lm
-tools_ps_cudasegbench_DEPENDENCIES = tools/ps_cudasegbench_cu.$(OBJEXT) lib/libportsort.la
-CLEANFILES += tools/ps_cudasegbench_cu.$(OBJEXT)
-tools/ps_cudasegbench_cu.$(OBJEXT): $(srcdir)/tools/ps_cudasegbench.cu \
-		$(srcdir)/lib/portsort_cuda.h $(srcdir)/lib/portsort_gpu.h \
-		$(srcdir)/lib/portsort.h $(srcdir)/tools/ps_cli_bench.h
-	$(AM_V_GEN)$(MKDIR_P) tools && \
-	$(NVCC) $(PS_NVCC_FLAGS) -I$(top_srcdir)/lib -I$(top_srcdir)/tools \
-	  -c $(srcdir)/tools/ps_cudasegbench.cu -o $@
-endif
+# The CUDA benchmarks and bench/gpu-run.sh are in bench/local.mk.

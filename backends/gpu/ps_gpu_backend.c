@@ -42,7 +42,7 @@
  * was written.  Reasoning (doc/cuda.md): below ~100K keys the two PCIe
  * copies, ~20 kernel launches and the stream synchronisations (~0.3 ms in
  * all) cost more than a multi-core CPU sort of the same array.
- * PORTSORT_GPU_MIN_N overrides it; tools/gpu-run.sh measures it. */
+ * PORTSORT_GPU_MIN_N overrides it; bench/gpu-run.sh measures it. */
 #define PS_GPU_AUTO_MIN_N ((size_t)1 << 17)
 
 /* Bytes per pinned staging buffer (two of them); the CPU stand-in's test

@@ -126,7 +126,7 @@ static size_t os_portion_tiles(size_t ntiles)
     size_t most = PS_GPU_OS_PORTION_TILES;
 #ifdef PS_GPU_FAKE
     /* The stand-in is built with tiny portions for the tests; the traffic
-     * count (tools/ps_gpu_traffic.sh) asks for the real ones. */
+     * count (bench/ps_gpu_traffic.sh) asks for the real ones. */
     const char *e = getenv("PS_FAKE_OS_PORTION_TILES");
     if (e != NULL && atoi(e) > 0)
         most = (size_t)atoi(e);

@@ -39,7 +39,7 @@ AM_CONDITIONAL([PS_HAVE_OPENCL], [test "x$ps_opencl_enabled" = xyes])
 # The benchmark's optional peer: Boost.Compute (header-only, C++).
 AC_ARG_WITH([boost-compute],
   [AS_HELP_STRING([--with-boost-compute],
-    [build tools/ps_clbench against Boost.Compute's sort (default: when found)])],
+    [build bench/ps_clbench against Boost.Compute's sort (default: when found)])],
   [], [with_boost_compute=check])
 ps_boost_compute=no
 # AC_PROG_CXX must run unconditionally (Automake's dependency tracking);

@@ -48,15 +48,8 @@ if PS_HAVE_OPENCL
 PS_LONG_BACKENDS += opencl
 endif
 
-# The benchmark against Boost.Compute (optional peer, not installed).
-EXTRA_DIST += tools/ps_clbench.cc
-if PS_HAVE_BOOST_COMPUTE
-noinst_PROGRAMS += tools/ps_clbench
-tools_ps_clbench_SOURCES = tools/ps_clbench.cc
-tools_ps_clbench_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
-tools_ps_clbench_CXXFLAGS = $(PS_WARN_CFLAGS) -Wno-deprecated-declarations
-tools_ps_clbench_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
-endif
+# The benchmark against Boost.Compute, bench/ps_clbench, is in
+# bench/local.mk.
 
 if PS_HAVE_OPENCL
 check_PROGRAMS += test/ps_test_opencl

@@ -28,11 +28,4 @@ EXTRA_DIST += backends/openmp/ps_openmp_sort.h backends/openmp/ps_openmp_msd.c \
 	backends/openmp/ps_openmp_net.c backends/openmp/ps_openmp_net.h \
 	doc/results-openmp.md
 
-# The CPU benchmark (not installed): ours against Highway's vqsort, when
-# libhwy is installed, and a plain LSD sort.  doc/results-openmp.md has its
-# figures.
-noinst_PROGRAMS += tools/ps_cpubench
-noinst_HEADERS += tools/peers/ps_peers.h
-tools_ps_cpubench_SOURCES = tools/ps_cpubench.c tools/peers/ps_peer_vqsort.cc
-tools_ps_cpubench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tools_ps_cpubench_LDADD = lib/libportsort.la $(PS_HWY_LIBS)
+# The CPU benchmark, bench/ps_cpubench, is in bench/local.mk.

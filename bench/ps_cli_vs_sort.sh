@@ -4,7 +4,7 @@
 # field, as floats (sort -g) and as integers (sort -n).  Prints a Markdown
 # table of the median wall time of RUNS runs and the lines per second.
 #
-# Usage: tools/ps_cli_vs_sort.sh [PORTSORT]   (default: ./tools/portsort)
+# Usage: bench/ps_cli_vs_sort.sh [PORTSORT]   (default: ./tools/portsort)
 # Environment: LINES_N (default 10000000), RUNS (default 3), DIR (scratch
 # directory for the generated files, default a new one under /tmp).
 set -eu

@@ -1,10 +1,10 @@
 #!/bin/sh
-# tools/ps_gpu_traffic.sh - global-memory bytes per key of the CUDA/HIP
+# bench/ps_gpu_traffic.sh - global-memory bytes per key of the CUDA/HIP
 # kernels, counted on the CPU stand-in runtime under valgrind's DHAT.
 #
 # Usage, from a build tree configured with --with-cuda (or any build: the
 # stand-in is built by make check):
-#   make check TESTS= && sh ../tools/ps_gpu_traffic.sh [N]
+#   make check TESTS= && sh ../bench/ps_gpu_traffic.sh [N]
 # PATHS (default "onesweep portable") and CONFIGS (default
 # "u32:0 u32:4 u64:0 u64:8", key type:value bytes) choose the rows; each
 # row is one valgrind run of a few minutes at N = 16384.
@@ -12,7 +12,7 @@
 # written, and their sum per key, split into the keys' and values' arrays
 # and the scratch (alternate arrays, digit counts, look-back status).
 #
-# How: tools/ps_gpu_traffic sorts N random keys through the CUDA device
+# How: bench/ps_gpu_traffic sorts N random keys through the CUDA device
 # API on test/ps_gpu_fake.so (installed as ps_cuda.so), whose "device"
 # memory is host memory and whose kernels are the real ones compiled for
 # the CPU, one work-item per thread.  DHAT counts the bytes read and
@@ -28,7 +28,7 @@ top=${top_builddir:-.}
 n=${1:-16384}
 command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found" >&2; exit 77; }
 so="$top/test/.libs/ps_gpu_fake.so"
-prog="$top/tools/.libs/ps_gpu_traffic"
+prog="$top/bench/.libs/ps_gpu_traffic"
 [ -f "$so" ] && [ -x "$prog" ] || { echo "run 'make check TESTS=' first" >&2; exit 77; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ps-traffic.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT

@@ -5,7 +5,7 @@
 // timed as well.  Best of R runs after a warm-up run (which builds and
 // caches the kernels of both libraries).
 //
-//   tools/ps_clbench [n] [runs]
+//   bench/ps_clbench [n] [runs]
 //
 // The device is the one PORTSORT_OPENCL_DEVICE selects, by the same rule
 // (an index "P:D" or a name substring; default: first GPU, else first device).

@@ -10,7 +10,7 @@
  *   N keys (default 10000000), R timed repetitions (default 7, the median
  *   is reported), shapes as `portsort bench --segments` has them (default:
  *   csr uniform power-law equal), built by the same code
- *   (tools/ps_cli_segments.c), so the figures compare with the CLI's.
+ *   (tools/cli/ps_cli_segments.c), so the figures compare with the CLI's.
  * Cases: u32 keys, u32 keys with u32 values, u64 keys; random keys.
  *
  * Every sort starts from the same input, copied into place untimed; CUB
@@ -38,7 +38,7 @@
 extern "C" {
 #include "ps_cli_bench.h"
 
-/* The generator tools/ps_cli_segments.c draws segment lengths from (the
+/* The generator tools/cli/ps_cli_segments.c draws segment lengths from (the
  * CLI has it in ps_cli_data.c, with the datasets this tool does not need). */
 uint64_t ps_cli_mix64(uint64_t x)
 {

@@ -2,7 +2,7 @@
 """Time portsort.sort against NumPy's in-place sorts, print a Markdown table.
 
     PORTSORT_LIBRARY=build/lib/.libs/libportsort.so PYTHONPATH=python \\
-        python3 tools/ps_py_bench.py [--sizes 1M,16M] [--types u32,u64,f32,f64]
+        python3 bench/ps_py_bench.py [--sizes 1M,16M] [--types u32,u64,f32,f64]
 
 For each type and size one random array is made (uniform random bits for
 integers, standard normal floats, so no NaN where the two orders differ);

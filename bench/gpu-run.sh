@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tools/gpu-run.sh - build, test and time the CUDA backend on a machine with
+# bench/gpu-run.sh - build, test and time the CUDA backend on a machine with
 # an NVIDIA GPU, in one call, and write what ran to doc/results-cuda.md.
 #
 # Usage, from the repository root on the GPU machine:
-#   bash tools/gpu-run.sh [STEP...]
+#   bash bench/gpu-run.sh [STEP...]
 # STEPS (default: all, in this order):
 #   build      configure --with-cuda for this GPU's arch only, make
 #   test       make check's serial, modules and cuda tests: the differential
@@ -12,7 +12,7 @@
 #              each checked to have really taken its path
 #   sanitize   compute-sanitizer memcheck, racecheck and synccheck on small
 #              cases, on each path
-#   bench      tools/ps_cudabench: our device sort on both paths vs
+#   bench      bench/ps_cudabench: our device sort on both paths vs
 #              cub::DeviceRadixSort, 2^20 .. 2^28 keys (PS_BENCH_MAX=24 for
 #              a quicker run)
 #   crossover  host-array sorts on cuda vs the CPU, 2^10 .. 2^24 keys, to
@@ -31,7 +31,7 @@
 #              after)
 #   segments   the segmented sort: test/ps_test_segments on cuda (every size
 #              class must show in the log), compute-sanitizer memcheck and
-#              racecheck on it, then tools/ps_cudasegbench: ps_cuda_sort_segments
+#              racecheck on it, then bench/ps_cudasegbench: ps_cuda_sort_segments
 #              vs cub::DeviceSegmentedSort::SortKeys/SortPairs and vs
 #              ps_cuda_sort_keys unsegmented, 10M keys, every shape of
 #              `portsort bench --segments` (PS_SEGBENCH_N to change n)
@@ -71,7 +71,7 @@ if [ ! -f "$report" ]; then
     {
         echo "# CUDA backend on a GPU: what ran"
         echo
-        echo "Written by tools/gpu-run.sh ($steps), $(date -u '+%Y-%m-%d %H:%M UTC')."
+        echo "Written by bench/gpu-run.sh ($steps), $(date -u '+%Y-%m-%d %H:%M UTC')."
         echo
         echo '```'
         nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv 2>&1
@@ -114,7 +114,7 @@ build)
     if ! { make -j"$jobs" && make -j"$jobs" check TESTS=; } > "$out/make.log" 2>&1; then
         tail -40 "$out/make.log"; fail "make"; exit 1
     fi
-    note "built: $(ls backends/cuda/.libs/ps_cuda.so tools/ps_cudabench 2>&1 | tr '\n' ' ')"
+    note "built: $(ls backends/cuda/.libs/ps_cuda.so bench/ps_cudabench 2>&1 | tr '\n' ' ')"
     ;;
 test)
     for algo in onesweep portable; do
@@ -161,7 +161,7 @@ sanitize)
 bench)
     note "## device sort (Onesweep and reduce-then-scan) vs cub::DeviceRadixSort"
     cd "$build/obj" || exit 1
-    cmd="tools/ps_cudabench --min 20 --max ${PS_BENCH_MAX:-28} --reps 7 --csv $out/results-cuda.csv"
+    cmd="bench/ps_cudabench --min 20 --max ${PS_BENCH_MAX:-28} --reps 7 --csv $out/results-cuda.csv"
     note "command: PORTSORT_MODULE_PATH=backends/cuda/.libs $cmd"
     { echo '```'; PORTSORT_MODULE_PATH=$(modpath) $cmd 2>&1; echo '```'; } \
         | tee "$out/bench.log" >> "$report"
@@ -252,7 +252,7 @@ segments)
         note "- $tool on ps_test_segments (PS_TEST_MAX_N=20000): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
         [ "$rc" -eq 0 ] || fail "$tool on ps_test_segments"
     done
-    cmd="tools/ps_cudasegbench -n ${PS_SEGBENCH_N:-10000000} --reps 7 --csv $out/results-cuda-segments.csv csr uniform uniform:1000 power-law equal:4 equal:64"
+    cmd="bench/ps_cudasegbench -n ${PS_SEGBENCH_N:-10000000} --reps 7 --csv $out/results-cuda-segments.csv csr uniform uniform:1000 power-law equal:4 equal:64"
     note "command: PORTSORT_MODULE_PATH=backends/cuda/.libs $cmd"
     { echo '```'; PORTSORT_MODULE_PATH=$(modpath) timeout "${PS_GPURUN_SCALE_TIMEOUT:-540}" $cmd 2>&1; echo '```'; } \
         | tee "$out/segbench.log" >> "$report"

@@ -7,7 +7,7 @@
  * Run on the CPU stand-in runtime (test/ps_gpu_fake.so installed as
  * ps_cuda.so), where "device memory" is host memory, the kernels are the
  * real ones compiled for the CPU, and every load and store a work-item
- * makes is a load or store of this process.  tools/ps_gpu_traffic.sh runs
+ * makes is a load or store of this process.  bench/ps_gpu_traffic.sh runs
  * it under valgrind's DHAT, which counts the bytes read and written in
  * each heap block by allocation site: the keys, the values and the
  * scratch (alternate arrays, digit counts, look-back status words) are

@@ -1,0 +1,71 @@
+# bench/: the developer benchmarks and GPU-session scripts, none installed.
+# Each compares libportsort with the best peer that runs where it is built;
+# doc/results-*.md and doc/cuda.md give the commands and the figures.
+
+# The CPU benchmark: ours against Highway's vqsort, when libhwy is
+# installed, and a plain LSD sort.  doc/results-openmp.md has its figures.
+noinst_PROGRAMS += bench/ps_cpubench
+bench_ps_cpubench_SOURCES = bench/ps_cpubench.c tools/cli/peers/ps_peer_vqsort.cc
+bench_ps_cpubench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/cli
+bench_ps_cpubench_LDADD = lib/libportsort.la $(PS_HWY_LIBS)
+
+# The OpenCL benchmark against Boost.Compute (optional peer).
+EXTRA_DIST += bench/ps_clbench.cc
+if PS_HAVE_BOOST_COMPUTE
+noinst_PROGRAMS += bench/ps_clbench
+bench_ps_clbench_SOURCES = bench/ps_clbench.cc
+bench_ps_clbench_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
+bench_ps_clbench_CXXFLAGS = $(PS_WARN_CFLAGS) -Wno-deprecated-declarations
+bench_ps_clbench_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
+endif
+
+# bench/ps_cudabench: our device-pointer sort against cub::DeviceRadixSort
+# (CUB ships with the toolkit).  nvcc compiles it; libtool links it against
+# libportsort and the static CUDA runtime.  bench/gpu-run.sh builds, tests
+# and times the CUDA backend on a machine with a GPU (doc/cuda.md).
+EXTRA_DIST += bench/ps_cudabench.cu bench/ps_cudasegbench.cu bench/gpu-run.sh
+if PS_HAVE_CUDA
+noinst_PROGRAMS += bench/ps_cudabench
+bench_ps_cudabench_SOURCES =
+bench_ps_cudabench_LDADD = bench/ps_cudabench_cu.$(OBJEXT) lib/libportsort.la \
+	$(PS_CUDA_LIBS) $(PTHREAD_LIBS) -lstdc++ -lm
+bench_ps_cudabench_DEPENDENCIES = bench/ps_cudabench_cu.$(OBJEXT) lib/libportsort.la
+CLEANFILES += bench/ps_cudabench_cu.$(OBJEXT)
+bench/ps_cudabench_cu.$(OBJEXT): $(srcdir)/bench/ps_cudabench.cu $(srcdir)/lib/portsort_cuda.h \
+		$(srcdir)/lib/portsort_gpu.h $(srcdir)/lib/portsort.h
+	$(AM_V_GEN)$(MKDIR_P) bench && \
+	$(NVCC) $(PS_NVCC_FLAGS) -I$(top_srcdir)/lib -c $(srcdir)/bench/ps_cudabench.cu -o $@
+endif
+
+# bench/ps_cudasegbench: ps_cuda_sort_segments against
+# cub::DeviceSegmentedSort on the shapes of `portsort bench --segments`
+# (the same generator, tools/cli/ps_cli_segments.c, compiled in).
+if PS_HAVE_CUDA
+noinst_PROGRAMS += bench/ps_cudasegbench
+bench_ps_cudasegbench_SOURCES = tools/cli/ps_cli_segments.c
+bench_ps_cudasegbench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/cli
+bench_ps_cudasegbench_LDADD = bench/ps_cudasegbench_cu.$(OBJEXT) lib/libportsort.la \
+	$(PS_CUDA_LIBS) $(PTHREAD_LIBS) -lstdc++ -lm
+bench_ps_cudasegbench_DEPENDENCIES = bench/ps_cudasegbench_cu.$(OBJEXT) lib/libportsort.la
+CLEANFILES += bench/ps_cudasegbench_cu.$(OBJEXT)
+bench/ps_cudasegbench_cu.$(OBJEXT): $(srcdir)/bench/ps_cudasegbench.cu \
+		$(srcdir)/lib/portsort_cuda.h $(srcdir)/lib/portsort_gpu.h \
+		$(srcdir)/lib/portsort.h $(srcdir)/tools/cli/ps_cli_bench.h
+	$(AM_V_GEN)$(MKDIR_P) bench && \
+	$(NVCC) $(PS_NVCC_FLAGS) -I$(top_srcdir)/lib -I$(top_srcdir)/tools/cli \
+	  -c $(srcdir)/bench/ps_cudasegbench.cu -o $@
+endif
+
+# Global-memory bytes per key of the GPU kernels, counted with valgrind's
+# DHAT on the CPU stand-in runtime (bench/ps_gpu_traffic.sh, doc/cuda.md).
+# Built with the tests; it needs no GPU and no CUDA header.
+check_PROGRAMS += bench/ps_gpu_traffic
+bench_ps_gpu_traffic_SOURCES = bench/ps_gpu_traffic.c
+bench_ps_gpu_traffic_LDADD = lib/libportsort.la
+EXTRA_DIST += bench/ps_gpu_traffic.sh
+
+# portsort sort against GNU sort on 10M-line files (doc/cli-sort.md).
+EXTRA_DIST += bench/ps_cli_vs_sort.sh
+
+# portsort.sort against NumPy (doc/python.md).
+EXTRA_DIST += bench/ps_py_bench.py
