@@ -48,13 +48,14 @@ asan)
         # for.  Tests that failed only that way run once more; any other
         # failure, or a second one, fails the step.
         retry=""
-        for trs in build-asan/test/*.trs; do
+        for trs in build-asan/test/*.trs build-asan/test/cli/*.trs; do
             grep -q '^:test-result: FAIL' "$trs" || continue
             log=${trs%.trs}.log
             if grep -q 'LeakSanitizer has encountered a fatal error' "$log" &&
                ! grep -Eq 'detected memory leaks|ERROR: AddressSanitizer|runtime error' "$log"
             then
-                retry="$retry test/$(basename "${trs%.trs}")"
+                t=${trs#build-asan/}
+                retry="$retry ${t%.trs}"
             else
                 cat build-asan/test-suite.log
                 exit 1

@@ -2,7 +2,7 @@
 EXTRA_DIST += doc/algorithm.md doc/results-reference.md doc/reliability.md \
 	doc/coverage.md
 # Man pages: portsort(1) for the command, libportsort(3) for every public
-# function of lib/portsort.h (test/cli-manpages.sh checks none is missing).
+# function of lib/portsort.h (test/cli/cli-manpages.sh checks none is missing).
 # doc/man/ps_*.3 are one-line .so links so that `man ps_sort_keys` works.
 dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_argsort.3 \

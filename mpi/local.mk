@@ -33,8 +33,8 @@ tools_portsort_mpi_CPPFLAGS = $(AM_CPPFLAGS) -DPS_CLI_NAME='"portsort-mpi"' \
 tools_portsort_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS) -lm
 endif
 AM_TESTS_ENVIRONMENT += PS_MPIRUN='$(MPIRUN)'; export PS_MPIRUN;
-TESTS += test/mpi.sh test/mpi-cli.sh
-dist_check_SCRIPTS += test/mpi.sh test/mpi-cli.sh
+TESTS += test/mpi.sh test/cli/mpi-cli.sh
+dist_check_SCRIPTS += test/mpi.sh test/cli/mpi-cli.sh
 EXTRA_DIST += test/mpi-common.sh test/cmake-app-mpi/CMakeLists.txt \
 	test/cmake-app-mpi/main.c
 # Distributed whatever the configuration (automake only lists conditional

@@ -23,23 +23,24 @@ test_ps_test_segments_LDADD = lib/libportsort.la
 test_ps_test_modules_SOURCES = test/ps_test_modules.c test/ps_test_util.c
 test_ps_test_modules_LDADD = lib/libportsort.la
 
-# Stand-in backend modules, built for the tests only: one that works, one
-# with the wrong ABI, one whose probe finds no device, and one that fails in
-# the middle of a sort.  ps_test_modules installs them under real backend
-# names in a private module directory.
+# Stand-in backend modules, built for the tests only from
+# test/standin/ps_stub_module.c: one that works, one with the wrong ABI,
+# one whose probe finds no device, and one that fails in the middle of a
+# sort.  ps_test_modules installs them under real backend names in a
+# private module directory.
 check_LTLIBRARIES += test/ps_stub_good.la test/ps_stub_badabi.la \
 	test/ps_stub_nodevice.la test/ps_stub_failing.la
 PS_STUB_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
-test_ps_stub_good_la_SOURCES = test/ps_stub_module.c
+test_ps_stub_good_la_SOURCES = test/standin/ps_stub_module.c
 test_ps_stub_good_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=0
 test_ps_stub_good_la_LDFLAGS = $(PS_STUB_LDFLAGS)
-test_ps_stub_badabi_la_SOURCES = test/ps_stub_module.c
+test_ps_stub_badabi_la_SOURCES = test/standin/ps_stub_module.c
 test_ps_stub_badabi_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=1
 test_ps_stub_badabi_la_LDFLAGS = $(PS_STUB_LDFLAGS)
-test_ps_stub_nodevice_la_SOURCES = test/ps_stub_module.c
+test_ps_stub_nodevice_la_SOURCES = test/standin/ps_stub_module.c
 test_ps_stub_nodevice_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=2
 test_ps_stub_nodevice_la_LDFLAGS = $(PS_STUB_LDFLAGS)
-test_ps_stub_failing_la_SOURCES = test/ps_stub_module.c
+test_ps_stub_failing_la_SOURCES = test/standin/ps_stub_module.c
 test_ps_stub_failing_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=3
 test_ps_stub_failing_la_LDFLAGS = $(PS_STUB_LDFLAGS)
 
@@ -78,18 +79,17 @@ test_fuzz_ps_fuzz_shapes_LDADD = lib/libportsort.la -lm
 endif
 EXTRA_DIST += test/lsan.supp test/seg-classes.awk
 
-# The portsort command line (tools/portsort): sort against GNU sort and an
-# independent Perl oracle, every bad input, and a short bench whose CSV is
-# parsed.  cli-common.sh is sourced by them, not run.
-dist_check_SCRIPTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
-	test/cli-sort-binary.sh \
-	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
-	test/cli-manpages.sh test/cli-env.sh
-EXTRA_DIST += test/cli-common.sh test/cli-half-oracle.py
-TESTS += test/cli-info.sh test/cli-sort-text.sh test/cli-sort-filter.sh \
-	test/cli-sort-binary.sh \
-	test/cli-sort-errors.sh test/cli-bench.sh test/cli-bench-segments.sh \
-	test/cli-manpages.sh test/cli-env.sh
+# The portsort command line (tools/portsort), in test/cli/: sort against
+# GNU sort and an independent Perl oracle, every bad input, and a short
+# bench whose CSV is parsed.  cli-common.sh is sourced by them, not run.
+# (test/cli/mpi-cli.sh, portsort-mpi's, is listed in mpi/local.mk.)
+PS_CLI_TESTS = test/cli/cli-info.sh test/cli/cli-sort-text.sh \
+	test/cli/cli-sort-filter.sh test/cli/cli-sort-binary.sh \
+	test/cli/cli-sort-errors.sh test/cli/cli-bench.sh \
+	test/cli/cli-bench-segments.sh test/cli/cli-manpages.sh test/cli/cli-env.sh
+dist_check_SCRIPTS += $(PS_CLI_TESTS)
+EXTRA_DIST += test/cli/cli-common.sh test/cli/cli-half-oracle.py
+TESTS += $(PS_CLI_TESTS)
 
 # The reduce-then-scan kernels' loops at n just below 2^32 (issue 17, item
 # 1), as a C++ model run of the last block of each kernel over reserved

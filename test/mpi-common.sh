@@ -1,4 +1,4 @@
-# Sourced by test/mpi.sh and test/mpi-cli.sh: the launcher and its options.
+# Sourced by test/mpi.sh and test/cli/mpi-cli.sh: the launcher and its options.
 # Skips (77) the caller where libportsort_mpi is not configured, where no
 # launcher is found, and in a sanitizer build (MPI libraries are not
 # instrumented, and their reports drown ours).  Sets $build, $mpirun and

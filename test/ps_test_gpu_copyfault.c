@@ -1,8 +1,8 @@
 /*
  * ps_test_gpu_copyfault - "nothing lost" when the device fails while a
  * host-array sort copies its result back (backends/gpu/ps_gpu_backend.c),
- * on the CPU stand-in runtime (test/ps_gpu_fake.cc), which gpu-fake.sh
- * runs with PS_FAKE_FAIL_COPY_OUT=k for k = 1, 2, ...: the k-th
+ * on the CPU stand-in runtime (test/standin/ps_gpu_fake.cc), which
+ * gpu-fake.sh runs with PS_FAKE_FAIL_COPY_OUT=k for k = 1, 2, ...: the k-th
  * device-to-host copy of the process fails, and so does every later one,
  * as on a lost device.  The stand-in's staging buffers hold 1000 bytes, so
  * the keys and the values of one sort come back in many chunks, and some k

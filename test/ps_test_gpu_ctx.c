@@ -1,8 +1,9 @@
 /*
  * ps_test_gpu_ctx - the CUDA backend's manners with devices (issue 17,
- * items 3 and 6), on the CPU stand-in runtime (test/ps_gpu_fake.cc), which
- * records which devices got a primary context, each thread's current
- * context and where each kernel ran.  One scenario per run, since the
+ * items 3 and 6), on the CPU stand-in runtime
+ * (test/standin/ps_gpu_fake.cc), which records which devices got a
+ * primary context, each thread's current context and where each kernel
+ * ran.  One scenario per run, since the
  * backend is chosen once per process (test/gpu-fake.sh runs them all):
  *
  *   other-device  PORTSORT_CUDA_DEVICE=1: host sorts create no context on

@@ -1,6 +1,6 @@
 /*
  * ps_test_gpu_fake - the CUDA backend's host code, run on make check's CPU
- * stand-in runtime (test/ps_gpu_fake.h) by gpu-fake.sh, which installs
+ * stand-in runtime (test/standin/ps_gpu_fake.h) by gpu-fake.sh, which installs
  * that module as ps_cuda.so: the device API (device pointers are host
  * pointers there) and the host-array path, every key type, both
  * directions, keys / pairs of 4 and 8 bytes / argsort, sizes that take the

@@ -14,8 +14,8 @@
 // what its stride allows.
 //
 // Work-items are threads meeting at a std::barrier, as in the CUDA
-// stand-in (test/ps_gpu_fake.cc); local arrays are static.  Exits 77 where
-// 2^33 bytes of address space cannot be reserved.
+// stand-in (test/standin/ps_gpu_fake.cc); local arrays are static.  Exits
+// 77 where 2^33 bytes of address space cannot be reserved.
 #include <barrier>
 #include <csignal>
 #include <cstdint>

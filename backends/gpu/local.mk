@@ -49,25 +49,26 @@ ps_gpu_obj = $(MKDIR_P) $(dir $(3)).libs && \
 	$(call ps_gpu_lo,$(3))
 
 # make check runs this host code on a CPU stand-in for the CUDA runtime
-# (test/ps_gpu_fake.h), with the kernels compiled as C++ from the same
-# instantiation file, so the launch sequence, argument packing, tile sizes
-# and device API are tested on every machine (test/gpu-fake.sh).
+# (test/standin/ps_gpu_fake.h), with the kernels compiled as C++ from the
+# same instantiation file, so the launch sequence, argument packing, tile
+# sizes and device API are tested on every machine (test/gpu-fake.sh).
 PS_FAKE_KERNEL_LOS = $(PS_GPU_KV:%=test/ps_gpu_fake_k%.lo)
 check_LTLIBRARIES += test/ps_gpu_fake.la
-test_ps_gpu_fake_la_SOURCES = $(PS_GPU_HOST_SOURCES) test/ps_gpu_fake.cc
-noinst_HEADERS += test/ps_gpu_fake.h
+test_ps_gpu_fake_la_SOURCES = $(PS_GPU_HOST_SOURCES) test/standin/ps_gpu_fake.cc
+noinst_HEADERS += test/standin/ps_gpu_fake.h
 PS_FAKE_DEFS = -DPS_GPU_FAKE -DPS_GPU_MAX_BLOCKS=3 -DPS_GPU_STAGE_BYTES=1000 \
 	-DPS_GPU_OS_PORTION_TILES=2 -DPS_GPU_COPY_SPLIT_MIN=256 \
 	-DPS_GPU_SEG_HUGE=20000
 test_ps_gpu_fake_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu \
-	-I$(top_srcdir)/test $(PS_FAKE_DEFS) -DPS_GPU_ARCH_LIST='"CPU stand-in"'
+	-I$(top_srcdir)/test/standin $(PS_FAKE_DEFS) \
+	-DPS_GPU_ARCH_LIST='"CPU stand-in"'
 test_ps_gpu_fake_la_CXXFLAGS = -std=c++20 $(PTHREAD_CFLAGS)
 test_ps_gpu_fake_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 test_ps_gpu_fake_la_LIBADD = $(PS_FAKE_KERNEL_LOS) $(PTHREAD_LIBS)
 test_ps_gpu_fake_la_DEPENDENCIES = $(PS_FAKE_KERNEL_LOS)
 CLEANFILES += $(PS_FAKE_KERNEL_LOS) $(PS_FAKE_KERNEL_LOS:.lo=.o)
-test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/ps_gpu_fake.h
-	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(CXX) -x c++ -std=c++20 -O2 -fPIC $(PTHREAD_CFLAGS) $(PS_GPU_KINC) -I$(srcdir)/test $(PS_FAKE_DEFS),$(srcdir)/backends/gpu/ps_gpu_kernels.cu,test/ps_gpu_fake_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v})
+test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/standin/ps_gpu_fake.h
+	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(CXX) -x c++ -std=c++20 -O2 -fPIC $(PTHREAD_CFLAGS) $(PS_GPU_KINC) -I$(srcdir)/test/standin $(PS_FAKE_DEFS),$(srcdir)/backends/gpu/ps_gpu_kernels.cu,test/ps_gpu_fake_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v})
 
 check_PROGRAMS += test/ps_test_gpu_fake
 test_ps_test_gpu_fake_SOURCES = test/ps_test_gpu_fake.c test/ps_test_util.c

@@ -91,8 +91,8 @@ typedef hipDeviceProp_t ps_rt_prop;
  * (the runtime opens every device at start-up), so enter() uses it. */
 #  define PS_RT_CTX_ENTRY 0
 #elif defined(PS_GPU_FAKE)
-/* test/ps_gpu_fake.h: the CUDA host code on a CPU stand-in runtime, for
- * make check on machines without a GPU.  It poses as "cuda". */
+/* test/standin/ps_gpu_fake.h: the CUDA host code on a CPU stand-in
+ * runtime, for make check on machines without a GPU.  It poses as "cuda". */
 #  include "ps_gpu_fake.h"
 #  define RT(x) psfake##x
 #  define PS_GPU_NAME "cuda"

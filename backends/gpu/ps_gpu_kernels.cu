@@ -18,9 +18,9 @@
 #include "ps_gpu_tune.h"
 
 #if defined(PS_GPU_FAKE)
-/* make check's CPU stand-in (test/ps_gpu_fake.h): the kernels as plain C++,
- * one thread per work-item.  Local arrays are static, shared by the
- * work-items of the one work-group that runs at a time. */
+/* make check's CPU stand-in (test/standin/ps_gpu_fake.h): the kernels as
+ * plain C++, one thread per work-item.  Local arrays are static, shared by
+ * the work-items of the one work-group that runs at a time. */
 #  include "ps_gpu_fake.h"
 #  define PS_KERNEL_DIALECT_H
 typedef unsigned char ps_u8;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A short portsort bench run: its CSV parses, has one verified row per
 # (type, sorter, dataset, n), and --perf-to-csv and --plot write files.
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd awk
 
 types=u8,i32,f64

@@ -3,7 +3,7 @@
 # gives verified rows for the segmented call, the loop of plain calls, the
 # unsegmented reference and qsort per segment; bad shapes are refused with
 # a reason.
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 
 for shape in csr uniform:7 power-law:12 equal:3; do
     "$PORTSORT" bench --perf-csv-to-stdout --segments "$shape" --peers qsort \

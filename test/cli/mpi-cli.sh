@@ -7,7 +7,7 @@
 # 2 on every rank, no output file made and an existing one left as it was.
 # And portsort-mpi bench, once, tiny.
 . "${srcdir:-.}/test/mpi-common.sh"
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd perl
 srcdir=${srcdir:-.}
 PMPI=$build/tools/portsort-mpi

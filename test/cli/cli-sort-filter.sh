@@ -2,7 +2,7 @@
 # portsort sort as a filter in the manner of sort(1): standard input and
 # output, several inputs, -o naming an input, whole lines sorted by a field
 # (-t, -k) against GNU sort, -c, -u, --skip-bad, and the refusals.
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd awk
 sort --version 2>/dev/null | grep -q GNU || { echo "GNU sort not found: skipped"; exit 77; }
 

@@ -1,4 +1,4 @@
-# Sourced by the test/cli-*.sh scripts: where portsort is, a private scratch
+# Sourced by the test/cli/cli-*.sh scripts: where portsort is, a private scratch
 # directory (never the source tree, which is read-only in make distcheck),
 # and small assertions.  Not a test itself.
 PORTSORT=${top_builddir:-.}/tools/portsort

@@ -3,7 +3,7 @@
 # is silent on stderr unless PORTSORT_VERBOSE=1, which then says which
 # backends were tried and why each was skipped; PORTSORT_THREADS sets the
 # OpenMP backend's thread count.
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 
 printf '3\n1\n2\n' >"$work/in.txt"
 

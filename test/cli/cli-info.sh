@@ -1,7 +1,7 @@
 #!/bin/sh
 # portsort info lists the backends and the choice; a backend that cannot run
 # is reported with its reason and a nonzero exit.
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 
 "$PORTSORT" info >"$work/info" 2>&1 || fail "portsort info exits 0"
 cat "$work/info"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every bad input to portsort sort: the exit status, the message, no output
 # file (not even a temporary one), and FILE exactly as it was.
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 
 # expect_fail STATUS MESSAGE-REGEX WHAT -- portsort-arguments...
 # Runs portsort with the arguments; $work/d/in is FILE and $work/d/out the

@@ -3,7 +3,7 @@
 # portsort.h (so a new function cannot go undocumented) and a `man NAME`
 # link; portsort(1) covers every subcommand and bench option; both render
 # without warnings.
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 src=${srcdir:-.}
 funcs=$(sed -n 's/^PS_API[^(]*[ *]\(ps_[a-z_0-9]*\)(.*/\1/p' "$src/lib/portsort.h")
 [ -n "$funcs" ] || fail "found the public functions in portsort.h"

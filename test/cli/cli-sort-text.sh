@@ -1,7 +1,7 @@
 #!/bin/sh
 # portsort sort --text against GNU sort -n / sort -g on generated columns:
 # integers, negative numbers, exponents, and the float corner cases.
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd awk
 need_cmd perl
 sort --version 2>/dev/null | grep -q GNU || { echo "GNU sort not found: skipped"; exit 77; }
@@ -98,7 +98,7 @@ done
 if [ -n "$python" ]; then
     for t in f16 bf16; do
         mkdir -p "$work/$t"
-        "$python" "${srcdir:-.}/test/cli-half-oracle.py" "$t" "$work/$t" ||
+        "$python" "${srcdir:-.}/test/cli/cli-half-oracle.py" "$t" "$work/$t" ||
             { fail "$t: the oracle"; continue; }
         "$PORTSORT" sort --text --type "$t" -o "$work/got" "$work/$t/in" &&
             same "$work/$t/asc" "$work/got" "$t: $(wc -l <"$work/$t/in") numbers rounded to nearest, ties to even"

@@ -2,7 +2,7 @@
 # portsort sort on binary files: every type, both directions, keys alone and
 # with values of several sizes, checked bit for bit against an expected
 # output computed independently in Perl (totalOrder for floats, stable).
-. "${srcdir:-.}/test/cli-common.sh"
+. "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd perl
 
 # gen TYPE N DESC VALUE_SIZE: writes $work/keys, $work/values and the
