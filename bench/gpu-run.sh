@@ -177,8 +177,9 @@ crossover)
       for lg in 10 12 14 16 17 18 20 22 24; do
           n=$((1 << lg))
           for b in cuda $cpu; do
-              PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=$b \
-                  ./tools/ps_quickbench "$n" 7 2>&1 | grep -E "^backend $b"
+              PORTSORT_MODULE_PATH=$(modpath) ./tools/portsort bench \
+                  --backends "$b" --types u32 --sizes "$n" --repeats 7 \
+                  --peers none 2>&1 | grep -E "^u32 +$b +portsort "
           done
       done; echo '```'; } | tee "$out/crossover.log" >> "$report"
     ;;
