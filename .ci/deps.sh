@@ -5,7 +5,8 @@
 # without an AMD GPU); the CUDA toolkit comes with the machine, not Debian.
 # python3-numpy, python3-pytest and python3-venv test the Python package
 # (test/python.sh, pip install ./python); cmake tests the CMake package.
-# openmpi-bin and libopenmpi-dev build and test libportsort_mpi (mpi/).
+# openmpi-bin and libopenmpi-dev build and test libportsort_mpi (mpi/);
+# mpich and libmpich-dev test it against MPICH too (.ci/mpich.sh).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 SUDO=
@@ -15,7 +16,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libhwy-dev clang libclang-rt-14-dev valgrind gcovr
       hipcc libamdhip64-dev rocm-device-libs
       python3-numpy python3-pytest python3-venv cmake
-      openmpi-bin libopenmpi-dev"
+      openmpi-bin libopenmpi-dev mpich libmpich-dev"
 missing=
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
