@@ -105,7 +105,9 @@ typedef struct ps_gpu_api {
      * the stream has finished, with the sort itself enqueued, not
      * finished.  Offsets found invalid there (decreasing, past n, not
      * from 0 to n) give PS_ERR_INVALID_ARG with the keys and values
-     * untouched: nothing that moves them has been enqueued yet. */
+     * untouched: nothing that moves them has been enqueued yet.  With
+     * n < 2 there is nothing to sort: PS_OK at once, without reading the
+     * offsets or waiting. */
     int (*sort_segments)(void *d_keys, void *d_values, size_t value_size,
                          size_t n, const size_t *d_offsets, size_t num_segments,
                          ps_type type, unsigned flags, void *d_scratch,

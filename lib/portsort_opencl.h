@@ -159,7 +159,9 @@ static inline int ps_opencl_segments_scratch_size(cl_command_queue queue,
  * by size on the device and the counts read back to size the launches
  * that follow.  It returns with the rest enqueued and flushed.  Offsets
  * found invalid there give PS_ERR_INVALID_ARG with the buffers untouched
- * (nothing that moves keys had been enqueued).
+ * (nothing that moves keys had been enqueued).  With n < 2 there is
+ * nothing to sort: the call returns PS_OK at once, without reading the
+ * offsets or waiting.
  */
 static inline int ps_opencl_sort_segments(cl_command_queue queue, cl_mem keys,
                                           size_t key_offset, cl_mem values,
