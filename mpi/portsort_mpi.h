@@ -59,7 +59,8 @@ extern "C" {
  * rank: keys NULL with n_local > 0, unknown type or flag, the type or
  * flags differing between ranks, sizes overflowing size_t),
  * PS_ERR_NO_MEMORY (an allocation failed on some rank), and the statuses
- * of ps_sort_keys on some rank.
+ * of ps_sort_keys on some rank.  (An MPI call that fails: see "MPI
+ * failures" above.)
  *
  * Data moved: each key crosses the network at most twice (once to the rank
  * that sorts its range, once back to the rank that owns its position).
@@ -103,9 +104,11 @@ PS_API int ps_mpi_sort_pairs(MPI_Comm comm, void *keys, void *values, size_t val
  * If capacity is smaller than the count this rank would receive, every
  * rank returns PS_ERR_TOO_LARGE, out is unchanged, and *n_out is the count
  * each rank needs (so a second call with that capacity succeeds for the
- * same input).  The total count over all ranks is always enough.  On
- * other errors *n_out is 0.  Errors otherwise as ps_mpi_sort_keys (n_out NULL is
- * PS_ERR_INVALID_ARG).
+ * same input).  The total count over all ranks is always enough.
+ * PS_ERR_TOO_LARGE for another reason (a count past size_t, or from the
+ * local sort) also sets *n_out to this rank's count where the counts were
+ * already agreed, and to 0 before that.  On other errors *n_out is 0.
+ * Errors otherwise as ps_mpi_sort_keys (n_out NULL is PS_ERR_INVALID_ARG).
  */
 PS_API int ps_mpi_sort_keys_v(MPI_Comm comm, const void *in, size_t n_in, void *out,
                               size_t capacity, size_t *n_out, ps_type type,

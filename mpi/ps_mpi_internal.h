@@ -140,8 +140,11 @@ int ps_mpi_exchange(ps_mpi_ctx *c, const void *send, void *recv, size_t elem_siz
                     uint64_t largest);
 
 /* ps_mpi_redistribute.c: from n_all and m_all, the counts that send this
- * rank's sorted bucket to the ranks owning its global positions, and
- * returns the largest count any rank sends or receives. */
-uint64_t ps_mpi_redistribution(ps_mpi_ctx *c);
+ * rank's sorted bucket to the ranks owning its global positions. */
+void ps_mpi_redistribution(ps_mpi_ctx *c);
+
+/* ps_mpi_sort.c: the largest count any rank sends or receives in an
+ * exchange (at most its input or its bucket), for ps_mpi_exchange. */
+uint64_t ps_mpi_largest(const ps_mpi_ctx *c);
 
 #endif

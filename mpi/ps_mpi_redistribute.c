@@ -22,9 +22,9 @@ static void ps_mpi_overlap(uint64_t a, uint64_t la, uint64_t b, uint64_t lb, uin
     *displ = hi > lo ? (size_t)(lo - rel) : 0;
 }
 
-uint64_t ps_mpi_redistribution(ps_mpi_ctx *c)
+void ps_mpi_redistribution(ps_mpi_ctx *c)
 {
-    uint64_t b_me = 0, o_me = 0, o = 0, b = 0, largest = 0;
+    uint64_t b_me = 0, o_me = 0, o = 0, b = 0;
     int me = c->rank;
 
     for (int r = 0; r < me; r++) {
@@ -38,10 +38,5 @@ uint64_t ps_mpi_redistribution(ps_mpi_ctx *c)
                        &c->rcount[r], &c->rdispl[r]);
         o += c->n_all[r];
         b += c->m_all[r];
-        if (c->n_all[r] > largest)
-            largest = c->n_all[r];
-        if (c->m_all[r] > largest)
-            largest = c->m_all[r];
     }
-    return largest;
 }

@@ -179,9 +179,7 @@ static int ps_mpi_local_sort(const ps_mpi_call *a, void *keys, void *values, siz
     return ps_sort_keys(keys, n, a->type, a->flags);
 }
 
-/* The largest count any rank sends or receives in an exchange: at most
- * its input or its bucket. */
-static uint64_t ps_mpi_largest(const ps_mpi_ctx *c)
+uint64_t ps_mpi_largest(const ps_mpi_ctx *c)
 {
     uint64_t largest = 0;
 
@@ -325,7 +323,9 @@ static int ps_mpi_run(const ps_mpi_call *a)
             memcpy(a->out, w.rkeys, m * c.key_size);
         *a->n_out = m;
     } else {
-        uint64_t largest = ps_mpi_redistribution(&c);
+        uint64_t largest = ps_mpi_largest(&c);
+
+        ps_mpi_redistribution(&c);
         st = ps_mpi_exchange(&c, w.rkeys, a->keys, c.key_size, largest);
         if (st == PS_OK && a->op == PS_MPI_OP_PAIRS)
             st = ps_mpi_exchange(&c, w.rvalues, a->values, a->value_size, largest);
