@@ -34,3 +34,8 @@ rc=$?
 grep -v '^portsort:' "$dir/seg.log"
 [ "$rc" -eq 0 ] || exit 1
 awk -v huge=1 -f "$(dirname "$0")/seg-classes.awk" "$dir/seg.log"
+# A tuning with tiles of one key (wg=1,items=1) is raised to two: the
+# segment kernels, built in the same program, need a small class of at
+# least 2 keys, and a tile of 1 once failed the build of every sort.
+PORTSORT_OPENCL_TUNE=wg=1,items=1 PS_TEST_MAX_N=2000 PORTSORT_BACKEND=opencl \
+    "${top_builddir:-.}/test/ps_test_segments" || exit 1

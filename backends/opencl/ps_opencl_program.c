@@ -166,9 +166,14 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
         t.bits--;
     while (local_bytes(&t, kb, val_bytes) > lmem && t.wg > 1)
         t.wg >>= 1;
+    /* A tile of two keys at least: the segment kernels share the program
+     * and need a small class of 2 .. tile, so a tuning of wg=1,items=1
+     * would otherwise fail the build of every sort. */
+    if (t.wg * t.items < 2)
+        t.items = 2;
     /* The segmented sort's small class ends at a tile at most. */
     if (t.seg_small > t.wg * t.items)
-        t.seg_small = t.wg * t.items < 2 ? 2 : t.wg * t.items;
+        t.seg_small = t.wg * t.items;
     /* Onesweep portions of about 2^28 keys (CUB's), never 2^30. */
     {
         size_t tile = (size_t)t.wg * t.items, most = (((size_t)1 << 30) - 1) / tile;
