@@ -201,6 +201,9 @@ static int stage_out(cl_state *s, int st, void *keys, size_t kbytes,
                                   NULL, NULL);
     if (err == CL_SUCCESS)
         err = clFinish(s->q);
+    else
+        clFinish(s->q);   /* the keys' read may be in flight: let it land
+                             before returning, never after */
     return err == CL_SUCCESS ? PS_OK : ps_cl_status(s->host, err, "reading the result");
 }
 
