@@ -39,8 +39,9 @@
  *    PS_ERR_DEVICE_MEMORY (no scratch could be allocated),
  *    PS_ERR_DEVICE (a launch failed; ps_error_detail() has the runtime's
  *    message).  Argument errors are found before anything is enqueued, so
- *    the arrays are untouched; a failed launch in the middle of a sort can
- *    leave the keys permuted, as with CUB.  Errors of earlier, unrelated
+ *    the arrays are untouched; after a launch fails in the middle of a
+ *    sort their contents are unspecified (keys may be permuted, or still
+ *    in the sort's internal order-preserving encoding), as with CUB.  Errors of earlier, unrelated
  *    work on the stream may surface here, as with any CUDA call.
  *  - Threads.  Any number of threads may sort at once, on their own
  *    streams and scratch buffers.

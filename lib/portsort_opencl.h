@@ -43,7 +43,9 @@
  * loaded, or carries another version of the table), PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE (kernel build or run
  * failure; PORTSORT_VERBOSE=1 prints the build log), PS_ERR_TOO_LARGE
  * (n >= 2^32, or scratch beyond the device's largest buffer).  On an error
- * reported before anything was enqueued, the buffers are unchanged.
+ * reported before anything was enqueued, the buffers are unchanged; after
+ * a run failure their contents are unspecified (keys may be permuted, or
+ * still in the sort's internal order-preserving encoding).
  */
 #ifndef PORTSORT_OPENCL_H
 #define PORTSORT_OPENCL_H
