@@ -600,7 +600,8 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
         sb = round64(PS_SEG_NET_BYTES);
     if (longest_long)
         lb = plan(&c, keys, values, vs, longest_long, type, flags);
-    if ((longest_long && lb == 0) || lb > SIZE_MAX - (size_t)nt * sb - 64) {
+    if ((longest_long && lb == 0) || (sb != 0 && (size_t)nt > (SIZE_MAX - 64) / sb)
+        || lb > SIZE_MAX - (size_t)nt * sb - 64) {
         host->fail("openmp: %zu elements overflow the scratch size", longest_long);
         return PS_ERR_TOO_LARGE;
     }
