@@ -324,7 +324,7 @@ int main(void)
         for (shape = S_POWER; shape < S_COUNT; shape++)
             if (shape == S_POWER || (shape >= S_ONE && shape <= S_LONG_SHORT))
                 check(big[b].t, big[b].flags, big[b].vs, shape, big_n,
-                      (int)(b % D_COUNT), seed++);
+                      (int)((b + (unsigned)shape) % D_COUNT), seed++);
     if (max_n >= 300000)
         faults();
     printf("ps_test_segments: %ld checks passed on backend %s\n", checks,
