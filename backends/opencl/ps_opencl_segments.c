@@ -40,6 +40,7 @@ typedef struct seg_layout {
     cl_uint lbase, lcap, mbase, mcap, wbase, nwin;
     cl_uint dbase, tcap, cbase;  /* large tiles' descriptors and counts */
     size_t bytes;
+    int fits;               /* every word index fits the kernels' 32 bits */
 } seg_layout;
 
 static seg_layout make_layout(const ps_cl_tune *t, size_t n, unsigned kb,
@@ -65,7 +66,18 @@ static seg_layout make_layout(const ps_cl_tune *t, size_t n, unsigned kb,
     l.tcap = l.nwin + l.lcap;
     l.dbase = l.wbase + l.nwin + 1;
     l.cbase = l.dbase + 5 * l.tcap;
-    l.bytes = l.info + ((size_t)l.cbase + ((size_t)1 << t->bits) * l.tcap) * 4;
+    /* The kernels index these words with 32 bits.  With the default tiles
+     * the last index stays near n / 4 or below; a tuning of tiny tiles
+     * (wg=1,items=2) makes it several times n, so it is checked here in
+     * 64 bits rather than left to wrap. */
+    {
+        uint64_t nwin = ((uint64_t)n + tile - 1) / tile, lcap = n / (tile + 1) + 1;
+        uint64_t tcap = nwin + lcap;
+        uint64_t last = 4 + 2 * lcap + 2 * ((uint64_t)n / (small + 1) + 1)
+                        + nwin + 1 + 5 * tcap + ((uint64_t)1 << t->bits) * tcap;
+        l.fits = last <= UINT32_MAX;
+        l.bytes = l.info + (size_t)last * 4;
+    }
     return l;
 }
 
@@ -308,6 +320,12 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
     if (p == NULL)
         return st;
     l = make_layout(&p->tune, job->n, kb, vb);
+    if (!l.fits) {
+        host->fail("opencl: sort_segments: %zu keys are too many for tiles of "
+                   "%u keys (PORTSORT_OPENCL_TUNE): use larger wg or items",
+                   job->n, p->tune.wg * p->tune.items);
+        return PS_ERR_TOO_LARGE;
+    }
     if (scratch != NULL && job->scratch_bytes < l.bytes) {
         host->fail("opencl: sort_segments: scratch of %zu bytes is smaller than "
                    "the %zu needed", job->scratch_bytes, l.bytes);
