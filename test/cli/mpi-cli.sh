@@ -100,6 +100,14 @@ refused 3 2 "an unknown type" sort --type u128 "$work/u32" -o "$work/x"
 refused 2 1 "values that do not match the keys" sort --type u32 --values "$work/vals" \
     --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/keep"
 refused 2 2 "no -o" sort --type u32 "$work/u32"
+# Two outputs on one file that does not exist yet: refused before anything
+# is written, however the name is spelled (a dangling link included).
+refused 2 2 "-o and --values-out: one new file" sort --type u32 --values "$work/vals" \
+    --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/../${work##*/}/./x"
+ln -s x "$work/xlink"
+refused 2 2 "-o through a dangling link to --values-out" sort --type u32 \
+    --values "$work/vals" --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/xlink"
+rm -f "$work/xlink"
 
 # The benchmark runs and reports both scalings (its figures are not
 # checked: a test makes no timing assertion).

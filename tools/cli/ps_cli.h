@@ -125,9 +125,12 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count);
 /* Remove the temporary file, if any.  Safe to call twice. */
 void ps_cli_out_discard(ps_cli_out *o);
 
-/* 1 when a and b name the same file (the same string, or the same device
- * and inode), else 0. */
-int ps_cli_same_file(const char *a, const char *b);
+/* 1 when the names a and b designate the same file, else 0: the same
+ * string, the same device and inode, or for names of files that do not
+ * exist yet (symbolic links followed, dangling ones too) the same
+ * directory and last component.  "-" is the file open on `dash_fd`
+ * (standard input or output). */
+int ps_cli_same_file(const char *a, const char *b, int dash_fd);
 
 /* How `portsort sort` finds the key of a text line. */
 typedef struct ps_cli_text {

@@ -212,11 +212,12 @@ static void track(char *tmp, int add)
 
 /*
  * Follow `path` through symbolic links to the file a rename must replace
- * (renaming over the link itself would turn it into a plain file).  Returns
- * a malloc'ed path, or NULL with *direct set when a link leads into /proc or
- * /dev: /dev/stdout is a link to /proc/self/fd/1, which resolves to whatever
- * file standard output happens to be, and that must be written through the
- * descriptor, never replaced.
+ * (renaming over the link itself would turn it into a plain file), even
+ * when the last link dangles.  Returns a malloc'ed path, or NULL with
+ * *direct set when a link leads into /proc or /dev: /dev/stdout is a link
+ * to /proc/self/fd/1, which resolves to whatever file standard output
+ * happens to be, and that must be written through the descriptor, never
+ * replaced.
  */
 static char *rename_target(const char *path, int *direct)
 {
@@ -367,13 +368,73 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count)
     return err != 0 ? -1 : 0;
 }
 
-int ps_cli_same_file(const char *a, const char *b)
+/* What a name designates: an existing file (its device and inode), or the
+ * name a new file would get (its directory's device and inode, and the
+ * last component), or when even the directory is missing, the name. */
+typedef struct file_id {
+    int kind;           /* 1: a file; 2: a directory entry to be; 0: a name */
+    dev_t dev;
+    ino_t ino;
+    char *name;         /* kind 2: the last component; kind 0: the path */
+    char *buf;
+} file_id;
+
+static void get_file_id(const char *path, int dash_fd, file_id *id)
 {
-    struct stat sa, sb;
+    struct stat st;
+    int direct = 0, ok;
+    char *slash;
+    const char *dir;
+
+    memset(id, 0, sizeof *id);
+    if (strcmp(path, "-") == 0 ? fstat(dash_fd, &st) == 0 : stat(path, &st) == 0) {
+        id->kind = 1;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return;
+    }
+    /* Absent, or a dangling link: where a rename would put the file. */
+    id->buf = rename_target(path, &direct);
+    if (id->buf == NULL) {
+        id->name = (char *)path;
+        return;
+    }
+    id->name = id->buf;
+    slash = strrchr(id->buf, '/');
+    if (slash == NULL) {
+        dir = ".";
+    } else if (slash == id->buf) {
+        dir = "/";
+    } else {
+        *slash = '\0';
+        dir = id->buf;
+    }
+    ok = stat(dir, &st) == 0;
+    if (slash != NULL)
+        *slash = '/';
+    if (!ok)
+        return;
+    id->kind = 2;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    if (slash != NULL)
+        id->name = slash + 1;
+}
+
+int ps_cli_same_file(const char *a, const char *b, int dash_fd)
+{
+    file_id x, y;
+    int same;
     if (strcmp(a, b) == 0)
         return 1;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    get_file_id(a, dash_fd, &x);
+    get_file_id(b, dash_fd, &y);
+    same = x.kind == y.kind &&
+           (x.kind == 0 || (x.dev == y.dev && x.ino == y.ino)) &&
+           (x.kind == 1 || strcmp(x.name, y.name) == 0);
+    free(x.buf);
+    free(y.buf);
+    return same;
 }
 
 void ps_cli_out_discard(ps_cli_out *o)

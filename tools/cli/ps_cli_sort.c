@@ -400,15 +400,22 @@ static int validate_sort_args(sort_args *a)
     if (a->outpath == NULL)
         a->outpath = "-";
     if (a->vpath != NULL) {
-        int keys_stdin = a->nin == 0;
-        for (i = 0; i < a->nin; i++)
-            keys_stdin |= strcmp(a->inputs[i], "-") == 0;
-        for (i = 0; i < a->nin && !ps_cli_same_file(a->inputs[i], a->vpath); i++)
+        static char *stdin_only[] = { "-" };
+        char **inputs = a->nin > 0 ? a->inputs : stdin_only;
+        size_t nin = a->nin > 0 ? a->nin : 1;
+        for (i = 0; i < nin && !ps_cli_same_file(inputs[i], a->vpath, STDIN_FILENO); i++)
             ;
-        if (i < a->nin || ps_cli_same_file(a->outpath, a->voutpath) ||
-            (keys_stdin && strcmp(a->vpath, "-") == 0)) {
-            fprintf(stderr, "%s: the keys and the values must be different files\n",
-                    PS_CLI_NAME);
+        if (i < nin) {
+            fprintf(stderr, "%s: the keys and the values must be different files "
+                    "(%s is %s)\n", PS_CLI_NAME, a->vpath, inputs[i]);
+            return 2;
+        }
+        /* Refused before anything is written: two outputs on one name
+         * would leave only the last one there. */
+        if (ps_cli_same_file(a->outpath, a->voutpath, STDOUT_FILENO)) {
+            fprintf(stderr, "%s: the keys and the values must be different files "
+                    "(-o %s and --values-out %s are the same file)\n", PS_CLI_NAME,
+                    a->outpath, a->voutpath);
             return 2;
         }
     }
