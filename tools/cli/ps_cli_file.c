@@ -1,19 +1,25 @@
 /*
  * ps_cli_file.c - whole input (files, several of them, or standard input),
- * and output that replaces its target only when it is complete.
+ * output that replaces its target only when it is complete, and the
+ * process-wide parts of that promise: signals, standard output, and the
+ * names two options must not share.
  *
  * A sort that fails half way (a bad line, a full disk, a signal) must not
  * leave a truncated OUT, and must never damage FILE when FILE is also the
  * output.  So output goes to a temporary file beside the target and is
  * renamed over it at the very end; rename() within one directory is atomic.
+ * Outputs are written with write(2), not stdio, so that the error of the
+ * first write that fails is the one reported (stdio keeps only a flag, and
+ * errno is long gone by the time the stream is closed).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,28 +67,7 @@ static int read_fd(int fd, const char *name, int regular, size_t expect,
     return 0;
 }
 
-/* One regular file alone is mapped: no copy, and the page cache is shared
- * with whoever wrote it.  Returns 1 when mapped, 0 to read it instead. */
-static int map_file(int fd, size_t size, ps_cli_input *in)
-{
-    void *p;
-    int flags = MAP_PRIVATE;
-#ifdef MAP_POPULATE
-    flags |= MAP_POPULATE;  /* one fault-in up front, not one per page */
-#endif
-    if (size == 0)
-        return 0;
-    p = mmap(NULL, size, PROT_READ, flags, fd, 0);
-    if (p == MAP_FAILED)
-        return 0;
-    in->data = p;
-    in->size = size;
-    in->mapped = 1;
-    return 1;
-}
-
-int ps_cli_read_inputs(char **paths, size_t npaths, int text, int may_map,
-                       ps_cli_input *in)
+int ps_cli_read_inputs(char **paths, size_t npaths, int text, ps_cli_input *in)
 {
     static char *stdin_only[] = { "-" };
     size_t i, cap = 0;
@@ -116,12 +101,17 @@ int ps_cli_read_inputs(char **paths, size_t npaths, int text, int may_map,
                 close(fd);
             return -1;
         }
-        /* Standard input redirected from a file may not start at offset 0;
-         * read it rather than work out what part of it to map. */
+        /* Read, never mapped: a mapped file that another process truncates
+         * kills the reader with SIGBUS on whichever thread touches a lost
+         * page, in the parser, the check or the output gather alike, with
+         * no way to recover short of a jump out of every one of them.
+         * read(2) turns the same event into a short read, refused below,
+         * for the price of one copy of the input.  Standard input
+         * redirected from a file may not start at offset 0, so its size
+         * says nothing: it is read to its end. */
         regular = S_ISREG(st.st_mode) && !is_stdin;
         in->starts[i] = in->size;
-        if (!(npaths == 1 && may_map && regular && map_file(fd, (size_t)st.st_size, in)))
-            rc = read_fd(fd, name, regular, (size_t)st.st_size, in, &cap);
+        rc = read_fd(fd, name, regular, (size_t)st.st_size, in, &cap);
         if (!is_stdin)
             close(fd);
         if (rc != 0)
@@ -147,10 +137,7 @@ int ps_cli_read_inputs(char **paths, size_t npaths, int text, int may_map,
 
 void ps_cli_input_free(ps_cli_input *in)
 {
-    if (in->mapped)
-        munmap(in->data, in->size);
-    else
-        free(in->data);
+    free(in->data);
     free(in->starts);
     memset(in, 0, sizeof *in);
 }
@@ -173,42 +160,86 @@ void ps_cli_input_where(const ps_cli_input *in, size_t off, const char **name,
     *line = n;
 }
 
-/* Temporary files to remove if a signal ends the process: at most two are
- * open at once (keys and values). */
-#define MAX_PENDING 4
-static char *volatile pending[MAX_PENDING];
+/* ---- signals: no temporary file outlives the process ---- */
 
+/* The temporary files a signal must remove: at most two outputs are open
+ * at once (keys and values).  The names are copied here, so that the
+ * handler never reads memory the program is freeing; the program changes
+ * them only with the signals blocked, so it never sees half a name. */
+#define MAX_PENDING 4
+static char pending[MAX_PENDING][PATH_MAX];
+static volatile sig_atomic_t pending_used[MAX_PENDING];
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NCLEANUP (sizeof cleanup_signals / sizeof cleanup_signals[0])
+
+/* Only async-signal-safe calls: unlink, signal, raise.  The signal is
+ * blocked while its handler runs, so the raise is delivered, with the
+ * default action (the death the sender asked for), on return. */
 static void on_signal(int sig)
 {
     int i;
     for (i = 0; i < MAX_PENDING; i++)
-        if (pending[i] != NULL)
-            unlink(pending[i]);   /* async-signal-safe */
+        if (pending_used[i])
+            unlink(pending[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void track(char *tmp, int add)
+static void block_signals(sigset_t *old)
+{
+    sigset_t set;
+    size_t i;
+    sigemptyset(&set);
+    for (i = 0; i < NCLEANUP; i++)
+        sigaddset(&set, cleanup_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+    sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Register `tmp` (signals blocked by the caller).  A signal that was
+ * ignored when the program started (nohup, a background job) stays
+ * ignored.  Returns the slot, or -1 when the name does not fit. */
+static int track(const char *tmp)
 {
     static int installed;
-    int i;
+    size_t i;
+    int slot;
     if (!installed) {
+        struct sigaction sa, old;
         installed = 1;
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        signal(SIGHUP, on_signal);
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (i = 0; i < NCLEANUP; i++)
+            sigaddset(&sa.sa_mask, cleanup_signals[i]);
+        for (i = 0; i < NCLEANUP; i++)
+            if (sigaction(cleanup_signals[i], NULL, &old) == 0 &&
+                old.sa_handler != SIG_IGN)
+                sigaction(cleanup_signals[i], &sa, NULL);
     }
-    for (i = 0; i < MAX_PENDING; i++) {
-        if (add && pending[i] == NULL) {
-            pending[i] = tmp;
-            return;
-        }
-        if (!add && pending[i] == tmp) {
-            pending[i] = NULL;
-            return;
+    if (strlen(tmp) >= PATH_MAX)
+        return -1;
+    for (slot = 0; slot < MAX_PENDING; slot++) {
+        if (!pending_used[slot]) {
+            strcpy(pending[slot], tmp);
+            pending_used[slot] = 1;
+            return slot;
         }
     }
+    return -1;
 }
+
+static void untrack(int slot)
+{
+    if (slot >= 0)
+        pending_used[slot] = 0;
+}
+
+/* ---- output ---- */
 
 /*
  * Follow `path` through symbolic links to the file a rename must replace
@@ -254,16 +285,77 @@ static char *rename_target(const char *path, int *direct)
     return cur;
 }
 
+/*
+ * mkstemp makes the file 0600 and ours.  The file it replaces keeps its
+ * owner, group and mode (a new one gets 0666 less the umask, what open(2)
+ * would give it), so that sorting a file in place changes only its data.
+ * Owner and group are kept where the system allows it (root; a group we
+ * belong to); when one cannot be, its set-ID bit is dropped, as cp -p
+ * does, rather than granted to another owner.  chown clears the set-ID
+ * bits, so the mode comes last.  Returns 0, or -1 with errno set.
+ */
+static int copy_owner_and_mode(const ps_cli_out *o)
+{
+    struct stat st, mine;
+    mode_t mode;
+    if (stat(o->path, &st) == 0) {
+        mode = st.st_mode & 07777;
+        if (fstat(o->fd, &mine) == 0 &&
+            (mine.st_uid != st.st_uid || mine.st_gid != st.st_gid) &&
+            fchown(o->fd, st.st_uid, st.st_gid) != 0) {
+            if (mine.st_uid != st.st_uid)
+                mode &= ~(mode_t)S_ISUID;
+            if (fchown(o->fd, (uid_t)-1, st.st_gid) != 0)
+                mode &= ~(mode_t)S_ISGID;
+        }
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    return fchmod(o->fd, mode);
+}
+
+/* The name of an output in messages. */
+static const char *out_name(const ps_cli_out *o)
+{
+    return o->is_stdout ? "standard output" : o->path;
+}
+
+static int open_direct(ps_cli_out *o, const char *path)
+{
+    /* Standard output, a terminal, a pipe, /dev/null: there is no file to
+     * replace (and renaming over /dev/stdout would be a disaster), so
+     * write straight to it. */
+    o->direct = 1;
+    o->is_stdout = strcmp(path, "-") == 0;
+    o->path = strdup(path);
+    if (o->path == NULL) {
+        fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+        return -1;
+    }
+    o->fd = o->is_stdout ? STDOUT_FILENO
+                         : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (o->fd < 0) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", PS_CLI_NAME, path, strerror(errno));
+        ps_cli_out_discard(o);
+        return -1;
+    }
+    return 0;
+}
+
 int ps_cli_out_open(ps_cli_out *o, const char *path)
 {
     const char *slash;
     size_t dirlen;
     struct stat st;
-    mode_t mode;
-    int fd, direct = strcmp(path, "-") == 0;
+    sigset_t old;
+    int fd, err, direct = strcmp(path, "-") == 0;
     char *target = direct ? NULL : rename_target(path, &direct);
 
     memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->slot = -1;
     if (!direct && target == NULL) {
         fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
         return -1;
@@ -273,100 +365,131 @@ int ps_cli_out_open(ps_cli_out *o, const char *path)
         direct = 1;
     if (direct) {
         free(target);
-        /* Standard output, a terminal, a pipe, /dev/null: there is no file
-         * to replace (and renaming over /dev/stdout would be a disaster),
-         * so write straight to it. */
-        o->direct = 1;
-        o->path = strdup(path);
-        o->f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
-        if (o->path == NULL || o->f == NULL) {
-            fprintf(stderr, "%s: cannot write %s: %s\n", PS_CLI_NAME, path,
-                    o->path ? strerror(errno) : "out of memory");
-            ps_cli_out_discard(o);
-            return -1;
-        }
-        return 0;
+        return open_direct(o, path);
     }
-    path = o->path = target;
-    slash = strrchr(path, '/');
-    dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    o->tmp = malloc(strlen(path) + 16);
+    o->path = target;
+    slash = strrchr(target, '/');
+    dirlen = slash ? (size_t)(slash - target) + 1 : 0;
+    o->tmp = malloc(strlen(target) + 16);
     if (o->tmp == NULL) {
         fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
-        free(o->path);
-        free(o->tmp);
-        o->path = o->tmp = NULL;
+        ps_cli_out_discard(o);
         return -1;
     }
-    /* ".NAME.XXXXXX" beside NAME: hidden, and on the same file system. */
-    memcpy(o->tmp, path, dirlen);
-    sprintf(o->tmp + dirlen, ".%s.XXXXXX", path + dirlen);
+    /* ".NAME.XXXXXX" beside NAME: hidden, and on the same file system.
+     * Created and registered with the signals blocked, so that no signal
+     * finds it made but not yet known. */
+    memcpy(o->tmp, target, dirlen);
+    sprintf(o->tmp + dirlen, ".%s.XXXXXX", target + dirlen);
+    block_signals(&old);
     fd = mkstemp(o->tmp);
+    err = errno;
+    if (fd >= 0 && (o->slot = track(o->tmp)) < 0) {
+        unlink(o->tmp);
+        close(fd);
+        fd = -1;
+        err = ENAMETOOLONG;
+    }
+    restore_signals(&old);
     if (fd < 0) {
         fprintf(stderr, "%s: cannot create a temporary file for %s: %s\n",
-                PS_CLI_NAME, path, strerror(errno));
-        free(o->path);
+                PS_CLI_NAME, target, strerror(err));
         free(o->tmp);
-        o->path = o->tmp = NULL;
+        o->tmp = NULL;
+        ps_cli_out_discard(o);
         return -1;
     }
-    track(o->tmp, 1);
-    /* mkstemp makes the file 0600; give it the mode the target has (or
-     * would get from open(2)), so that replacing a file keeps its mode. */
-    if (stat(path, &st) == 0) {
-        mode = st.st_mode & 07777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    if (fchmod(fd, mode) != 0) {
-        /* Not fatal: the data is what matters. */
-    }
-    o->f = fdopen(fd, "wb");
-    if (o->f == NULL) {
-        fprintf(stderr, "%s: %s: %s\n", PS_CLI_NAME, o->tmp, strerror(errno));
-        close(fd);
+    o->fd = fd;
+    if (copy_owner_and_mode(o) != 0) {
+        fprintf(stderr, "%s: cannot give %s the mode of %s: %s\n", PS_CLI_NAME, o->tmp,
+                target, strerror(errno));
         ps_cli_out_discard(o);
         return -1;
     }
     return 0;
 }
 
+int ps_cli_out_write(ps_cli_out *o, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    while (len > 0 && o->err == 0) {
+        /* Linux writes at most about 2 GiB a call. */
+        size_t part = len < ((size_t)1 << 30) ? len : (size_t)1 << 30;
+        ssize_t got = write(o->fd, p, part);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            o->err = got < 0 ? errno : EIO;
+            break;
+        }
+        p += got;
+        len -= (size_t)got;
+    }
+    return o->err != 0 ? -1 : 0;
+}
+
 int ps_cli_out_commit(ps_cli_out *o, size_t count)
 {
-    size_t i, bad = count;
+    size_t i, bad = 0;
     int err = 0;
+    const char *what = "cannot write";
+    sigset_t old;
+
     for (i = 0; i < count && err == 0; i++) {
-        errno = 0;
-        if (fflush(o[i].f) != 0 || ferror(o[i].f) ||
-            (!o[i].direct && fsync(fileno(o[i].f)) != 0))
-            err = errno ? errno : EIO;
-        if (o[i].f != stdout && fclose(o[i].f) != 0 && err == 0)
+        err = o[i].err;
+        if (err == 0 && !o[i].direct && fsync(o[i].fd) != 0)
             err = errno;
-        o[i].f = NULL;
-        if (err != 0)
-            bad = i;
+        if (!o[i].is_stdout && close(o[i].fd) != 0 && err == 0)
+            err = errno;
+        o[i].fd = -1;
+        bad = i;
     }
+    /* The names change with the signals blocked: a signal between two
+     * renames would otherwise leave one output replaced, the other not. */
+    block_signals(&old);
     for (i = 0; i < count && err == 0; i++) {
         if (o[i].direct)
             continue;
         if (rename(o[i].tmp, o[i].path) != 0) {
             err = errno;
             bad = i;
+            what = "cannot replace";
             break;
         }
-        track(o[i].tmp, 0);
+        untrack(o[i].slot);
+        o[i].slot = -1;
         free(o[i].tmp);
         o[i].tmp = NULL;
     }
     if (err != 0)
-        fprintf(stderr, "%s: cannot write %s: %s\n", PS_CLI_NAME, o[bad].path,
+        fprintf(stderr, "%s: %s %s: %s\n", PS_CLI_NAME, what, out_name(&o[bad]),
                 strerror(err));
     for (i = 0; i < count; i++)
         ps_cli_out_discard(&o[i]);
+    restore_signals(&old);
     return err != 0 ? -1 : 0;
 }
+
+void ps_cli_out_discard(ps_cli_out *o)
+{
+    if (o->fd >= 0 && !o->is_stdout)
+        close(o->fd);
+    o->fd = -1;
+    if (o->tmp != NULL) {
+        sigset_t old;
+        block_signals(&old);
+        unlink(o->tmp);
+        untrack(o->slot);
+        o->slot = -1;
+        restore_signals(&old);
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    free(o->path);
+    o->path = NULL;
+}
+
+/* ---- which names are one file ---- */
 
 /* What a name designates: an existing file (its device and inode), or the
  * name a new file would get (its directory's device and inode, and the
@@ -437,18 +560,37 @@ int ps_cli_same_file(const char *a, const char *b, int dash_fd)
     return same;
 }
 
-void ps_cli_out_discard(ps_cli_out *o)
+/* ---- standard output ---- */
+
+/* The error of the first flush of standard output that failed: stdio
+ * keeps only a flag, and a later flush of an empty buffer succeeds. */
+static int stdout_errno;
+
+void ps_cli_flush_stdout(void)
 {
-    if (o->f != NULL && o->f != stdout) {
-        fclose(o->f);
-        o->f = NULL;
+    if (fflush(stdout) != 0 && stdout_errno == 0)
+        stdout_errno = errno;
+}
+
+int ps_cli_close_stdout(void)
+{
+    int failed = ferror(stdout), err = stdout_errno;
+    if (fflush(stdout) != 0) {
+        failed = 1;
+        if (err == 0)
+            err = errno;
     }
-    if (o->tmp != NULL) {
-        unlink(o->tmp);
-        track(o->tmp, 0);
-        free(o->tmp);
-        o->tmp = NULL;
+    /* EBADF: standard output was closed to begin with and nothing was
+     * written to it (a write would have failed above). */
+    if (fclose(stdout) != 0 && errno != EBADF && !failed) {
+        failed = 1;
+        err = errno;
     }
-    free(o->path);
-    o->path = NULL;
+    if (!failed)
+        return 0;
+    if (err != 0)
+        fprintf(stderr, "%s: write error: %s\n", PS_CLI_NAME, strerror(err));
+    else
+        fprintf(stderr, "%s: write error\n", PS_CLI_NAME);
+    return -1;
 }

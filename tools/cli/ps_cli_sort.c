@@ -184,14 +184,14 @@ static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned fl
     if (vin != NULL) {
         ko.keys = l.keys;
         ko.key_size = l.key_size;
-        if (ps_cli_write_lines(in, &ko, 0, out[0].f) != 0)
+        if (ps_cli_write_lines(in, &ko, 0, &out[0]) != 0)
             goto done;
         if (ps_cli_out_open(&out[nout], voutpath) != 0)
             goto done;
         nout++;
-        if (ps_cli_write_lines(vin, &vo, 0, out[1].f) != 0)
+        if (ps_cli_write_lines(vin, &vo, 0, &out[1]) != 0)
             goto done;
-    } else if (ps_cli_write_lines(in, &l, unique, out[0].f) != 0) {
+    } else if (ps_cli_write_lines(in, &l, unique, &out[0]) != 0) {
         goto done;
     }
     rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
@@ -246,10 +246,10 @@ static int sort_binary(ps_cli_input *in, const ps_cli_type *t, unsigned flags,
             goto done;
         nout++;
     }
-    /* Write errors are sticky in the stream and found by the commit. */
-    fwrite(in->data, t->size, n, out[0].f);
+    /* Write errors are kept in the output and reported by the commit. */
+    ps_cli_out_write(&out[0], in->data, in->size);
     if (vin != NULL)
-        fwrite(vin->data, value_size, n, out[1].f);
+        ps_cli_out_write(&out[1], vin->data, vin->size);
     rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
     nout = 0;
 done:
@@ -441,11 +441,9 @@ static int run_sort(sort_args *a)
     }
 
     memset(&vin, 0, sizeof vin);
-    /* Binary keys are sorted in the input buffer itself, so only text may
-     * be a read-only mapping. */
-    if (ps_cli_read_inputs(a->inputs, a->nin, a->text, a->text, &in) != 0 ||
+    if (ps_cli_read_inputs(a->inputs, a->nin, a->text, &in) != 0 ||
         (a->vpath != NULL &&
-         ps_cli_read_inputs((char **)&a->vpath, 1, a->text, a->text, &vin) != 0))
+         ps_cli_read_inputs((char **)&a->vpath, 1, a->text, &vin) != 0))
         goto done;
     if (a->text)
         rc = sort_text(&in, &a->opt, a->flags, a->check, a->unique, a->outpath,
