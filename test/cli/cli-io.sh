@@ -1,9 +1,9 @@
 #!/bin/sh
 # portsort where it meets the system: standard output that cannot be
 # written fails every command; a full output reports the error of the write
-# that failed; a file size limit (SIGXFSZ) leaves no temporary file; an
-# input truncated while it is read does not kill the process; and -o onto
-# an existing file keeps its mode, owner and group.
+# that failed; a file size limit (SIGXFSZ) and a signal leave no temporary
+# file; an input truncated while it is read does not kill the process; and
+# -o onto an existing file keeps its mode, owner and group.
 . "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd awk
 
@@ -77,6 +77,26 @@ elif [ "$(cat "$d/out")" != "keep me" ]; then
 elif no_temp "past ulimit -f"; then
     echo "ok: past ulimit -f: $(cat "$work/err")"
 fi
+
+# ---- signals remove the temporary files ----
+# The test hook raises the signal just before the first write of the
+# output; the process must still die of it (its status says so), having
+# removed the temporary file it made.
+for sig in INT:2 TERM:15 HUP:1; do
+    num=${sig#*:} sig=${sig%:*}
+    echo "keep me" >"$d/out"
+    PORTSORT_TEST_FAIL_IO=write:1:$sig "$PORTSORT" sort --text --type u32 -o "$d/out" \
+        "$work/txt" 2>/dev/null
+    rc=$?
+    want=$((num + 128))
+    if [ "$rc" -ne "$want" ]; then
+        fail "SIG$sig during the output: exit status $rc, want $want"
+    elif [ "$(cat "$d/out")" != "keep me" ]; then
+        fail "SIG$sig during the output: the existing output was changed"
+    elif no_temp "SIG$sig during the output"; then
+        echo "ok: SIG$sig during the output removes the temporary file"
+    fi
+done
 
 # ---- an input truncated while it is read ----
 # The values come from a FIFO, opened only once the keys file has been

@@ -120,6 +120,7 @@ typedef struct ps_cli_out {
     int direct;         /* not a regular file: written in place, no temporary */
     int is_stdout;      /* "-" */
     int err;            /* errno of the first write that failed, or 0 */
+    int placed;         /* during ps_cli_out_commit: how it took its place */
 } ps_cli_out;
 
 /* Returns 0, or -1 after a message (nothing is left behind). */
@@ -128,12 +129,13 @@ int ps_cli_out_open(ps_cli_out *o, const char *path);
  * failed: the error is kept (the first one) for ps_cli_out_commit to
  * report, and later writes do nothing. */
 int ps_cli_out_write(ps_cli_out *o, const void *data, size_t len);
-/* Sync and close all `count` outputs, then rename each into place: keys
- * and values files are either all replaced or (barring a failing rename,
- * which within one directory does not happen in practice) none.  Returns
- * 0, or -1 after a message naming the output and the first error (that of
- * the failing write, sync, close or rename), with every temporary file
- * removed. */
+/* Sync and close all `count` outputs, then rename each into place.  The
+ * files are either all replaced or none: where the system can swap two
+ * names (Linux's renameat2), an output already in place is put back when
+ * a later one cannot be; elsewhere a failing rename after the first
+ * leaves the earlier ones replaced.  Returns 0, or -1 after a message
+ * naming the output and the first error (that of the failing write, sync,
+ * close or rename), with every temporary file removed. */
 int ps_cli_out_commit(ps_cli_out *o, size_t count);
 /* Close and remove the temporary file, if any.  Safe to call twice, only
  * after ps_cli_out_open. */

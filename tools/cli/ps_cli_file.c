@@ -12,7 +12,9 @@
  * first write that fails is the one reported (stdio keeps only a flag, and
  * errno is long gone by the time the stream is closed).
  */
-#define _POSIX_C_SOURCE 200809L
+/* renameat2 (Linux, glibc 2.28) swaps two names atomically; where
+ * <stdio.h> does not offer it, RENAME_EXCHANGE stays undefined. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -159,6 +161,78 @@ void ps_cli_input_where(const ps_cli_input *in, size_t off, const char **name,
     }
     *line = n;
 }
+
+/* ---- test hook: I/O failures on demand ---- */
+
+/*
+ * PORTSORT_TEST_FAIL_IO=OP:K makes the K-th call (counted from 1 over the
+ * process) of OP on an output fail with EIO, OP being write, fsync,
+ * fchmod, close or rename; OP:K:SIG raises SIG (INT, TERM or HUP) just
+ * before that call instead.  A test hook, not a feature: a full disk, a
+ * failing medium or a signal at each point of an output's life cannot be
+ * had on demand, yet the promise that none of them changes a file must be
+ * tested at every one (test/cli/cli-sort-faults.sh).
+ */
+enum { IO_WRITE, IO_FSYNC, IO_FCHMOD, IO_CLOSE, IO_RENAME, IO_NOPS };
+
+static int io_fault(int op)
+{
+    static const char *const names[IO_NOPS] = { "write", "fsync", "fchmod", "close",
+                                                "rename" };
+    static const struct { const char *name; int sig; } sigs[] = {
+        { "INT", SIGINT }, { "TERM", SIGTERM }, { "HUP", SIGHUP },
+    };
+    static int parsed, fault_op = -1, fault_sig;
+    static long fault_at, count[IO_NOPS];
+    if (!parsed) {
+        const char *s = getenv("PORTSORT_TEST_FAIL_IO"), *colon;
+        size_t i;
+        parsed = 1;
+        if (s != NULL && (colon = strchr(s, ':')) != NULL) {
+            char *end;
+            for (i = 0; i < IO_NOPS; i++)
+                if (strlen(names[i]) == (size_t)(colon - s) &&
+                    strncmp(s, names[i], (size_t)(colon - s)) == 0)
+                    fault_op = (int)i;
+            fault_at = strtol(colon + 1, &end, 10);
+            if (*end == ':')
+                for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+                    if (strcmp(end + 1, sigs[i].name) == 0)
+                        fault_sig = sigs[i].sig;
+        }
+    }
+    if (op != fault_op || ++count[op] != fault_at)
+        return 0;
+    if (fault_sig != 0) {
+        raise(fault_sig);
+        return 0;
+    }
+    return EIO;
+}
+
+/* The calls an output makes, each through the hook. */
+static ssize_t io_write(int fd, const void *p, size_t n)
+{
+    int e = io_fault(IO_WRITE);
+    if (e != 0) {
+        errno = e;
+        return -1;
+    }
+    return write(fd, p, n);
+}
+
+#define PS_IO_CALL(op, call) do {               \
+        int e_ = io_fault(op);                  \
+        if (e_ != 0) {                          \
+            errno = e_;                         \
+            return -1;                          \
+        }                                       \
+        return call;                            \
+    } while (0)
+
+static int io_fsync(int fd) { PS_IO_CALL(IO_FSYNC, fsync(fd)); }
+static int io_fchmod(int fd, mode_t m) { PS_IO_CALL(IO_FCHMOD, fchmod(fd, m)); }
+static int io_close(int fd) { PS_IO_CALL(IO_CLOSE, close(fd)); }
 
 /* ---- signals: no temporary file outlives the process ---- */
 
@@ -313,7 +387,7 @@ static int copy_owner_and_mode(const ps_cli_out *o)
         umask(mask);
         mode = 0666 & ~mask;
     }
-    return fchmod(o->fd, mode);
+    return io_fchmod(o->fd, mode);
 }
 
 /* The name of an output in messages. */
@@ -415,7 +489,7 @@ int ps_cli_out_write(ps_cli_out *o, const void *data, size_t len)
     while (len > 0 && o->err == 0) {
         /* Linux writes at most about 2 GiB a call. */
         size_t part = len < ((size_t)1 << 30) ? len : (size_t)1 << 30;
-        ssize_t got = write(o->fd, p, part);
+        ssize_t got = io_write(o->fd, p, part);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0) {
@@ -428,21 +502,78 @@ int ps_cli_out_write(ps_cli_out *o, const void *data, size_t len)
     return o->err != 0 ? -1 : 0;
 }
 
+/* How an output got its place (ps_cli_out.placed), for
+ * ps_cli_out_commit to undo it. */
+enum { PLACED_NOT, PLACED_NEW, PLACED_SWAPPED, PLACED_FINAL };
+
+/*
+ * Put o->tmp in place of o->path.  With `undoable`, a later output may
+ * still fail, so the file replaced must survive until they all are in
+ * place: the two names are swapped (o->tmp then holds the old file), or
+ * where there was none, o->tmp is renamed (nothing to keep).  Where the
+ * system cannot swap, a plain rename is the best there is.  Returns the
+ * PLACED_ state, or -1 with errno set.
+ */
+static int place(ps_cli_out *o, int undoable)
+{
+    int e = io_fault(IO_RENAME);
+    if (e != 0) {
+        errno = e;
+        return -1;
+    }
+#ifdef RENAME_EXCHANGE
+    if (undoable) {
+        if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0)
+            return PLACED_SWAPPED;
+        if (errno == ENOENT)
+            return rename(o->tmp, o->path) == 0 ? PLACED_NEW : -1;
+        if (errno != EINVAL && errno != ENOSYS)
+            return -1;
+    }
+#endif
+    (void)undoable;
+    return rename(o->tmp, o->path) == 0 ? PLACED_FINAL : -1;
+}
+
+/* Take back what place() did.  Returns 0, or -1 (said) when the old file
+ * could not be put back: it is then left at o->tmp, and kept. */
+static int unplace(ps_cli_out *o)
+{
+    int rc = 0;
+#ifdef RENAME_EXCHANGE
+    if (o->placed == PLACED_SWAPPED)
+        rc = renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE);
+#endif
+    if (o->placed == PLACED_NEW)
+        rc = unlink(o->path);
+    if (rc != 0) {
+        fprintf(stderr, "%s: cannot put %s back as it was: %s; its previous content is "
+                "in %s\n", PS_CLI_NAME, o->path, strerror(errno), o->tmp);
+        untrack(o->slot);
+        o->slot = -1;
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 int ps_cli_out_commit(ps_cli_out *o, size_t count)
 {
-    size_t i, bad = 0;
+    size_t i, bad = 0, nfiles = 0;
     int err = 0;
     const char *what = "cannot write";
     sigset_t old;
 
     for (i = 0; i < count && err == 0; i++) {
         err = o[i].err;
-        if (err == 0 && !o[i].direct && fsync(o[i].fd) != 0)
+        if (err == 0 && !o[i].direct && io_fsync(o[i].fd) != 0)
             err = errno;
-        if (!o[i].is_stdout && close(o[i].fd) != 0 && err == 0)
+        if (!o[i].is_stdout && io_close(o[i].fd) != 0 && err == 0)
             err = errno;
         o[i].fd = -1;
         bad = i;
+        nfiles += !o[i].direct;
     }
     /* The names change with the signals blocked: a signal between two
      * renames would otherwise leave one output replaced, the other not. */
@@ -450,22 +581,32 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count)
     for (i = 0; i < count && err == 0; i++) {
         if (o[i].direct)
             continue;
-        if (rename(o[i].tmp, o[i].path) != 0) {
+        o[i].placed = place(&o[i], nfiles > 1);
+        if (o[i].placed < 0) {
+            o[i].placed = PLACED_NOT;
             err = errno;
             bad = i;
             what = "cannot replace";
-            break;
         }
-        untrack(o[i].slot);
-        o[i].slot = -1;
-        free(o[i].tmp);
-        o[i].tmp = NULL;
     }
     if (err != 0)
         fprintf(stderr, "%s: %s %s: %s\n", PS_CLI_NAME, what, out_name(&o[bad]),
                 strerror(err));
-    for (i = 0; i < count; i++)
+    for (i = count; i-- > 0;) {
+        if (err != 0) {
+            unplace(&o[i]);
+        } else if (o[i].placed != PLACED_NOT) {
+            /* In place: o->tmp is now the old file (swapped) or no name. */
+            if (o[i].placed == PLACED_SWAPPED && unlink(o[i].tmp) != 0)
+                fprintf(stderr, "%s: cannot remove %s (the previous %s): %s\n",
+                        PS_CLI_NAME, o[i].tmp, o[i].path, strerror(errno));
+            untrack(o[i].slot);
+            o[i].slot = -1;
+            free(o[i].tmp);
+            o[i].tmp = NULL;
+        }
         ps_cli_out_discard(&o[i]);
+    }
     restore_signals(&old);
     return err != 0 ? -1 : 0;
 }
