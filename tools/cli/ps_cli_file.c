@@ -258,43 +258,69 @@ static int io_close(int fd) { PS_IO_CALL(IO_CLOSE, close(fd)); }
 
 /* The temporary files a signal must remove: at most two outputs are open
  * at once (keys and values).  The names are copied here, so that the
- * handler never reads memory the program is freeing; the program changes
- * them only with the signals blocked, so it never sees half a name. */
+ * handler never reads memory the program is freeing. */
 #define MAX_PENDING 4
 static char pending[MAX_PENDING][PATH_MAX];
-static volatile sig_atomic_t pending_used[MAX_PENDING];
+static int pending_used[MAX_PENDING];
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NCLEANUP (sizeof cleanup_signals / sizeof cleanup_signals[0])
+
+/*
+ * While the program changes the table or the names on disk (critical >
+ * 0), a signal is only noted and acted on when it is done: removing the
+ * temporary files between two renames of a commit would leave one output
+ * replaced and not the other, or remove the old file the first rename
+ * kept.  Masking the signals would not do: they may arrive on any thread
+ * (the OpenMP backend's pool, a GPU runtime's), and only the program's
+ * own thread would mask them.  The handler runs on whichever thread; the
+ * atomics order its view of the table and of the flag with the program's.
+ */
+static int critical, deferred;
+
+static void remove_pending(void)
+{
+    int i;
+    for (i = 0; i < MAX_PENDING; i++)
+        if (__atomic_load_n(&pending_used[i], __ATOMIC_SEQ_CST))
+            unlink(pending[i]);
+}
 
 /* Only async-signal-safe calls: unlink, signal, raise.  The signal is
  * blocked while its handler runs, so the raise is delivered, with the
  * default action (the death the sender asked for), on return. */
 static void on_signal(int sig)
 {
-    int i;
-    for (i = 0; i < MAX_PENDING; i++)
-        if (pending_used[i])
-            unlink(pending[i]);
+    if (__atomic_load_n(&critical, __ATOMIC_SEQ_CST) > 0) {
+        __atomic_store_n(&deferred, sig, __ATOMIC_SEQ_CST);
+        /* Still inside: leave_critical will see it.  Outside by now:
+         * leave_critical may have looked already, so act here. */
+        if (__atomic_load_n(&critical, __ATOMIC_SEQ_CST) > 0)
+            return;
+    }
+    remove_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void block_signals(sigset_t *old)
+static void enter_critical(void)
 {
-    sigset_t set;
-    size_t i;
-    sigemptyset(&set);
-    for (i = 0; i < NCLEANUP; i++)
-        sigaddset(&set, cleanup_signals[i]);
-    sigprocmask(SIG_BLOCK, &set, old);
+    __atomic_add_fetch(&critical, 1, __ATOMIC_SEQ_CST);
 }
 
-static void restore_signals(const sigset_t *old)
+static void leave_critical(void)
 {
-    sigprocmask(SIG_SETMASK, old, NULL);
+    int sig;
+    if (__atomic_sub_fetch(&critical, 1, __ATOMIC_SEQ_CST) > 0)
+        return;
+    sig = __atomic_load_n(&deferred, __ATOMIC_SEQ_CST);
+    if (sig != 0) {
+        remove_pending();
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
 }
 
-/* Register `tmp` (signals blocked by the caller).  A signal that was
+/* Register `tmp` (inside a critical section).  A signal that was
  * ignored when the program started (nohup, a background job) stays
  * ignored.  Returns the slot, or -1 when the name does not fit. */
 static int track(const char *tmp)
@@ -318,9 +344,9 @@ static int track(const char *tmp)
     if (strlen(tmp) >= PATH_MAX)
         return -1;
     for (slot = 0; slot < MAX_PENDING; slot++) {
-        if (!pending_used[slot]) {
+        if (!__atomic_load_n(&pending_used[slot], __ATOMIC_SEQ_CST)) {
             strcpy(pending[slot], tmp);
-            pending_used[slot] = 1;
+            __atomic_store_n(&pending_used[slot], 1, __ATOMIC_SEQ_CST);
             return slot;
         }
     }
@@ -330,7 +356,7 @@ static int track(const char *tmp)
 static void untrack(int slot)
 {
     if (slot >= 0)
-        pending_used[slot] = 0;
+        __atomic_store_n(&pending_used[slot], 0, __ATOMIC_SEQ_CST);
 }
 
 /* ---- output ---- */
@@ -443,7 +469,6 @@ int ps_cli_out_open(ps_cli_out *o, const char *path)
     const char *slash;
     size_t dirlen;
     struct stat st;
-    sigset_t old;
     int fd, err, direct = strcmp(path, "-") == 0;
     char *target = direct ? NULL : rename_target(path, &direct);
 
@@ -471,11 +496,11 @@ int ps_cli_out_open(ps_cli_out *o, const char *path)
         return -1;
     }
     /* ".NAME.XXXXXX" beside NAME: hidden, and on the same file system.
-     * Created and registered with the signals blocked, so that no signal
+     * Created and registered in a critical section, so that no signal
      * finds it made but not yet known. */
     memcpy(o->tmp, target, dirlen);
     sprintf(o->tmp + dirlen, ".%s.XXXXXX", target + dirlen);
-    block_signals(&old);
+    enter_critical();
     fd = mkstemp(o->tmp);
     err = errno;
     if (fd >= 0 && (o->slot = track(o->tmp)) < 0) {
@@ -484,7 +509,7 @@ int ps_cli_out_open(ps_cli_out *o, const char *path)
         fd = -1;
         err = ENAMETOOLONG;
     }
-    restore_signals(&old);
+    leave_critical();
     if (fd < 0) {
         fprintf(stderr, "%s: cannot create a temporary file for %s: %s\n",
                 PS_CLI_NAME, target, strerror(err));
@@ -583,7 +608,6 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count)
     size_t i, bad = 0, nfiles = 0;
     int err = 0;
     const char *what = "cannot write";
-    sigset_t old;
 
     for (i = 0; i < count && err == 0; i++) {
         err = o[i].err;
@@ -595,9 +619,9 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count)
         bad = i;
         nfiles += !o[i].direct;
     }
-    /* The names change with the signals blocked: a signal between two
-     * renames would otherwise leave one output replaced, the other not. */
-    block_signals(&old);
+    /* A signal between two renames would leave one output replaced and
+     * the other not: it waits until they are all done or undone. */
+    enter_critical();
     for (i = 0; i < count && err == 0; i++) {
         if (o[i].direct)
             continue;
@@ -627,7 +651,7 @@ int ps_cli_out_commit(ps_cli_out *o, size_t count)
         }
         ps_cli_out_discard(&o[i]);
     }
-    restore_signals(&old);
+    leave_critical();
     return err != 0 ? -1 : 0;
 }
 
@@ -637,12 +661,11 @@ void ps_cli_out_discard(ps_cli_out *o)
         close(o->fd);
     o->fd = -1;
     if (o->tmp != NULL) {
-        sigset_t old;
-        block_signals(&old);
+        enter_critical();
         unlink(o->tmp);
         untrack(o->slot);
         o->slot = -1;
-        restore_signals(&old);
+        leave_critical();
         free(o->tmp);
         o->tmp = NULL;
     }
