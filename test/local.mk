@@ -81,12 +81,16 @@ EXTRA_DIST += test/lsan.supp test/seg-classes.awk
 
 # The portsort command line (tools/portsort), in test/cli/: sort against
 # GNU sort and an independent Perl oracle, every bad input, and a short
-# bench whose CSV is parsed.  cli-common.sh is sourced by them, not run.
+# bench whose CSV is parsed; the system's edges (standard output on
+# /dev/full, signals, file size limits, a truncated input, kept modes) and
+# an I/O failure at every point of the output (PORTSORT_TEST_FAIL_IO).
+# cli-common.sh is sourced by them, not run.
 # (test/cli/mpi-cli.sh, portsort-mpi's, is listed in mpi/local.mk.)
 PS_CLI_TESTS = test/cli/cli-info.sh test/cli/cli-sort-text.sh \
 	test/cli/cli-sort-filter.sh test/cli/cli-sort-binary.sh \
 	test/cli/cli-sort-errors.sh test/cli/cli-bench.sh \
-	test/cli/cli-bench-segments.sh test/cli/cli-manpages.sh test/cli/cli-env.sh
+	test/cli/cli-bench-segments.sh test/cli/cli-manpages.sh test/cli/cli-env.sh \
+	test/cli/cli-io.sh test/cli/cli-sort-faults.sh
 dist_check_SCRIPTS += $(PS_CLI_TESTS)
 EXTRA_DIST += test/cli/cli-common.sh test/cli/cli-half-oracle.py
 TESTS += $(PS_CLI_TESTS)

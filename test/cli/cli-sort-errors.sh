@@ -122,4 +122,37 @@ expect_fail 2 'with --text each value is a line' "--value-size with --text" -- \
     sort --text --type u8 --values "$work/d/nosuch" --value-size 4 "$in"
 expect_fail 2 'different files' "keys and values in one file" -- \
     sort --type u8 --values "$in" --value-size 1 --values-out "$work/d/vout" "$in"
+
+# Two outputs that name one file, which does not exist yet, are refused
+# before anything is written: the same name spelled twice, through a
+# dangling symbolic link, and in --text mode (keys and values both landing
+# in $out would leave only the values there).
+printf '\003\000\000\000\001\000\000\000' >"$in"
+printf 'AAAAAAAABBBBBBBB' >"$work/d/vals"
+printf '3\n1\n' >"$work/d/txt"
+printf 'c\na\n' >"$work/d/tvals"
+expect_fail 2 'different files.*same file' "-o and --values-out: one new file, two spellings" -- \
+    sort --type u32 --values "$work/d/vals" --value-size 8 -o "$out" \
+    --values-out "$work/d/../d/./out" "$in"
+ln -s out "$work/d/link"
+expect_fail 2 'different files.*same file' "-o through a dangling link to --values-out" -- \
+    sort --type u32 --values "$work/d/vals" --value-size 8 -o "$work/d/link" \
+    --values-out "$out" "$in"
+ln -s "$work/d/link" "$work/d/link2"
+expect_fail 2 'different files.*same file' "... through two links" -- \
+    sort --type u32 --values "$work/d/vals" --value-size 8 -o "$work/d/link2" \
+    --values-out "$out" "$in"
+expect_fail 2 'different files.*same file' "... in --text mode" -- \
+    sort --text --type u32 --values "$work/d/tvals" -o "$out" --values-out "$work/d/link" \
+    "$work/d/txt"
+abs=$(cd "$(dirname "$PORTSORT")" && pwd)/portsort
+(cd "$work/d" && "$abs" sort --text --type u32 --values tvals -o out \
+    --values-out "$work/d/out" txt) 2>"$work/stderr"
+rc=$?
+if [ "$rc" -ne 2 ] || [ -e "$out" ]; then
+    fail "a relative and an absolute name of one new file: exit $rc, $(cat "$work/stderr")"
+else
+    echo "ok: a relative and an absolute name of one new file"
+fi
+rm -f "$work/d/link" "$work/d/link2" "$work/d/vals" "$work/d/txt" "$work/d/tvals"
 finish

@@ -100,6 +100,34 @@ refused 3 2 "an unknown type" sort --type u128 "$work/u32" -o "$work/x"
 refused 2 1 "values that do not match the keys" sort --type u32 --values "$work/vals" \
     --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/keep"
 refused 2 2 "no -o" sort --type u32 "$work/u32"
+# Two outputs on one file that does not exist yet: refused before anything
+# is written, however the name is spelled (a dangling link included).
+refused 2 2 "-o and --values-out: one new file" sort --type u32 --values "$work/vals" \
+    --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/../${work##*/}/./x"
+ln -s x "$work/xlink"
+refused 2 2 "-o through a dangling link to --values-out" sort --type u32 \
+    --values "$work/vals" --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/xlink"
+rm -f "$work/xlink"
+
+# Standard output that cannot be written (every rank's on /dev/full) fails
+# the command on every rank, said.
+if [ -c /dev/full ]; then
+    for args in --version --help "sort --help" "bench --help"; do
+        rm -f "$work"/rc.*
+        # shellcheck disable=SC2086
+        timeout "${PS_TEST_TIMEOUT:-120}" "$mpirun" $mpi_opts -np 2 \
+            sh -c '"$@" >/dev/full; echo $? >"'"$work"'/rc.$$"' sh "$PMPI" $args \
+            2>"$work/err"
+        rcs=$(cat "$work"/rc.* 2>/dev/null | sort -u | tr '\n' ' ')
+        if [ "$rcs" != "1 " ]; then
+            fail "$args > /dev/full: exit statuses $rcs, want 1 on every rank"
+        elif ! grep -q 'portsort-mpi: write error: No space left on device' "$work/err"; then
+            fail "$args > /dev/full: message '$(cat "$work/err")'"
+        else
+            echo "ok: $args > /dev/full fails"
+        fi
+    done
+fi
 
 # The benchmark runs and reports both scalings (its figures are not
 # checked: a test makes no timing assertion).

@@ -4,8 +4,10 @@
  * Each subcommand lives in its own file (ps_cli_*.c); this one only picks
  * it.  No subcommand calls the library before it has handled its options,
  * because the library fixes its backend on the first call and --backend
- * must come first.
+ * must come first.  Whatever the command, the exit status is not 0 when
+ * its standard output could not be written.
  */
+#include <signal.h>
 #include <string.h>
 
 #include "ps_cli.h"
@@ -25,7 +27,7 @@ static void usage(FILE *f)
 "PORTSORT_BACKEND picks the backend (auto, serial, openmp, opencl, cuda, hip).\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -48,4 +50,19 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: unknown command '%s'\n", PS_CLI_NAME, argv[1]);
     usage(stderr);
     return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int rc;
+
+    /* Past `ulimit -f`, a write fails with EFBIG instead of killing the
+     * process, which would leave its temporary files behind. */
+    signal(SIGXFSZ, SIG_IGN);
+    rc = run(argc, argv);
+    /* Output that never reached standard output is a failure, whatever
+     * the command (a full disk, > /dev/full). */
+    if (ps_cli_close_stdout() != 0 && rc == 0)
+        rc = 1;
+    return rc;
 }

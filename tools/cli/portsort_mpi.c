@@ -6,6 +6,7 @@
  * MPI, picks the subcommand and holds the collective failure that all of
  * them use.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -82,7 +83,15 @@ int main(int argc, char **argv)
         return 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &ps_mpi_cli_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ps_mpi_cli_size);
+    /* Past `ulimit -f`, a write fails with EFBIG instead of killing the
+     * process, which would leave its temporary files behind. */
+    signal(SIGXFSZ, SIG_IGN);
     rc = run(argc, argv);
+    /* Output that never reached standard output (rank 0's, in practice)
+     * is a failure, and the exit status stays the same on every rank. */
+    if (ps_cli_close_stdout() != 0 && rc == 0)
+        rc = 1;
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
     return rc;
 }

@@ -74,25 +74,23 @@ int ps_cli_parse(const ps_cli_type *t, const char *s, void *keys, size_t i,
 
 /*
  * The whole input in one buffer: the files named (or standard input for
- * none, or for "-"), one after the other.  A single regular file may be
- * mapped read-only instead of read (mapped is then 1: the data must not be
- * written); otherwise data is malloc'ed, and NULL for an empty input.
+ * none, or for "-"), one after the other, read (never mapped: see
+ * ps_cli_file.c); data is malloc'ed, and NULL for an empty input.
  */
 typedef struct ps_cli_input {
     unsigned char *data;
     size_t size;
-    int mapped;
     size_t nparts;          /* how many inputs */
     const char **names;     /* their names as given ("-" for standard input) */
     size_t *starts;         /* where each starts in data */
 } ps_cli_input;
 
 /* Read `paths` (none: standard input) into *in.  With `text`, a newline is
- * put between inputs whose last line has none, so that lines never join;
- * with `may_map`, one regular file is mapped.  Returns 0, or -1 after a
- * message naming the input (call ps_cli_input_free either way). */
-int ps_cli_read_inputs(char **paths, size_t npaths, int text, int may_map,
-                       ps_cli_input *in);
+ * put between inputs whose last line has none, so that lines never join.
+ * A regular file whose size changes while it is read is refused.  Returns
+ * 0, or -1 after a message naming the input (call ps_cli_input_free either
+ * way). */
+int ps_cli_read_inputs(char **paths, size_t npaths, int text, ps_cli_input *in);
 void ps_cli_input_free(ps_cli_input *in);
 
 /* The input (as named on the command line) and 1-based line number within
@@ -104,30 +102,60 @@ void ps_cli_input_where(const ps_cli_input *in, size_t off, const char **name,
  * All-or-nothing output: the data goes to a temporary file in the same
  * directory as `path` (so that rename() cannot cross file systems), which
  * replaces `path` only in ps_cli_out_commit().  A run that fails before the
- * commit removes the temporary file and leaves `path` as it was.  "-" means
- * standard output; it and other paths that are not regular files (a pipe,
- * /dev/null) are written directly, as there is nothing to replace.
+ * commit removes the temporary file and leaves `path` as it was; so does
+ * SIGINT, SIGTERM or SIGHUP (a handler removes the temporary files, then
+ * the signal ends the process as it would have).  A symbolic link at
+ * `path` is followed (even a dangling one): the file it names is replaced,
+ * the link stays.  The new file gets the owner, group and mode of the one
+ * it replaces (owner and group where the system allows; a set-ID bit whose
+ * owner cannot be kept is dropped).  "-" means standard output; it and
+ * other paths that are not regular files (a pipe, /dev/null) are written
+ * directly, as there is nothing to replace.
  */
 typedef struct ps_cli_out {
-    char *path;         /* the final name */
+    char *path;         /* the final name (links followed) */
     char *tmp;          /* the temporary file, NULL once committed/discarded */
-    FILE *f;
-    int direct;         /* "-" (stdout) or not a regular file: no temporary */
+    int fd;             /* -1 once closed */
+    int slot;           /* where the signal handler knows tmp, or -1 */
+    int direct;         /* not a regular file: written in place, no temporary */
+    int is_stdout;      /* "-" */
+    int err;            /* errno of the first write that failed, or 0 */
+    int placed;         /* during ps_cli_out_commit: how it took its place */
 } ps_cli_out;
 
-/* Returns 0, or -1 after a message. */
+/* Returns 0, or -1 after a message (nothing is left behind). */
 int ps_cli_out_open(ps_cli_out *o, const char *path);
-/* Flush, sync and close all `count` outputs, then rename each into place:
- * keys and values files are either all replaced or (barring a failing
- * rename, which within one directory does not happen in practice) none.
- * Returns 0, or -1 after a message with every temporary file removed. */
+/* Append `len` bytes.  Returns 0, or -1 when this or an earlier write
+ * failed: the error is kept (the first one) for ps_cli_out_commit to
+ * report, and later writes do nothing. */
+int ps_cli_out_write(ps_cli_out *o, const void *data, size_t len);
+/* Sync and close all `count` outputs, then rename each into place.  The
+ * files are either all replaced or none: where the system can swap two
+ * names (Linux's renameat2), an output already in place is put back when
+ * a later one cannot be; elsewhere a failing rename after the first
+ * leaves the earlier ones replaced.  Returns 0, or -1 after a message
+ * naming the output and the first error (that of the failing write, sync,
+ * close or rename), with every temporary file removed. */
 int ps_cli_out_commit(ps_cli_out *o, size_t count);
-/* Remove the temporary file, if any.  Safe to call twice. */
+/* Close and remove the temporary file, if any.  Safe to call twice, only
+ * after ps_cli_out_open. */
 void ps_cli_out_discard(ps_cli_out *o);
 
-/* 1 when a and b name the same file (the same string, or the same device
- * and inode), else 0. */
-int ps_cli_same_file(const char *a, const char *b);
+/* 1 when the names a and b designate the same file, else 0: the same
+ * string, the same device and inode, or for names of files that do not
+ * exist yet (symbolic links followed, dangling ones too) the same
+ * directory and last component.  "-" is the file open on `dash_fd`
+ * (standard input or output). */
+int ps_cli_same_file(const char *a, const char *b, int dash_fd);
+
+/* Flush and close standard output as the program ends, as GNU's
+ * close_stdout does: returns 0, or -1 after a "write error" message when
+ * anything written there was lost (a full disk, /dev/full, a closed
+ * descriptor). */
+int ps_cli_close_stdout(void);
+/* fflush(stdout), keeping the error of the first one that fails for
+ * ps_cli_close_stdout to report. */
+void ps_cli_flush_stdout(void);
 
 /* How `portsort sort` finds the key of a text line. */
 typedef struct ps_cli_text {
@@ -174,11 +202,11 @@ int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
 
 /* Write the lines in the order of l->offs, each ending with a newline, then
  * the refused ones; with `unique` only the first of each run of equal keys.
- * The lines are gathered in parallel and written with one large fwrite per
- * thread.  Returns 0 (write errors stay in f for ps_cli_out_commit), or -1
- * after a message. */
+ * The lines are gathered in parallel and written with one large write per
+ * thread.  Returns 0 (write errors stay in `o` for ps_cli_out_commit), or
+ * -1 after a message. */
 int ps_cli_write_lines(const ps_cli_input *in, const ps_cli_lines *l, int unique,
-                       FILE *f);
+                       ps_cli_out *o);
 
 /* Parse a size such as 1048576, 2^20, 1M, 16Mi.  Returns 0 or -1. */
 int ps_cli_parse_size(const char *s, size_t *out);

@@ -477,7 +477,7 @@ static void on_line(report *rp, char *line)
                          rp->detail);
     if (rp->csv_stdout)
         ps_cli_csv_row(stdout, &row);
-    fflush(stdout);
+    ps_cli_flush_stdout();
 }
 
 /* Run `cfg` on one backend in a child and report what it sends.  Returns 0
@@ -491,7 +491,7 @@ static int run_backend(const bench_cfg *cfg, const char *backend, int with_peers
     char *line = NULL;
     size_t cap = 0;
 
-    fflush(stdout);
+    ps_cli_flush_stdout();
     fflush(stderr);
     if (pipe(fd) != 0 || (pid = fork()) < 0) {
         perror(PS_CLI_NAME ": cannot start a child");
@@ -537,7 +537,7 @@ static size_t usable_backends(char **names, size_t max)
     char buf[64];
     FILE *in;
 
-    fflush(stdout);
+    ps_cli_flush_stdout();
     if (pipe(fd) != 0 || (pid = fork()) < 0)
         return 0;
     if (pid == 0) {
@@ -917,6 +917,37 @@ static int build_bench_cfg(bench_args *a, bench_cfg *cfg)
     return 0;
 }
 
+/* The CSV of every row to `path`, all or nothing (the rows are formatted
+ * in memory, then written with ps_cli_out).  Returns 0, or -1 after a
+ * message. */
+static int write_csv(const char *path, const report *rp)
+{
+    ps_cli_out o;
+    char *buf = NULL;
+    size_t len = 0, i;
+    FILE *m = open_memstream(&buf, &len);
+    int rc = -1;
+
+    if (m != NULL) {
+        ps_cli_csv_header(m);
+        for (i = 0; i < rp->nrows; i++)
+            ps_cli_csv_row(m, &rp->rows[i]);
+        rc = ferror(m) ? -1 : 0;
+        if (fclose(m) != 0)
+            rc = -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "%s: out of memory for the CSV\n", PS_CLI_NAME);
+    } else if (ps_cli_out_open(&o, path) != 0) {
+        rc = -1;
+    } else {
+        ps_cli_out_write(&o, buf, len);
+        rc = ps_cli_out_commit(&o, 1);
+    }
+    free(buf);
+    return rc;
+}
+
 /* Measure every backend (the peers with the first that runs), print the
  * table or CSV, and write the CSV file and the charts: 0, or 1 when
  * anything failed. */
@@ -944,19 +975,8 @@ static int run_bench(const bench_args *a, const bench_cfg *cfg)
         if (run_backend(cfg, cfg->backends[b], rp.peer_rows == 0, &rp) != 0)
             rp.failed = 1;
 
-    if (a->csv_path != NULL) {
-        ps_cli_out o;
-        size_t i;
-        if (ps_cli_out_open(&o, a->csv_path) != 0) {
-            rp.failed = 1;
-        } else {
-            ps_cli_csv_header(o.f);
-            for (i = 0; i < rp.nrows; i++)
-                ps_cli_csv_row(o.f, &rp.rows[i]);
-            if (ps_cli_out_commit(&o, 1) != 0)
-                rp.failed = 1;
-        }
-    }
+    if (a->csv_path != NULL && write_csv(a->csv_path, &rp) != 0)
+        rp.failed = 1;
     if (a->plot_dir != NULL && rp.nrows > 0
         && ps_cli_plot(a->plot_dir, rp.rows, rp.nrows) != 0)
         rp.failed = 1;

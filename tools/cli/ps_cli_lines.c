@@ -269,7 +269,8 @@ static int parse_line(const ps_cli_text *o, const char *s, const char *e, void *
         return -1;
     }
     /* The field is copied so that the parser sees it end with a NUL: the
-     * input may be a read-only mapping whose last line has no newline. */
+     * input is shared by the threads, and its last line may have no
+     * newline. */
     len = (size_t)(fe - fs);
     if (len >= sizeof small && (buf = malloc(len + 1)) == NULL) {
         *why = "out of memory";
@@ -516,7 +517,7 @@ static void *gather_run(void *arg)
 }
 
 int ps_cli_write_lines(const ps_cli_input *in, const ps_cli_lines *l, int unique,
-                       FILE *f)
+                       ps_cli_out *o)
 {
     size_t nt = ps_cli_threads(in->size), i;
     gather g[PS_CLI_MAX_THREADS + 1];
@@ -545,10 +546,10 @@ int ps_cli_write_lines(const ps_cli_input *in, const ps_cli_lines *l, int unique
             fprintf(stderr, "%s: out of memory for the output\n", PS_CLI_NAME);
             rc = -1;
         }
-        /* One large write each; a write error stays in the stream for the
+        /* One large write each; a write error stays in the output for the
          * commit to report. */
         if (rc == 0 && g[i].len > 0)
-            fwrite(g[i].buf, 1, g[i].len, f);
+            ps_cli_out_write(o, g[i].buf, g[i].len);
         free(g[i].buf);
     }
     return rc;

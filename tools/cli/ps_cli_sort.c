@@ -184,14 +184,14 @@ static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned fl
     if (vin != NULL) {
         ko.keys = l.keys;
         ko.key_size = l.key_size;
-        if (ps_cli_write_lines(in, &ko, 0, out[0].f) != 0)
+        if (ps_cli_write_lines(in, &ko, 0, &out[0]) != 0)
             goto done;
         if (ps_cli_out_open(&out[nout], voutpath) != 0)
             goto done;
         nout++;
-        if (ps_cli_write_lines(vin, &vo, 0, out[1].f) != 0)
+        if (ps_cli_write_lines(vin, &vo, 0, &out[1]) != 0)
             goto done;
-    } else if (ps_cli_write_lines(in, &l, unique, out[0].f) != 0) {
+    } else if (ps_cli_write_lines(in, &l, unique, &out[0]) != 0) {
         goto done;
     }
     rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
@@ -246,10 +246,10 @@ static int sort_binary(ps_cli_input *in, const ps_cli_type *t, unsigned flags,
             goto done;
         nout++;
     }
-    /* Write errors are sticky in the stream and found by the commit. */
-    fwrite(in->data, t->size, n, out[0].f);
+    /* Write errors are kept in the output and reported by the commit. */
+    ps_cli_out_write(&out[0], in->data, in->size);
     if (vin != NULL)
-        fwrite(vin->data, value_size, n, out[1].f);
+        ps_cli_out_write(&out[1], vin->data, vin->size);
     rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
     nout = 0;
 done:
@@ -400,15 +400,22 @@ static int validate_sort_args(sort_args *a)
     if (a->outpath == NULL)
         a->outpath = "-";
     if (a->vpath != NULL) {
-        int keys_stdin = a->nin == 0;
-        for (i = 0; i < a->nin; i++)
-            keys_stdin |= strcmp(a->inputs[i], "-") == 0;
-        for (i = 0; i < a->nin && !ps_cli_same_file(a->inputs[i], a->vpath); i++)
+        static char *stdin_only[] = { "-" };
+        char **inputs = a->nin > 0 ? a->inputs : stdin_only;
+        size_t nin = a->nin > 0 ? a->nin : 1;
+        for (i = 0; i < nin && !ps_cli_same_file(inputs[i], a->vpath, STDIN_FILENO); i++)
             ;
-        if (i < a->nin || ps_cli_same_file(a->outpath, a->voutpath) ||
-            (keys_stdin && strcmp(a->vpath, "-") == 0)) {
-            fprintf(stderr, "%s: the keys and the values must be different files\n",
-                    PS_CLI_NAME);
+        if (i < nin) {
+            fprintf(stderr, "%s: the keys and the values must be different files "
+                    "(%s is %s)\n", PS_CLI_NAME, a->vpath, inputs[i]);
+            return 2;
+        }
+        /* Refused before anything is written: two outputs on one name
+         * would leave only the last one there. */
+        if (ps_cli_same_file(a->outpath, a->voutpath, STDOUT_FILENO)) {
+            fprintf(stderr, "%s: the keys and the values must be different files "
+                    "(-o %s and --values-out %s are the same file)\n", PS_CLI_NAME,
+                    a->outpath, a->voutpath);
             return 2;
         }
     }
@@ -434,11 +441,9 @@ static int run_sort(sort_args *a)
     }
 
     memset(&vin, 0, sizeof vin);
-    /* Binary keys are sorted in the input buffer itself, so only text may
-     * be a read-only mapping. */
-    if (ps_cli_read_inputs(a->inputs, a->nin, a->text, a->text, &in) != 0 ||
+    if (ps_cli_read_inputs(a->inputs, a->nin, a->text, &in) != 0 ||
         (a->vpath != NULL &&
-         ps_cli_read_inputs((char **)&a->vpath, 1, a->text, a->text, &vin) != 0))
+         ps_cli_read_inputs((char **)&a->vpath, 1, a->text, &vin) != 0))
         goto done;
     if (a->text)
         rc = sort_text(&in, &a->opt, a->flags, a->check, a->unique, a->outpath,

@@ -428,7 +428,7 @@ int ps_mpi_cli_bench(int argc, char **argv)
         printf("%-7s %5s %12s %10s %10s %9s %10s %9s %9s %9s %9s\n", "scaling", "ranks",
                "keys", "median_s", "best_s", "Mkeys/s", "efficiency", "local_s", "data_B/k",
                "min_B/k", "ctrl_B/k");
-        fflush(stdout);
+        ps_cli_flush_stdout();
     }
     for (int weak = 0; weak < 2 && rc == 0; weak++) {
         double t1 = 0;
@@ -458,7 +458,7 @@ int ps_mpi_cli_bench(int argc, char **argv)
                        weak ? "weak" : "strong", k, total, pt.median, pt.best,
                        (double)total / pt.median / 1e6, eff, pt.local, pt.data,
                        (double)elem * (double)(k - 1) / (double)k, pt.control);
-                fflush(stdout);
+                ps_cli_flush_stdout();
             }
         }
     }

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ps_mpi_cli.h"
 
@@ -125,9 +126,13 @@ static int parse(int argc, char **argv, sort_args *a)
     else if (a->vpath != NULL && (a->value_size == 0 || a->voutpath == NULL))
         bad = "--values needs --value-size and --values-out (which may name VFILE)";
     else if (a->vpath != NULL && (strcmp(a->voutpath, "-") == 0 ||
-                                  ps_cli_same_file(argv[optind], a->vpath) ||
-                                  ps_cli_same_file(a->out, a->voutpath)))
+                                  ps_cli_same_file(argv[optind], a->vpath, STDIN_FILENO)))
         bad = "the keys and the values must be different files";
+    /* Refused before anything is written: two outputs on one name would
+     * leave only the last one there. */
+    else if (a->vpath != NULL && ps_cli_same_file(a->out, a->voutpath, STDOUT_FILENO))
+        bad = "the keys and the values must be different files (-o and --values-out "
+              "are the same file)";
     if (bad != NULL) {
         if (err)
             fprintf(err, "%s: %s\n", PS_CLI_NAME, bad);
