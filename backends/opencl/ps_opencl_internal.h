@@ -128,6 +128,12 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job);
  * allocations of the process and fails the k-th with
  * CL_MEM_OBJECT_ALLOCATION_FAILURE (ps_opencl_device.c). */
 cl_mem ps_cl_create_buffer(cl_context ctx, size_t bytes, cl_int *err);
+/* A non-blocking read of `bytes` from the start of buf, for every read of a
+ * host-array result, so that tests can make the k-th one fail:
+ * PORTSORT_TEST_FAIL_DEVICE_READ=k counts these reads in the process and
+ * fails the k-th with CL_OUT_OF_RESOURCES (how drivers report a device
+ * lost mid-copy) without enqueuing it (ps_opencl_device.c). */
+cl_int ps_cl_read_result(cl_command_queue q, cl_mem buf, size_t bytes, void *dst);
 
 /* ps_opencl_error.c: the name of an OpenCL status ("CL_OUT_OF_RESOURCES"). */
 const char *ps_cl_errname(cl_int err);
