@@ -1,12 +1,15 @@
 /*
- * ps_test_devfault - device allocation failures through the public API.
- * Run with PORTSORT_TEST_FAIL_DEVICE_ALLOC=k (see test/opencl-devfault.sh):
- * the backend's k-th device allocation in this process fails.  Each call
+ * ps_test_devfault - device failures through the public API.  Run with
+ * PORTSORT_TEST_FAIL_DEVICE_ALLOC=k or PORTSORT_TEST_FAIL_DEVICE_READ=k
+ * (see test/opencl-devfault.sh): the backend's k-th device allocation, or
+ * its k-th read of a host-array result, in this process fails.  Each call
  * below (sorts of keys, pairs, argsort, a segmented sort) must then
  * either succeed with a correct result or return
- * PS_ERR_DEVICE_MEMORY with the caller's arrays byte for byte unchanged.
- * Prints "injected" when some call saw the failure, so the script can tell
- * that k reached an allocation.
+ * PS_ERR_DEVICE_MEMORY with the caller's arrays byte for byte unchanged:
+ * when the values' read fails after the keys' one succeeded, the keys
+ * must not come back sorted alone.  Prints "injected" when some call saw
+ * the failure, so the script can tell that k reached an allocation or a
+ * read.
  */
 #include <stdio.h>
 #include <stdlib.h>

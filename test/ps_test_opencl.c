@@ -8,10 +8,16 @@
  *                          too small, bad arguments; segmented sorts (every
  *                          size class) and their refusals; checked against
  *                          the oracle of ps_test_util.c
- *   ps_test_opencl quick   one host-array sort through PORTSORT_BACKEND; prints
+ *   ps_test_opencl quick [u64]
+ *                          one host-array sort of u32 (or u64) keys through
+ *                          PORTSORT_BACKEND, checked key for key; prints
  *                          "device: <detail>" and exits 0, or prints the
  *                          refusal and exits 3 (used by the cache and
  *                          device-selection scripts)
+ *   ps_test_opencl old-format FILE
+ *                          writes a program-cache file of the first format
+ *                          whose checksum is right and whose payload is
+ *                          not a program (test/opencl-cache.sh)
  *
  * Exits 77 when there is no OpenCL device at all.
  */
@@ -286,35 +292,75 @@ static int api_tests(void)
     return 0;
 }
 
-static int quick(void)
+/* n keys of `type` (u32 or u64) sorted through PORTSORT_BACKEND and
+ * checked against a merge sort of a copy: a program that sorts but loses
+ * or invents keys (a wrong binary from the cache) fails here too. */
+static int quick(ps_type type)
 {
     ps_backend_info info[8];
-    size_t n = 5000, i, nb;
-    uint32_t *k = malloc(n * 4);
+    size_t n = 5000, i, nb, kb = type == PS_U64 ? 8 : 4;
+    unsigned char *k = malloc(n * kb), *k0 = malloc(n * kb);
+    size_t *perm = malloc(n * sizeof *perm);
     uint64_t seed = 7;
     int st;
-    for (i = 0; i < n; i++)
-        k[i] = (uint32_t)t_rand(&seed);
-    st = ps_sort_keys(k, n, PS_U32, 0);
+    if (k == NULL || k0 == NULL || perm == NULL)
+        t_fail("quick: out of memory");
+    for (i = 0; i < n; i++) {
+        uint64_t r = t_rand(&seed);
+        memcpy(k + i * kb, &r, kb);
+    }
+    memcpy(k0, k, n * kb);
+    st = ps_sort_keys(k, n, type, 0);
     if (st != PS_OK) {
         printf("refused: %s: %s\n", ps_strerror(st), ps_error_detail());
         free(k);
+        free(k0);
+        free(perm);
         return 3;
     }
-    for (i = 1; i < n; i++)
-        if (k[i - 1] > k[i])
-            t_fail("quick: not sorted at %zu", i);
+    t_oracle_perm(k0, n, type, 0, perm);
+    for (i = 0; i < n; i++)
+        if (memcmp(k + i * kb, k0 + perm[i] * kb, kb) != 0)
+            t_fail("quick %s: wrong key at %zu", t_type_name(type), i);
     nb = ps_backends(info, 8);
     for (i = 0; i < nb && i < 8; i++)
         if (strcmp(info[i].name, ps_backend_name()) == 0)
             printf("backend: %s\ndevice: %s\n", info[i].name, info[i].detail);
     free(k);
+    free(k0);
+    free(perm);
+    return 0;
+}
+
+/* A cache file in the first format ("PSCLBIN1", payload length, FNV-1a
+ * hash of the payload, payload) whose payload is not a program: its
+ * checksum is right, so only a reader that knows whose file it is can
+ * refuse it before a driver sees it. */
+static int old_format(const char *path)
+{
+    unsigned char payload[4096];
+    uint64_t len = sizeof payload, h = 0xcbf29ce484222325ull;
+    size_t i;
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        t_fail("cannot write %s", path);
+    memset(payload, 0x41, sizeof payload);
+    for (i = 0; i < sizeof payload; i++) {
+        h ^= payload[i];
+        h *= 0x100000001b3ull;
+    }
+    if (fwrite("PSCLBIN1", 1, 8, f) != 8 || fwrite(&len, 8, 1, f) != 1
+        || fwrite(&h, 8, 1, f) != 1 || fwrite(payload, 1, len, f) != len
+        || fclose(f) != 0)
+        t_fail("cannot write %s", path);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "quick") == 0)
-        return quick();
+        return quick(argc > 2 && strcmp(argv[2], "u64") == 0 ? PS_U64 : PS_U32);
+    if (argc > 2 && strcmp(argv[1], "old-format") == 0)
+        return old_format(argv[2]);
     return api_tests();
 }

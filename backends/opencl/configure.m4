@@ -31,6 +31,9 @@ AS_IF([test "x$with_opencl" != xno],
    AS_IF([test "x$ps_opencl_ok" = xyes], [ps_opencl_enabled=yes],
      [test "x$with_opencl" != xcheck],
      [AC_MSG_ERROR([--with-opencl: CL/cl.h or libOpenCL (the ICD loader) not found; on Debian install ocl-icd-opencl-dev and opencl-headers, or pass --with-opencl=DIR])])])
+# The program cache names its temporary files from getrandom where the C
+# library has it (ps_opencl_cache.c).
+AC_CHECK_FUNCS([getrandom])
 AC_SUBST([PS_OPENCL_CPPFLAGS])
 AC_SUBST([PS_OPENCL_LDFLAGS])
 AC_SUBST([PS_OPENCL_LIBS])

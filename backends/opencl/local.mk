@@ -18,11 +18,13 @@ pkglib_LTLIBRARIES += backends/opencl/ps_opencl.la
 backends_opencl_ps_opencl_la_SOURCES = \
 	backends/opencl/ps_opencl.c \
 	backends/opencl/ps_opencl_api.c \
+	backends/opencl/ps_opencl_cache.c \
 	backends/opencl/ps_opencl_device.c \
 	backends/opencl/ps_opencl_error.c \
 	backends/opencl/ps_opencl_program.c \
 	backends/opencl/ps_opencl_segments.c \
-	backends/opencl/ps_opencl_sort.c
+	backends/opencl/ps_opencl_sort.c \
+	backends/opencl/ps_opencl_tune.c
 nodist_backends_opencl_ps_opencl_la_SOURCES = backends/opencl/ps_opencl_source.h
 backends_opencl_ps_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS) \
 	-I$(top_builddir)/backends/opencl

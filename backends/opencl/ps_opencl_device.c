@@ -132,3 +132,17 @@ cl_mem ps_cl_create_buffer(cl_context ctx, size_t bytes, cl_int *err)
     }
     return clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, err);
 }
+
+/* The same for the reads of host-array results: device loss during the
+ * copy back cannot be provoked on pocl either, and the promise that the
+ * caller's arrays change all together or not at all must be tested. */
+static long result_reads;
+
+cl_int ps_cl_read_result(cl_command_queue q, cl_mem buf, size_t bytes, void *dst)
+{
+    const char *k = getenv("PORTSORT_TEST_FAIL_DEVICE_READ");
+    long c = __atomic_add_fetch(&result_reads, 1, __ATOMIC_SEQ_CST);
+    if (k != NULL && atol(k) == c)
+        return CL_OUT_OF_RESOURCES;
+    return clEnqueueReadBuffer(q, buf, CL_FALSE, 0, bytes, dst, 0, NULL, NULL);
+}

@@ -48,14 +48,38 @@ int ps_cl_pick_device(cl_platform_id *plat, cl_device_id *dev, char *why,
                       size_t why_len);
 void ps_cl_device_name(cl_device_id dev, char *buf, size_t len);
 
+/* ps_opencl_tune.c: how the kernels are cut for this device and these
+ * widths, PORTSORT_OPENCL_TUNE and PORTSORT_OPENCL_ALGO applied. */
+ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits,
+                          unsigned val_bytes);
+
 /* ps_opencl_program.c: the program for these parameters, from the module's
  * table, the on-disk cache, or a fresh build.  NULL with host->fail called. */
 ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
                               cl_device_id dev, unsigned key_bits,
                               unsigned val_bytes, int *status);
 void ps_cl_program_release_all(void);
-ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits,
-                          unsigned val_bytes);
+
+/* ps_opencl_cache.c: the on-disk cache of program binaries, one entry per
+ * (kernel source, build options, device, driver, platform).  Nothing here
+ * fails a sort: every problem means "build from source" (with why under
+ * PORTSORT_VERBOSE=1). */
+typedef struct ps_cl_cache ps_cl_cache;
+/* The entry of the program built from `source` with `options` on `dev`,
+ * or NULL when this build uses no cache (PORTSORT_OPENCL_NO_CACHE, no
+ * cache directory).  Close it with ps_cl_cache_close. */
+ps_cl_cache *ps_cl_cache_open(const ps_host *host, cl_device_id dev,
+                              const char *source, size_t source_len,
+                              const char *options);
+/* The stored binary (malloc'ed, *len bytes; the caller frees it), or NULL
+ * when the entry is absent or not usable. */
+unsigned char *ps_cl_cache_read(ps_cl_cache *c, size_t *len);
+/* Store a freshly built binary for the entry; failures are only logged. */
+void ps_cl_cache_write(ps_cl_cache *c, const unsigned char *bin, size_t len);
+/* The entry's file name, for messages. */
+const char *ps_cl_cache_file(const ps_cl_cache *c);
+/* Accepts NULL. */
+void ps_cl_cache_close(ps_cl_cache *c);
 
 /* ps_opencl_sort.c: sort on a queue; buffers with element offsets. */
 typedef struct ps_cl_job {
@@ -104,6 +128,12 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job);
  * allocations of the process and fails the k-th with
  * CL_MEM_OBJECT_ALLOCATION_FAILURE (ps_opencl_device.c). */
 cl_mem ps_cl_create_buffer(cl_context ctx, size_t bytes, cl_int *err);
+/* A non-blocking read of `bytes` from the start of buf, for every read of a
+ * host-array result, so that tests can make the k-th one fail:
+ * PORTSORT_TEST_FAIL_DEVICE_READ=k counts these reads in the process and
+ * fails the k-th with CL_OUT_OF_RESOURCES (how drivers report a device
+ * lost mid-copy) without enqueuing it (ps_opencl_device.c). */
+cl_int ps_cl_read_result(cl_command_queue q, cl_mem buf, size_t bytes, void *dst);
 
 /* ps_opencl_error.c: the name of an OpenCL status ("CL_OUT_OF_RESOURCES"). */
 const char *ps_cl_errname(cl_int err);

@@ -10,7 +10,7 @@
  * and a copy back when the result ended in scratch.
  *
  * With tune.onesweep (GPUs, or PORTSORT_OPENCL_ALGO=onesweep; see
- * ps_opencl_program.c): ps_os_hist and ps_os_scan
+ * ps_opencl_tune.c): ps_os_hist and ps_os_scan
  * give every 8-bit digit its output position, read back to skip constant
  * digits, then per pass one ps_onesweep per portion of at most
  * tune.os_portion tiles over zeroed status words, each portion starting
