@@ -14,7 +14,7 @@ tools_portsort_SOURCES = \
 	tools/cli/ps_cli_lines.c \
 	tools/cli/ps_cli_info.c \
 	tools/cli/ps_cli_sort.c \
-	tools/cli/ps_cli_bench.h \
+	tools/cli/ps_cli_bench_parts.h \
 	tools/cli/ps_cli_bench.c \
 	tools/cli/ps_cli_bench_options.c \
 	tools/cli/ps_cli_bench_child.c \

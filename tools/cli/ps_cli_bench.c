@@ -7,10 +7,10 @@
  * each backend in a child process of its own (ps_cli_bench_child.c, which
  * says why), where every sorter is timed on every input
  * (ps_cli_bench_measure.c); the rows come back to this process as lines
- * and are reported as they arrive (ps_cli_report.c).  ps_cli_bench.h is
- * the map of the parts.
+ * and are reported as they arrive (ps_cli_report.c).  The map of the
+ * parts is ps_cli_bench_parts.h.
  */
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
 /* Measure every backend, the peers with the first that runs, reporting
  * as the rows come.  Returns 0, or 1 when anything failed. */

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
 int ps_cli_bench_child(const ps_cli_bench_cfg *cfg, const char *backend, int with_peers,
                        ps_cli_report *rp)

@@ -2,7 +2,7 @@
  * ps_cli_bench_measure.c - what a child of `portsort bench` does: on its
  * backend, build each input (type, dataset, size), time every sorter on
  * it over the repeats, check every output, and send the results to the
- * parent as lines (ps_cli_bench.h describes them).
+ * parent as lines (ps_cli_bench_parts.h describes them).
  *
  * Peers run in the same process and on the same data as the library, so
  * the comparison is fair; every child builds the same data, since the
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
 static double now(void)
 {

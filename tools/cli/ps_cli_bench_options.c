@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
 static void usage(FILE *f)
 {

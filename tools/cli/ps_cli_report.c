@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
 static double row_mkeys(const ps_cli_row *r)
 {

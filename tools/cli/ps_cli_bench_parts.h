@@ -1,9 +1,9 @@
 /*
- * ps_cli_bench.h - the parts of `portsort bench`, one job a file:
+ * ps_cli_bench_parts.h - the parts of `portsort bench`, one job a file:
  *
- *   ps_cli_bench.c          the command: parse, validate, then one child
- *                           process per backend, reported as they finish
- *   ps_cli_bench_options.c  the options and their lists into a bench_cfg
+ *   ps_cli_bench.c          the command: parse, validate, then a child
+ *                           process per backend, reported as rows arrive
+ *   ps_cli_bench_options.c  the options and their lists, into the config
  *   ps_cli_bench_child.c    the child processes, and the lines they send up
  *   ps_cli_bench_measure.c  in a child: build each input, time every sorter
  *                           on it, verify the output, send a row
@@ -13,8 +13,8 @@
  *   ps_cli_segments.c       the shapes of --segments
  *   ps_cli_peers.c          the peers: other sorts measured beside the library
  */
-#ifndef PS_CLI_BENCH_H
-#define PS_CLI_BENCH_H
+#ifndef PS_CLI_BENCH_PARTS_H
+#define PS_CLI_BENCH_PARTS_H
 
 #include "ps_cli.h"
 
@@ -216,4 +216,4 @@ int ps_cli_bench_child(const ps_cli_bench_cfg *cfg, const char *backend,
  * names[0..max) (strdup'ed).  Returns how many were stored. */
 size_t ps_cli_bench_usable_backends(char **names, size_t max);
 
-#endif /* PS_CLI_BENCH_H */
+#endif /* PS_CLI_BENCH_PARTS_H */
