@@ -50,7 +50,7 @@ bench_ps_cudasegbench_DEPENDENCIES = bench/ps_cudasegbench_cu.$(OBJEXT) lib/libp
 CLEANFILES += bench/ps_cudasegbench_cu.$(OBJEXT)
 bench/ps_cudasegbench_cu.$(OBJEXT): $(srcdir)/bench/ps_cudasegbench.cu \
 		$(srcdir)/lib/portsort_cuda.h $(srcdir)/lib/portsort_gpu.h \
-		$(srcdir)/lib/portsort.h $(srcdir)/tools/cli/ps_cli_bench.h
+		$(srcdir)/lib/portsort.h $(srcdir)/tools/cli/ps_cli_bench_parts.h
 	$(AM_V_GEN)$(MKDIR_P) bench && \
 	$(NVCC) $(PS_NVCC_FLAGS) -I$(top_srcdir)/lib -I$(top_srcdir)/tools/cli \
 	  -c $(srcdir)/bench/ps_cudasegbench.cu -o $@

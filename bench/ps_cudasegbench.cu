@@ -36,7 +36,7 @@
 #include "portsort_cuda.h"
 
 extern "C" {
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
 /* The generator tools/cli/ps_cli_segments.c draws segment lengths from (the
  * CLI has it in ps_cli_data.c, with the datasets this tool does not need). */

@@ -26,7 +26,8 @@ test_ps_test_mpi_LDADD = mpi/libportsort_mpi.la lib/libportsort.la $(MPI_LIBS) -
 bin_PROGRAMS += tools/portsort-mpi
 man1_MANS = doc/portsort-mpi.1
 tools_portsort_mpi_SOURCES = tools/cli/portsort_mpi.c tools/cli/ps_mpi_cli.h \
-	tools/cli/ps_mpi_cli_sort.c tools/cli/ps_mpi_cli_bench.c tools/cli/ps_cli.h \
+	tools/cli/ps_mpi_cli_fail.c tools/cli/ps_mpi_cli_sort.c tools/cli/ps_mpi_cli_bench.c \
+	tools/cli/ps_mpi_cli_traffic.h tools/cli/ps_mpi_cli_traffic.c tools/cli/ps_cli.h \
 	tools/cli/ps_cli_types.c tools/cli/ps_cli_file.c
 tools_portsort_mpi_CPPFLAGS = $(AM_CPPFLAGS) -DPS_CLI_NAME='"portsort-mpi"' \
 	-I$(top_srcdir)/tools/cli -I$(top_srcdir)/mpi $(MPI_CFLAGS)
@@ -43,5 +44,7 @@ EXTRA_DIST += mpi/portsort_mpi.h mpi/ps_mpi_internal.h mpi/ps_mpi_sort.c \
 	mpi/ps_mpi_agree.c mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c \
 	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c \
 	mpi/ps_mpi_cache.c test/ps_test_mpi.c \
-	tools/cli/portsort_mpi.c tools/cli/ps_mpi_cli.h tools/cli/ps_mpi_cli_sort.c \
-	tools/cli/ps_mpi_cli_bench.c doc/portsort-mpi.1 doc/mpi.md
+	tools/cli/portsort_mpi.c tools/cli/ps_mpi_cli.h tools/cli/ps_mpi_cli_fail.c \
+	tools/cli/ps_mpi_cli_sort.c tools/cli/ps_mpi_cli_bench.c \
+	tools/cli/ps_mpi_cli_traffic.h tools/cli/ps_mpi_cli_traffic.c \
+	doc/portsort-mpi.1 doc/mpi.md

@@ -14,8 +14,11 @@ tools_portsort_SOURCES = \
 	tools/cli/ps_cli_lines.c \
 	tools/cli/ps_cli_info.c \
 	tools/cli/ps_cli_sort.c \
-	tools/cli/ps_cli_bench.h \
+	tools/cli/ps_cli_bench_parts.h \
 	tools/cli/ps_cli_bench.c \
+	tools/cli/ps_cli_bench_options.c \
+	tools/cli/ps_cli_bench_child.c \
+	tools/cli/ps_cli_bench_measure.c \
 	tools/cli/ps_cli_data.c \
 	tools/cli/ps_cli_segments.c \
 	tools/cli/ps_cli_peers.c \

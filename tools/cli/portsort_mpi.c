@@ -3,32 +3,13 @@
  * sort|bench ...`, the distributed sort of libportsort_mpi on files.
  *
  * Each subcommand lives in its own file (ps_mpi_cli_*.c); this one starts
- * MPI, picks the subcommand and holds the collective failure that all of
- * them use.
+ * MPI, learns the rank and size that all of them use, and picks the
+ * subcommand.
  */
 #include <signal.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include "ps_mpi_cli.h"
-
-int ps_mpi_cli_rank, ps_mpi_cli_size;
-
-int ps_mpi_cli_fail(int failed, const char *fmt, ...)
-{
-    int first = failed ? ps_mpi_cli_rank : ps_mpi_cli_size;
-
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first == ps_mpi_cli_rank && fmt != NULL) {
-        va_list ap;
-        fprintf(stderr, "%s: ", PS_CLI_NAME);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-    }
-    return first < ps_mpi_cli_size;
-}
 
 static void usage(FILE *f)
 {

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
 /* splitmix64: fast, good enough for benchmark data, and seekable, so that
  * element i does not depend on how the array was filled. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 #include "peers/ps_peers.h"
 
 /* qsort has no context argument, so there is one comparison per type. */

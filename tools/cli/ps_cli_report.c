@@ -1,6 +1,8 @@
 /*
- * ps_cli_report.c - results of `portsort bench`: the line protocol between
- * the measuring children and the parent, the table, the CSV and the charts.
+ * ps_cli_report.c - the results of `portsort bench`, in the parent: the
+ * line protocol between the measuring children and the parent, the report
+ * as the rows arrive (a progress line, the table or the CSV on standard
+ * output), and once every child is done the CSV file and the charts.
  *
  * Rates: Mkeys/s is 10^6 keys per second of the median sort time; GB/s is
  * the bytes sorted (n * (key size + value size), 10^9 bytes a GB) per
@@ -15,14 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
-double ps_cli_row_mkeys(const ps_cli_row *r)
+static double row_mkeys(const ps_cli_row *r)
 {
     return r->median_s > 0 ? (double)r->n / r->median_s / 1e6 : 0;
 }
 
-double ps_cli_row_gbs(const ps_cli_row *r)
+static double row_gbs(const ps_cli_row *r)
 {
     double bytes = (double)r->n * (double)(r->key_size + r->value_size);
     return r->median_s > 0 ? bytes / r->median_s / 1e9 : 0;
@@ -38,7 +40,7 @@ void ps_cli_row_write(FILE *f, const ps_cli_row *r)
     fflush(f);
 }
 
-int ps_cli_row_read(const char *line, ps_cli_row *r)
+static int row_read(const char *line, ps_cli_row *r)
 {
     int got;
     memset(r, 0, sizeof *r);
@@ -50,14 +52,16 @@ int ps_cli_row_read(const char *line, ps_cli_row *r)
     return got == 15 ? 0 : -1;
 }
 
-void ps_cli_table_header(FILE *f)
+static void table_header(FILE *f)
 {
     fprintf(f, "%-6s %-8s %-14s %-20s %11s %11s %9s %7s %9s %s\n", "type", "backend",
             "sorter", "dataset", "n", "median ms", "Mkeys/s", "GB/s", "vs qsort",
             "check");
 }
 
-const char *ps_cli_type_label(const ps_cli_row *r, char *buf, size_t size)
+/* "u32", or "u32+8" for u32 keys with 8-byte values: the table's type
+ * column and the charts' file names.  Returns buf. */
+static const char *type_label(const ps_cli_row *r, char *buf, size_t size)
 {
     if (r->value_size == 0)
         snprintf(buf, size, "%s", r->type);
@@ -66,15 +70,17 @@ const char *ps_cli_type_label(const ps_cli_row *r, char *buf, size_t size)
     return buf;
 }
 
-void ps_cli_table_row(FILE *f, const ps_cli_row *r, double speedup, int detail)
+/* speedup: the row's rate over qsort's on the same input, or 0 when
+ * unknown; detail: each run's phases too. */
+static void table_row(FILE *f, const ps_cli_row *r, double speedup, int detail)
 {
     char sp[32] = "", tl[32];
     if (speedup > 0)
         snprintf(sp, sizeof sp, "%.1fx", speedup);
     fprintf(f, "%-6s %-8s %-14s %-20s %11zu %11.3f %9.1f %7.3f %9s %s\n",
-            ps_cli_type_label(r, tl, sizeof tl),
+            type_label(r, tl, sizeof tl),
             r->backend, r->sorter, r->dataset, r->n, r->median_s * 1e3,
-            ps_cli_row_mkeys(r), ps_cli_row_gbs(r), sp, r->verified ? "ok" : "WRONG");
+            row_mkeys(r), row_gbs(r), sp, r->verified ? "ok" : "WRONG");
     if (detail)
         fprintf(f, "     sort min %.3f / median %.3f / max %.3f ms over %d runs; "
                 "phases: generate %.3f ms, copy %.3f ms, verify %.3f ms\n",
@@ -82,18 +88,49 @@ void ps_cli_table_row(FILE *f, const ps_cli_row *r, double speedup, int detail)
                 r->gen_s * 1e3, r->copy_s * 1e3, r->verify_s * 1e3);
 }
 
-void ps_cli_csv_header(FILE *f)
+static void csv_header(FILE *f)
 {
     fprintf(f, "type,value_size,backend,sorter,dataset,n,repeats,median_s,min_s,max_s,"
             "mkeys_per_s,gb_per_s,generate_s,copy_s,verify_s,verified\n");
 }
 
-void ps_cli_csv_row(FILE *f, const ps_cli_row *r)
+static void csv_row(FILE *f, const ps_cli_row *r)
 {
     fprintf(f, "%s,%zu,%s,%s,%s,%zu,%d,%.9g,%.9g,%.9g,%.6g,%.6g,%.9g,%.9g,%.9g,%d\n",
             r->type, r->value_size, r->backend, r->sorter, r->dataset, r->n, r->repeats,
-            r->median_s, r->min_s, r->max_s, ps_cli_row_mkeys(r), ps_cli_row_gbs(r),
+            r->median_s, r->min_s, r->max_s, row_mkeys(r), row_gbs(r),
             r->gen_s, r->copy_s, r->verify_s, r->verified);
+}
+
+/* The CSV of every row to `path`, all or nothing (the rows are formatted
+ * in memory, then written with ps_cli_out).  Returns 0, or -1 after a
+ * message. */
+static int write_csv(const char *path, const ps_cli_report *rp)
+{
+    ps_cli_out o;
+    char *buf = NULL;
+    size_t len = 0, i;
+    FILE *m = open_memstream(&buf, &len);
+    int rc = -1;
+
+    if (m != NULL) {
+        csv_header(m);
+        for (i = 0; i < rp->nrows; i++)
+            csv_row(m, &rp->rows[i]);
+        rc = ferror(m) ? -1 : 0;
+        if (fclose(m) != 0)
+            rc = -1;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "%s: out of memory for the CSV\n", PS_CLI_NAME);
+    } else if (ps_cli_out_open(&o, path) != 0) {
+        rc = -1;
+    } else {
+        ps_cli_out_write(&o, buf, len);
+        rc = ps_cli_out_commit(&o, 1);
+    }
+    free(buf);
+    return rc;
 }
 
 /* ---- charts ---- */
@@ -127,7 +164,8 @@ static int chart_eq(const ps_cli_row *a, const ps_cli_row *b)
            strcmp(a->dataset, b->dataset) == 0;
 }
 
-const ps_cli_row *ps_cli_find_qsort(const ps_cli_row *rows, size_t nrows,
+/* qsort's row for the same type, values, dataset and n as r, or NULL. */
+static const ps_cli_row *find_qsort(const ps_cli_row *rows, size_t nrows,
                                     const ps_cli_row *r)
 {
     size_t i;
@@ -162,13 +200,13 @@ static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
             const ps_cli_row *q;
             if (!chart_eq(&rows[i], c) || !series_eq(&rows[i], ser[j]))
                 continue;
-            q = ps_cli_find_qsort(rows, nrows, &rows[i]);
+            q = find_qsort(rows, nrows, &rows[i]);
             /* gnuplot reads NaN as a missing point. */
             if (q != NULL)
-                fprintf(f, "%zu %.6g %.6g\n", rows[i].n, ps_cli_row_mkeys(&rows[i]),
+                fprintf(f, "%zu %.6g %.6g\n", rows[i].n, row_mkeys(&rows[i]),
                         q->median_s / rows[i].median_s);
             else
-                fprintf(f, "%zu %.6g NaN\n", rows[i].n, ps_cli_row_mkeys(&rows[i]));
+                fprintf(f, "%zu %.6g NaN\n", rows[i].n, row_mkeys(&rows[i]));
             nspeed += q != NULL;
         }
         fprintf(f, "EOD\n");
@@ -181,7 +219,7 @@ static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
             "}\n"
             "set logscale x 2\nset format x '2^{%%L}'\nset grid\n"
             "set key top left\nset xlabel 'n (keys)'\n");
-    ps_cli_type_label(c, tl, sizeof tl);
+    type_label(c, tl, sizeof tl);
     fprintf(f, "set output '%s/%s-%s.png'\n", dir, tl, c->dataset);
     fprintf(f, "set logscale y\nset ylabel 'Mkeys/s'\n"
             "set title 'portsort bench: %s %s keys, throughput'\nplot ", tl,
@@ -210,7 +248,9 @@ static int write_script(FILE *f, const char *dir, const ps_cli_row *rows,
     return ferror(f) ? -1 : 0;
 }
 
-int ps_cli_plot(const char *dir, const ps_cli_row *rows, size_t nrows)
+/* Charts of throughput against n (and speedup over qsort) into dir, one
+ * per type and dataset.  Returns 0, or -1 after a message. */
+static int plot(const char *dir, const ps_cli_row *rows, size_t nrows)
 {
     size_t i, j;
     int have = gnuplot_found(), rc = 0;
@@ -226,7 +266,7 @@ int ps_cli_plot(const char *dir, const ps_cli_row *rows, size_t nrows)
             first &= !chart_eq(&rows[j], &rows[i]);
         if (!first)
             continue;
-        ps_cli_type_label(&rows[i], tl, sizeof tl);
+        type_label(&rows[i], tl, sizeof tl);
         snprintf(script, sizeof script, "%s/%s-%s.gp", dir, tl,
                  rows[i].dataset);
         f = fopen(script, "w");
@@ -263,4 +303,109 @@ int ps_cli_plot(const char *dir, const ps_cli_row *rows, size_t nrows)
                 "but no charts (install gnuplot, then run gnuplot %s/*.gp)\n",
                 PS_CLI_NAME, dir, dir);
     return rc;
+}
+
+/* ---- the report, as the children send their lines ---- */
+
+void ps_cli_report_begin(ps_cli_report *rp, int perf_stdout, int csv_stdout,
+                         int verbose)
+{
+    memset(rp, 0, sizeof *rp);
+    rp->csv_stdout = csv_stdout;
+    rp->verbose = verbose;
+    rp->table = perf_stdout || !csv_stdout;
+    rp->detail = perf_stdout;
+    /* A progress line is for a person watching a terminal, never for a log
+     * or a pipe, and would garble the verbose lines. */
+    rp->progress = isatty(STDERR_FILENO) && !verbose;
+    if (rp->table)
+        table_header(stdout);
+    if (rp->csv_stdout)
+        csv_header(stdout);
+}
+
+void ps_cli_report_clear_progress(ps_cli_report *rp)
+{
+    if (rp->progress_shown) {
+        fputs("\r\033[K", stderr);
+        rp->progress_shown = 0;
+    }
+}
+
+static double speedup_over_qsort(const ps_cli_report *rp, const ps_cli_row *r)
+{
+    const ps_cli_row *q = find_qsort(rp->rows, rp->nrows, r);
+    return q != NULL && r->median_s > 0 ? q->median_s / r->median_s : 0;
+}
+
+void ps_cli_report_take(ps_cli_report *rp, char *line)
+{
+    ps_cli_row row;
+    line[strcspn(line, "\n")] = '\0';
+    switch (line[0]) {
+    case 'P':
+        if (rp->progress) {
+            fprintf(stderr, "\r\033[K%s", line + 2);
+            fflush(stderr);
+            rp->progress_shown = 1;
+        }
+        return;
+    case 'V':
+        if (rp->verbose) {
+            ps_cli_report_clear_progress(rp);
+            fprintf(stderr, "%s: %s\n", PS_CLI_NAME, line + 2);
+        }
+        return;
+    case 'E':
+        ps_cli_report_clear_progress(rp);
+        fprintf(stderr, "%s: %s\n", PS_CLI_NAME, line + 2);
+        rp->failed = 1;
+        return;
+    case 'R':
+        break;
+    default:
+        return;
+    }
+    if (row_read(line, &row) != 0)
+        return;
+    if (rp->nrows == rp->cap) {
+        size_t cap = rp->cap ? rp->cap * 2 : 64;
+        ps_cli_row *p = realloc(rp->rows, cap * sizeof *p);
+        if (p == NULL) {
+            fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+            rp->failed = 1;
+            return;
+        }
+        rp->rows = p;
+        rp->cap = cap;
+    }
+    rp->rows[rp->nrows++] = row;
+    rp->peer_rows += strcmp(row.sorter, "portsort") != 0;
+    ps_cli_report_clear_progress(rp);
+    if (!row.verified) {
+        char tl[32];
+        fprintf(stderr, "%s: %s%s%s gave a WRONG result on %s %s n=%zu\n",
+                PS_CLI_NAME, row.sorter, strcmp(row.backend, "-") ? " on " : "",
+                strcmp(row.backend, "-") ? row.backend : "",
+                type_label(&row, tl, sizeof tl), row.dataset, row.n);
+        rp->failed = 1;
+    }
+    if (rp->table)
+        table_row(stdout, &row, speedup_over_qsort(rp, &rp->rows[rp->nrows - 1]),
+                  rp->detail);
+    if (rp->csv_stdout)
+        csv_row(stdout, &row);
+    ps_cli_flush_stdout();
+}
+
+int ps_cli_report_end(ps_cli_report *rp, const char *csv_path, const char *plot_dir)
+{
+    if (csv_path != NULL && write_csv(csv_path, rp) != 0)
+        rp->failed = 1;
+    if (plot_dir != NULL && rp->nrows > 0 && plot(plot_dir, rp->rows, rp->nrows) != 0)
+        rp->failed = 1;
+    free(rp->rows);
+    rp->rows = NULL;
+    rp->nrows = rp->cap = 0;
+    return rp->failed ? 1 : 0;
 }

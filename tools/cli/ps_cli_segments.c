@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 
 /* Segment lengths from a fixed stream (splitmix64 of a counter). */
 static uint64_t draw(uint64_t *ctr)

@@ -1,6 +1,8 @@
 /*
  * ps_mpi_cli.h - what the parts of the portsort-mpi command share: the
- * collective way of failing, and the entry point of each subcommand.
+ * collective way of failing (ps_mpi_cli_fail.c), and the entry point of
+ * each subcommand (ps_mpi_cli_sort.c, ps_mpi_cli_bench.c, whose byte
+ * counters are in ps_mpi_cli_traffic.c).
  *
  * Every rank runs the same command line, so every decision taken from the
  * command line alone is the same everywhere; a failure that only some
@@ -17,7 +19,8 @@
 #include "ps_cli.h"
 #include "portsort_mpi.h"
 
-/* This process's rank and the size of MPI_COMM_WORLD (set by main). */
+/* This process's rank and the size of MPI_COMM_WORLD (set by main, in
+ * portsort_mpi.c). */
 extern int ps_mpi_cli_rank, ps_mpi_cli_size;
 
 /*

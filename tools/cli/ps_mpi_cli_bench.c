@@ -8,12 +8,9 @@
  * timed `repeats` times from the same input.  Ranks outside the
  * communicator of the moment wait asleep, so that they take no core from
  * the ranks that work.  Key g of the global array is a function of g
- * alone, so every rank count sorts the same data.
- *
- * Bytes moved are counted, not computed: this file defines the
- * collectives libportsort_mpi calls (the MPI profiling interface), counts
- * what each rank sends to the other ranks, and forwards to the PMPI_
- * entry points.
+ * alone, so every rank count sorts the same data.  The bytes moved are
+ * those of the library call alone, counted in its collectives
+ * (ps_mpi_cli_traffic.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -23,92 +20,7 @@
 #include <time.h>
 
 #include "ps_mpi_cli.h"
-
-/* ---- bytes this rank sent to other ranks ------------------------------ */
-
-/* The wrappers must be exported to interpose the library's calls; the
- * build hides symbols by default, and only Open MPI's mpi.h makes its
- * declarations visible (MPICH's does not). */
-#define PS_MPI_WRAP __attribute__((visibility("default")))
-
-/* The keys and values (alltoallv, alltoallw), and everything else
- * (counts, samples, agreements). */
-static double sent_data, sent_control;
-
-static double type_bytes(MPI_Datatype t, long long count)
-{
-    int s = 0;
-    PMPI_Type_size(t, &s);
-    return (double)s * (double)count;
-}
-
-static int peers(MPI_Comm c)
-{
-    int n = 1;
-    PMPI_Comm_size(c, &n);
-    return n - 1;
-}
-
-PS_MPI_WRAP int MPI_Alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb,
-                  const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm)
-{
-    int me = 0, n = 0;
-    PMPI_Comm_rank(comm, &me);
-    PMPI_Comm_size(comm, &n);
-    for (int r = 0; r < n; r++)
-        if (r != me)
-            sent_data += type_bytes(st, sc[r]);
-    return PMPI_Alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm);
-}
-
-PS_MPI_WRAP int MPI_Alltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[],
-                  void *rb, const int rc[], const int rd[], const MPI_Datatype rt[],
-                  MPI_Comm comm)
-{
-    int me = 0, n = 0;
-    PMPI_Comm_rank(comm, &me);
-    PMPI_Comm_size(comm, &n);
-    for (int r = 0; r < n; r++) {
-        MPI_Count s = 0;
-        PMPI_Type_size_x(st[r], &s);
-        if (r != me)
-            sent_data += (double)s * sc[r];
-    }
-    return PMPI_Alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm);
-}
-
-PS_MPI_WRAP int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
-                 MPI_Comm comm)
-{
-    sent_control += type_bytes(st, sc) * peers(comm);
-    return PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
-}
-
-PS_MPI_WRAP int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
-                  MPI_Comm comm)
-{
-    sent_control += type_bytes(st, sc) * peers(comm);
-    return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
-}
-
-PS_MPI_WRAP int MPI_Allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[],
-                   const int rd[], MPI_Datatype rt, MPI_Comm comm)
-{
-    int me = 0;
-    PMPI_Comm_rank(comm, &me);
-    /* The library gathers in place: its share is its own slot. */
-    sent_control += type_bytes(rt, rc[me]) * peers(comm);
-    return PMPI_Allgatherv(sb, sc, st, rb, rc, rd, rt, comm);
-}
-
-PS_MPI_WRAP int MPI_Allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op,
-                  MPI_Comm comm)
-{
-    sent_control += type_bytes(t, count) * peers(comm);
-    return PMPI_Allreduce(sb, rb, count, t, op, comm);
-}
-
-/* ---- the benchmark ------------------------------------------------------ */
+#include "ps_mpi_cli_traffic.h"
 
 enum { FORM_KEYS, FORM_KEYS_V, FORM_PAIRS };
 static const char *form_names[] = { "keys", "keys_v", "pairs" };
@@ -149,7 +61,9 @@ static void usage(FILE *f)
             ps_cli_type_names());
 }
 
-static int parse(int argc, char **argv, bench_args *a)
+/* Every rank parses the same command line and reaches the same verdict;
+ * rank 0 alone says it.  Returns -1 to go on, or the exit status. */
+static int parse_bench_args(int argc, char **argv, bench_args *a)
 {
     static const struct option opts[] = {
         { "type", required_argument, NULL, 't' },
@@ -354,8 +268,10 @@ static point measure(const bench_args *a, MPI_Comm comm, size_t total)
         }
         memcpy(keys, input, n * ks);
         memcpy(vals, vin, n * vs);
-        sent_data = sent_control = 0;
         MPI_Barrier(comm);
+        /* Counting is on around the library call alone: the reductions
+         * of this loop (times, statuses, the check) are the tool's. */
+        ps_mpi_cli_traffic_start();
         t0 = MPI_Wtime();
         if (a->form == FORM_KEYS)
             st = ps_mpi_sort_keys(comm, keys, n, a->t->type, 0);
@@ -364,6 +280,7 @@ static point measure(const bench_args *a, MPI_Comm comm, size_t total)
         else
             st = ps_mpi_sort_pairs(comm, keys, vals, vs, n, a->t->type, 0);
         double t = MPI_Wtime() - t0;
+        ps_mpi_cli_traffic sent = ps_mpi_cli_traffic_stop();
         MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
         if (st != PS_OK) {
             if (rank == 0)
@@ -381,7 +298,7 @@ static point measure(const bench_args *a, MPI_Comm comm, size_t total)
             break;
         }
         times[r] = t;
-        double bytes[2] = { sent_data, sent_control };
+        double bytes[2] = { sent.data, sent.control };
         MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_DOUBLE, MPI_SUM, comm);
         pt.data = bytes[0] / (double)(total ? total : 1);
         pt.control = bytes[1] / (double)(total ? total : 1);
@@ -400,15 +317,14 @@ static point measure(const bench_args *a, MPI_Comm comm, size_t total)
     return pt;
 }
 
-int ps_mpi_cli_bench(int argc, char **argv)
+/* Choose the backend, then measure each point of both scalings and print
+ * its line on rank 0.  Returns the exit status, the same on every rank. */
+static int run_bench(const bench_args *a)
 {
-    bench_args a;
-    int rc = parse(argc, argv, &a), root = ps_mpi_cli_rank == 0, P = ps_mpi_cli_size;
+    int rc = 0, root = ps_mpi_cli_rank == 0, P = ps_mpi_cli_size;
 
-    if (rc >= 0)
-        return rc;
-    rc = 0;
-    int bad = a.backend != NULL && setenv("PORTSORT_BACKEND", a.backend, 1) != 0;
+    /* The library reads PORTSORT_BACKEND once, on its first call. */
+    int bad = a->backend != NULL && setenv("PORTSORT_BACKEND", a->backend, 1) != 0;
     if (ps_mpi_cli_fail(bad, "setenv: %s", strerror(errno)))
         return 1;
     int st = ps_init();
@@ -416,15 +332,15 @@ int ps_mpi_cli_bench(int argc, char **argv)
                         st != PS_OK ? ps_error_detail() : ""))
         return 1;
 
-    size_t elem = a.t->size + (a.form == FORM_PAIRS ? a.value_size : 0);
+    size_t elem = a->t->size + (a->form == FORM_PAIRS ? a->value_size : 0);
     const char *threads = getenv("PORTSORT_THREADS");
     if (root) {
         printf("# portsort-mpi bench: %s, %s keys, %zu in all (strong), %zu per rank "
-               "(weak)%s\n", form_funcs[a.form], a.t->name, a.size, a.size / (size_t)P,
-               a.form == FORM_PAIRS ? ", with values" : "");
+               "(weak)%s\n", form_funcs[a->form], a->t->name, a->size,
+               a->size / (size_t)P, a->form == FORM_PAIRS ? ", with values" : "");
         printf("# %d ranks, backend %s, PORTSORT_THREADS=%s, median and best of %d, "
                "libportsort %s\n", P, ps_backend_name(), threads ? threads : "(unset)",
-               a.repeats, ps_version());
+               a->repeats, ps_version());
         printf("%-7s %5s %12s %10s %10s %9s %10s %9s %9s %9s %9s\n", "scaling", "ranks",
                "keys", "median_s", "best_s", "Mkeys/s", "efficiency", "local_s", "data_B/k",
                "min_B/k", "ctrl_B/k");
@@ -433,14 +349,14 @@ int ps_mpi_cli_bench(int argc, char **argv)
     for (int weak = 0; weak < 2 && rc == 0; weak++) {
         double t1 = 0;
         for (int k = 1; k <= P && rc == 0; k = k * 2 > P && k < P ? P : k * 2) {
-            size_t total = weak ? a.size / (size_t)P * (size_t)k : a.size;
+            size_t total = weak ? a->size / (size_t)P * (size_t)k : a->size;
             MPI_Comm comm;
             point pt = { 0, 0, 0, 0, 0, 0 };
 
             MPI_Comm_split(MPI_COMM_WORLD, ps_mpi_cli_rank < k ? 0 : MPI_UNDEFINED,
                            ps_mpi_cli_rank, &comm);
             if (comm != MPI_COMM_NULL) {
-                pt = measure(&a, comm, total);
+                pt = measure(a, comm, total);
                 MPI_Comm_free(&comm);
             }
             wait_asleep();
@@ -463,4 +379,14 @@ int ps_mpi_cli_bench(int argc, char **argv)
         }
     }
     return rc;
+}
+
+int ps_mpi_cli_bench(int argc, char **argv)
+{
+    bench_args a;
+    int rc = parse_bench_args(argc, argv, &a);
+
+    if (rc >= 0)
+        return rc;
+    return run_bench(&a);
 }

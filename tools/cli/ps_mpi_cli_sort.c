@@ -55,12 +55,13 @@ typedef struct sort_args {
     const ps_cli_type *t;
     unsigned flags;
     const char *in, *out, *vpath, *voutpath, *backend;
+    int nin;                /* operands: the input files named */
     size_t value_size;
 } sort_args;
 
 /* Every rank parses the same command line and reaches the same verdict;
  * rank 0 alone says it.  Returns -1 to go on, or the exit status. */
-static int parse(int argc, char **argv, sort_args *a)
+static int parse_sort_args(int argc, char **argv, sort_args *a)
 {
     static const struct option opts[] = {
         { "type", required_argument, NULL, OPT_TYPE },
@@ -75,7 +76,6 @@ static int parse(int argc, char **argv, sort_args *a)
         { NULL, 0, NULL, 0 },
     };
     FILE *err = ps_mpi_cli_rank == 0 ? stderr : NULL;
-    const char *bad = NULL;
     int c;
 
     memset(a, 0, sizeof *a);
@@ -115,9 +115,21 @@ static int parse(int argc, char **argv, sort_args *a)
             return 2;
         }
     }
+    a->nin = argc - optind;
+    a->in = a->nin > 0 ? argv[optind] : NULL;
+    return -1;
+}
+
+/* Refuse what cannot be sorted, before any file is opened: the same
+ * verdict on every rank, said by rank 0.  Returns 0, or the exit
+ * status. */
+static int validate_sort_args(const sort_args *a)
+{
+    const char *bad = NULL;
+
     if (a->t == NULL)
         bad = "sort needs --type (see portsort-mpi sort --help)";
-    else if (optind != argc - 1)
+    else if (a->nin != 1)
         bad = "sort needs exactly one input FILE (standard input cannot be shared by ranks)";
     else if (a->out == NULL || strcmp(a->out, "-") == 0)
         bad = "sort needs -o OUT, a file (every rank writes its part of it)";
@@ -126,7 +138,7 @@ static int parse(int argc, char **argv, sort_args *a)
     else if (a->vpath != NULL && (a->value_size == 0 || a->voutpath == NULL))
         bad = "--values needs --value-size and --values-out (which may name VFILE)";
     else if (a->vpath != NULL && (strcmp(a->voutpath, "-") == 0 ||
-                                  ps_cli_same_file(argv[optind], a->vpath, STDIN_FILENO)))
+                                  ps_cli_same_file(a->in, a->vpath, STDIN_FILENO)))
         bad = "the keys and the values must be different files";
     /* Refused before anything is written: two outputs on one name would
      * leave only the last one there. */
@@ -134,12 +146,11 @@ static int parse(int argc, char **argv, sort_args *a)
         bad = "the keys and the values must be different files (-o and --values-out "
               "are the same file)";
     if (bad != NULL) {
-        if (err)
-            fprintf(err, "%s: %s\n", PS_CLI_NAME, bad);
+        if (ps_mpi_cli_rank == 0)
+            fprintf(stderr, "%s: %s\n", PS_CLI_NAME, bad);
         return 2;
     }
-    a->in = argv[optind];
-    return -1;
+    return 0;
 }
 
 /* Why an MPI-IO call failed, in the words of strerror where MPI has a
@@ -429,9 +440,12 @@ int ps_mpi_cli_sort(int argc, char **argv)
 {
     sort_args a;
     sort_run s;
-    int rc = parse(argc, argv, &a);
+    int rc = parse_sort_args(argc, argv, &a);
 
     if (rc >= 0)
+        return rc;
+    rc = validate_sort_args(&a);
+    if (rc != 0)
         return rc;
     memset(&s, 0, sizeof s);
     s.in = s.vin = s.out[0] = s.out[1] = MPI_FILE_NULL;
