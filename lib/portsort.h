@@ -20,6 +20,12 @@
  *  - Nothing lost.  On any error every array the caller passed is exactly as
  *    it was before the call, and the returned status says why.  n == 0 is
  *    success and touches nothing (pointers may then be NULL).
+ *  - Separate arrays.  The arrays passed to one call (keys, values, perm,
+ *    offsets) must not share a byte: any overlap, an exact alias or a
+ *    single byte, is PS_ERR_INVALID_ARG with nothing changed, and
+ *    ps_error_detail() names the two arrays and their byte ranges.  An
+ *    array of 0 bytes (n == 0) overlaps nothing; arrays that only touch
+ *    (values starting where keys end, in one allocation) are fine.
  *  - Threads.  Every function may be called from several threads at once.
  *  - fork().  A child process may keep sorting on the serial and OpenMP
  *    backends.  Once a GPU or OpenCL backend module has been loaded, a
@@ -148,8 +154,9 @@ PS_API int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags);
  *
  * The sort is stable: among equal keys the values keep their input order.
  * Errors as ps_sort_keys, plus PS_ERR_INVALID_ARG for values NULL with
- * n > 0, value_size 0, or n * value_size overflowing size_t.  On error keys
- * and values are unchanged.
+ * n > 0, value_size 0, n * value_size overflowing size_t, or values
+ * sharing a byte with keys (ps_sort_pairs(k, k, ...) included).  On error
+ * keys and values are unchanged.
  */
 PS_API int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
                          ps_type type, unsigned flags);
@@ -160,7 +167,8 @@ PS_API int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
  * After success, keys[perm[0]], keys[perm[1]], ... is the sorted sequence,
  * and among equal keys perm lists their indices in increasing order.  keys
  * are only read.  Errors as ps_sort_keys, plus PS_ERR_INVALID_ARG for perm
- * NULL with n > 0; on error perm is unchanged.
+ * NULL with n > 0 or perm sharing a byte with keys; on error perm is
+ * unchanged.
  */
 PS_API int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
                       unsigned flags);
@@ -185,9 +193,11 @@ PS_API int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
  * with the whole backend.
  *
  * Errors as ps_sort_pairs, plus PS_ERR_INVALID_ARG for offsets that are
- * NULL, do not start at 0, decrease or do not end at n, num_segments ==
- * SIZE_MAX, values given with value_size 0 or NULL with value_size > 0.
- * On error keys and values are unchanged.  The device backends (CUDA, HIP,
+ * NULL, do not start at 0, decrease or do not end at n, num_segments + 1
+ * offsets that would not fit in memory, values given with value_size 0 or
+ * NULL with value_size > 0, and any two of keys, values and the
+ * num_segments + 1 offsets sharing a byte (the offsets are read all
+ * through the sort).  On error keys, values and offsets are unchanged.  The device backends (CUDA, HIP,
  * OpenCL) sort segments of 64K keys and more on their device and shorter
  * ones on the host, one thread.
  */

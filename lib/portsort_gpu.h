@@ -34,8 +34,15 @@
  *    or PS_DESCENDING, stable, floats by totalOrder.  Values of sort_pairs
  *    are 4 or 8 opaque bytes each (PS_ERR_INVALID_ARG otherwise; for larger
  *    payloads sort an index with argsort and gather).
+ *  - Separate arrays.  For n >= 2 the arrays of one call (d_keys,
+ *    d_values or d_perm, d_offsets, and scratch_bytes of d_scratch) must
+ *    not share a byte; device pointers are compared as addresses (one
+ *    unified address space per process).  An overlap is PS_ERR_INVALID_ARG
+ *    before anything is enqueued, with ps_error_detail() naming the two
+ *    arrays.  Arrays that only touch, in one allocation, are fine.
  *  - Errors.  PS_ERR_INVALID_ARG (NULL pointer with n >= 2, bad type, flags
- *    or value size, scratch too small), PS_ERR_TOO_LARGE,
+ *    or value size, scratch too small, arrays that overlap),
+ *    PS_ERR_TOO_LARGE,
  *    PS_ERR_DEVICE_MEMORY (no scratch could be allocated),
  *    PS_ERR_DEVICE (a launch failed; ps_error_detail() has the runtime's
  *    message).  Argument errors are found before anything is enqueued, so

@@ -28,6 +28,16 @@
  *    elements needs on the queue's device (0 when none: small arrays sort
  *    inside one work-group).  Pass a buffer at least that large, or NULL to
  *    let the call allocate one (released when the queued work is done).
+ *    The call uses bytes [0, scratch_bytes) of it: scratch_bytes beyond
+ *    the buffer's CL_MEM_SIZE is refused.
+ *  - Separate ranges: for n >= 2 the byte ranges of one call (keys from
+ *    key_offset, values from value_offset, offsets, scratch) must each lie
+ *    inside their buffer and must not overlap.  One buffer may hold several
+ *    of them side by side; the same cl_mem passed twice, or two
+ *    sub-buffers of one buffer, overlap when their bytes do (a sub-buffer
+ *    counts by its CL_MEM_OFFSET in its parent).  An overlap is
+ *    PS_ERR_INVALID_ARG, found before anything is enqueued, and
+ *    ps_error_detail() names the two arguments and their byte ranges.
  *  - Kernels are built on first use per context, device and key/value
  *    width (about a second on pocl; cached on disk, see README.md).  The
  *    built programs, and with them a reference to each context they were
@@ -38,7 +48,8 @@
  *
  * Returns PS_OK or a status of <portsort.h>, with ps_error_detail() saying
  * why: PS_ERR_INVALID_ARG (bad type, flags, value_size or queue, offset +
- * n past the end of a buffer, or scratch too small),
+ * n past the end of a buffer, a cl_mem that is not a buffer, scratch too
+ * small or smaller than scratch_bytes, ranges that overlap),
  * PS_ERR_BACKEND_UNAVAILABLE (the OpenCL module was not built, cannot be
  * loaded, or carries another version of the table), PS_ERR_DEVICE_MEMORY, PS_ERR_DEVICE (kernel build or run
  * failure; PORTSORT_VERBOSE=1 prints the build log), PS_ERR_TOO_LARGE

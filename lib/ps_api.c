@@ -4,7 +4,9 @@
  *
  * Every check happens before a backend sees the call, and every allocation
  * happens before the caller's arrays are written, so that an error can
- * always be returned with the arrays exactly as they were.
+ * always be returned with the arrays exactly as they were.  Arrays that
+ * share a byte are refused among those checks (ps_overlap.h): no backend
+ * sorts correctly in place over its own output.
  */
 #include <config.h>
 
@@ -120,6 +122,13 @@ int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
                       n, value_size);
         return PS_ERR_INVALID_ARG;
     }
+    {
+        ps_span s[2] = { ps_span_of("keys", keys, n * ps_type_bytes(type)),
+                         ps_span_of("values", values, n * value_size) };
+        st = ps_spans_check("ps_sort_pairs", s, 2, ps_detail_set);
+        if (st != PS_OK)
+            return st;
+    }
     st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
@@ -156,6 +165,15 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
     if (n > SIZE_MAX / sizeof(size_t)) {
         ps_detail_set("ps_argsort: n = %zu indices overflow size_t", n);
         return PS_ERR_INVALID_ARG;
+    }
+    /* perm is written only after the sort, but from the sorted copy: a perm
+     * inside keys would still change the caller's keys. */
+    {
+        ps_span s[2] = { ps_span_of("keys", keys, n * ps_type_bytes(type)),
+                         ps_span_of("perm", perm, n * sizeof(size_t)) };
+        st = ps_spans_check("ps_argsort", s, 2, ps_detail_set);
+        if (st != PS_OK)
+            return st;
     }
     st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n == 0)

@@ -9,8 +9,10 @@
  *
  * Division of labour:
  *  - The core checks every argument before a backend runs: a backend sees
- *    only n > 0, non-NULL arrays, a valid type and flags, and byte sizes
- *    that fit in size_t.
+ *    only n > 0, non-NULL arrays that share no byte, a valid type and
+ *    flags, and byte sizes that fit in size_t.  A module's device API,
+ *    which the core does not see, makes the same checks itself, the
+ *    overlap with ps_overlap.h's helpers.
  *  - The core sends pairs whose value_size is not in the table's
  *    value_sizes mask through a fallback (sort with an index as the value,
  *    then gather), and implements argsort the same way, so a backend only
@@ -28,6 +30,7 @@
 #include <stdint.h>
 
 #include "portsort.h"
+#include "ps_overlap.h"
 
 /* PS_DEBUG_ASSERT(x): an invariant a backend relies on (a recursion's
  * level budget, a buffer's bound), checked in builds configured with

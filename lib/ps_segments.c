@@ -22,15 +22,11 @@
 #define PS_SEGMENT_LONG ((size_t)1 << 16)
 
 /* offsets must run from 0 to n without decreasing; NULL is accepted only
- * for the empty segmentation of nothing (no segments, n == 0). */
+ * for the empty segmentation of nothing (no segments, n == 0).  Its length
+ * was checked with the overlaps. */
 static int check_offsets(const size_t *offsets, size_t num_segments, size_t n)
 {
     size_t s;
-    if (num_segments == SIZE_MAX) {
-        ps_detail_set("ps_sort_segments: num_segments = SIZE_MAX: offsets "
-                      "would need SIZE_MAX + 1 entries");
-        return PS_ERR_INVALID_ARG;
-    }
     if (offsets == NULL) {
         if (num_segments == 0 && n == 0)
             return PS_OK;
@@ -202,6 +198,27 @@ int ps_sort_segments(void *keys, void *values, size_t value_size, size_t n,
         ps_detail_set("ps_sort_segments: n = %zu values of %zu bytes overflow "
                       "size_t", n, value_size);
         return PS_ERR_INVALID_ARG;
+    }
+    if (num_segments >= SIZE_MAX / sizeof(size_t)) {
+        ps_detail_set("ps_sort_segments: num_segments = %zu: its num_segments + 1 "
+                      "offsets would not fit in memory", num_segments);
+        return PS_ERR_INVALID_ARG;
+    }
+    /* The offsets are read all through the sort (each segment's bounds), so
+     * they may no more share a byte with the keys or values than those two
+     * with each other; checked before the offsets' contents, which a sort
+     * would be changing under a check that passed. */
+    {
+        size_t kb = ps_type_bytes(type);
+        ps_span sp[3] = {
+            ps_span_of("keys", keys, n * kb),
+            ps_span_of("values", values, values != NULL ? n * value_size : 0),
+            ps_span_of("offsets", offsets,
+                       offsets != NULL ? (num_segments + 1) * sizeof(size_t) : 0),
+        };
+        st = ps_spans_check("ps_sort_segments", sp, 3, ps_detail_set);
+        if (st != PS_OK)
+            return st;
     }
     st = check_offsets(offsets, num_segments, n);
     if (st != PS_OK)

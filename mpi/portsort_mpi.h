@@ -17,6 +17,11 @@
  *    mismatch or failure makes every rank return the same status, with
  *    every rank's arrays exactly as they were.  A call never hangs on an
  *    error that some ranks see and others do not.
+ *  - Separate arrays.  As in portsort.h: the arrays one rank passes
+ *    (keys and values; in, out and n_out) must not share a byte.  An
+ *    overlap on any rank is PS_ERR_INVALID_ARG on every rank, with every
+ *    rank's arrays unchanged.  Arrays of 0 bytes overlap nothing.  (These
+ *    functions set no ps_error_detail() message.)
  *  - MPI failures.  The communicator's error handler is left alone: under
  *    MPI_ERRORS_ARE_FATAL (MPI's default) a failing MPI call ends the job;
  *    under MPI_ERRORS_RETURN the function returns PS_ERR_DEVICE, and then
@@ -57,7 +62,8 @@ extern "C" {
  * Errors (the same on every rank, arrays unchanged): PS_ERR_INVALID_ARG
  * (MPI not initialised, comm null or an inter-communicator, and on any
  * rank: keys NULL with n_local > 0, unknown type or flag, the type or
- * flags differing between ranks, sizes overflowing size_t),
+ * flags differing between ranks, sizes overflowing size_t, arrays sharing
+ * a byte),
  * PS_ERR_NO_MEMORY (an allocation failed on some rank), and the statuses
  * of ps_sort_keys on some rank.  (An MPI call that fails: see "MPI
  * failures" above.)
@@ -79,7 +85,8 @@ PS_API int ps_mpi_sort_keys(MPI_Comm comm, void *keys, size_t n_local, ps_type t
  * As ps_mpi_sort_keys, and stable: among equal keys the values end in
  * (rank, index) order of their input.  Errors as ps_mpi_sort_keys, plus
  * PS_ERR_INVALID_ARG when value_size is 0 or differs between ranks, or
- * values is NULL with n_local > 0 on some rank.
+ * values is NULL with n_local > 0 or shares a byte with keys on some
+ * rank.
  */
 PS_API int ps_mpi_sort_pairs(MPI_Comm comm, void *keys, void *values, size_t value_size,
                              size_t n_local, ps_type type, unsigned flags);
@@ -107,8 +114,10 @@ PS_API int ps_mpi_sort_pairs(MPI_Comm comm, void *keys, void *values, size_t val
  * same input).  The total count over all ranks is always enough.
  * PS_ERR_TOO_LARGE for another reason (a count past size_t, or from the
  * local sort) also sets *n_out to this rank's count where the counts were
- * already agreed, and to 0 before that.  On other errors *n_out is 0.
- * Errors otherwise as ps_mpi_sort_keys (n_out NULL is PS_ERR_INVALID_ARG).
+ * already agreed, and to 0 before that.  On other errors *n_out is 0,
+ * except where n_out itself lies inside in or out: it is then not written
+ * at all.  Errors otherwise as ps_mpi_sort_keys (n_out NULL, or any two of
+ * in, out and n_out sharing a byte on some rank, is PS_ERR_INVALID_ARG).
  */
 PS_API int ps_mpi_sort_keys_v(MPI_Comm comm, const void *in, size_t n_in, void *out,
                               size_t capacity, size_t *n_out, ps_type type,

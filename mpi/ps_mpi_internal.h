@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "portsort_mpi.h"
+#include "ps_overlap.h"
 
 /* Which public function a rank called: ranks must agree on it too, since
  * the three run different sequences of collectives. */

@@ -150,7 +150,26 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     return PS_OK;
 }
 
-/* The checks each rank makes on its own arguments, as ps_sort_keys does. */
+/* 1 when n_out shares a byte with in or out (ps_mpi_sort_keys_v): then it
+ * must not be written either, not even the 0 of an error.  A size that
+ * overflows counts as reaching the end of memory, which errs on the side
+ * of not writing; an unknown type (ks 0) as keys of one byte, the least
+ * any type has. */
+static int ps_mpi_n_out_clashes(const ps_mpi_call *a, size_t ks)
+{
+    size_t es = ks > 0 ? ks : 1;
+    ps_span s[3] = {
+        ps_span_of("n_out", a->n_out, sizeof *a->n_out),
+        ps_span_of("in", a->in, a->n <= SIZE_MAX / es ? a->n * es : SIZE_MAX),
+        ps_span_of("out", a->out, a->capacity <= SIZE_MAX / es ? a->capacity * es : SIZE_MAX),
+    };
+    return a->op == PS_MPI_OP_KEYS_V && a->n_out != NULL
+           && (ps_spans_meet(&s[0], &s[1]) || ps_spans_meet(&s[0], &s[2]));
+}
+
+/* The checks each rank makes on its own arguments, as ps_sort_keys does;
+ * arrays that share a byte included, which each rank can only see of its
+ * own arrays and which the agreement then makes every rank's error. */
 static int ps_mpi_check(const ps_mpi_call *a, size_t ks)
 {
     if (ks == 0 || (a->flags & ~PS_DESCENDING) != 0)
@@ -166,10 +185,18 @@ static int ps_mpi_check(const ps_mpi_call *a, size_t ks)
     }
     if (a->op == PS_MPI_OP_KEYS_V) {
         if (a->n_out == NULL || (a->capacity > 0 && a->out == NULL)
-            || (uintptr_t)a->out % ks != 0 || a->capacity > SIZE_MAX / ks)
+            || (uintptr_t)a->out % ks != 0 || a->capacity > SIZE_MAX / ks
+            || ps_mpi_n_out_clashes(a, ks))
             return PS_ERR_INVALID_ARG;
     }
-    return PS_OK;
+    {
+        ps_span s[2] = {
+            ps_span_of("keys", a->in, a->n * ks),
+            a->op == PS_MPI_OP_PAIRS ? ps_span_of("values", a->values, a->n * a->value_size)
+                                     : ps_span_of("out", a->out, a->capacity * ks),
+        };
+        return ps_spans_meet(&s[0], &s[1]) ? PS_ERR_INVALID_ARG : PS_OK;
+    }
 }
 
 static int ps_mpi_local_sort(const ps_mpi_call *a, void *keys, void *values, size_t n)
@@ -271,7 +298,8 @@ static int ps_mpi_run(const ps_mpi_call *a)
     size_t m = 0;
     uint64_t total = 0;
 
-    if (a->op == PS_MPI_OP_KEYS_V && a->n_out != NULL)
+    if (a->op == PS_MPI_OP_KEYS_V && a->n_out != NULL
+        && !ps_mpi_n_out_clashes(a, ps_type_size(a->type)))
         *a->n_out = 0;
     /* Without a working communicator no agreement is possible; these
      * checks give the same answer on every rank of a correct program. */

@@ -1,13 +1,15 @@
 /*
- * ps_test_errors - bad arguments and allocation failures on the backend that
- * PORTSORT_BACKEND names: each gets the right status, a detail message, and
- * leaves every caller array byte for byte as it was.
+ * ps_test_errors - bad arguments, overlapping arrays and allocation failures
+ * on the backend that PORTSORT_BACKEND names: each gets the right status, a
+ * detail message, and leaves every caller array byte for byte as it was;
+ * arrays that only touch must still sort right.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ps_overlap.h"
 #include "ps_test_util.h"
 
 #define N 5000
@@ -117,6 +119,282 @@ static void misaligned_values(void)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * Overlapping arrays.  Each case places the arrays of one call in `arena`
+ * at byte offsets, fills the arena, and then either expects
+ * PS_ERR_INVALID_ARG with a detail naming the function and both arrays and
+ * every byte of the arena as it was, or (arrays that only touch, n == 0)
+ * a correct result with every byte outside the arrays as it was.
+ * ------------------------------------------------------------------------ */
+
+#define ARENA 4096
+static _Alignas(64) unsigned char arena[ARENA];
+static unsigned char arena0[ARENA];
+
+/* Value j of a pairs case holds its key's index, little-endian in vs
+ * bytes, so the result shows where every value came from. */
+static size_t index_of(const unsigned char *v, size_t vs)
+{
+    size_t i = 0, b;
+    for (b = vs; b-- > 0;)
+        i = i << 8 | v[b];
+    return i;
+}
+
+static void fill_arena(uint64_t seed)
+{
+    size_t i;
+    for (i = 0; i < ARENA; i++)
+        arena[i] = (unsigned char)t_rand(&seed);
+}
+
+/* Keys (u32 keys, or u64 when kb is 8) at koff and values at voff, as the
+ * pairs cases need them: few distinct keys, values their indices. */
+static void fill_pairs(size_t koff, size_t kb, size_t voff, size_t vs, size_t n,
+                       uint64_t seed)
+{
+    size_t i, b;
+    fill_arena(seed);
+    for (i = 0; i < n; i++) {
+        uint64_t k = t_rand(&seed) % 7;
+        memcpy(arena + koff + i * kb, &k, kb);   /* little-endian */
+    }
+    for (i = 0; i < n && vs > 0; i++)
+        for (b = 0; b < vs; b++)
+            arena[voff + i * vs + b] = (unsigned char)(b < sizeof i ? i >> (8 * b) : 0);
+    memcpy(arena0, arena, ARENA);
+}
+
+static uint64_t key_at(const unsigned char *base, size_t kb, size_t i)
+{
+    uint64_t k = 0;
+    memcpy(&k, base + i * kb, kb);
+    return k;
+}
+
+/* A refused overlap: the status, a detail naming fn, a and b, and the
+ * arena byte for byte. */
+static void refused_overlap(const char *what, int st, const char *fn,
+                            const char *a, const char *b)
+{
+    const char *d = ps_error_detail();
+    if (st != PS_ERR_INVALID_ARG)
+        t_fail("%s: got %d (%s), expected PS_ERR_INVALID_ARG", what, st,
+               ps_strerror(st));
+    if (strstr(d, fn) == NULL || strstr(d, a) == NULL || strstr(d, b) == NULL
+        || strstr(d, "overlap") == NULL)
+        t_fail("%s: the detail \"%s\" does not name %s, %s and %s", what, d, fn,
+               a, b);
+    if (memcmp(arena, arena0, ARENA) != 0)
+        t_fail("%s: a refused call changed the caller's bytes", what);
+    printf("  %-40s -> %s\n", what, d);
+}
+
+/* Bytes of the arena outside [a, a + al) and [b, b + bl) are as they were. */
+static void outside_untouched(const char *what, size_t a, size_t al, size_t b,
+                              size_t bl)
+{
+    size_t i;
+    for (i = 0; i < ARENA; i++)
+        if (!(i >= a && i - a < al) && !(i >= b && i - b < bl) && arena[i] != arena0[i])
+            t_fail("%s: byte %zu outside the arrays changed", what, i);
+}
+
+/* The pairs result at koff/voff: keys ascending, each value the index of
+ * its key in the input, in input order among equal keys. */
+static void check_pairs(const char *what, size_t koff, size_t kb, size_t voff,
+                        size_t vs, size_t n)
+{
+    size_t j, prev = 0;
+    for (j = 0; j < n; j++) {
+        size_t idx = index_of(arena + voff + j * vs, vs);
+        uint64_t k = key_at(arena + koff, kb, j);
+        if (idx >= n || k != key_at(arena0 + koff, kb, idx))
+            t_fail("%s: value %zu does not belong to its key", what, j);
+        if (j > 0 && (key_at(arena + koff, kb, j - 1) > k
+                      || (key_at(arena + koff, kb, j - 1) == k && prev > idx)))
+            t_fail("%s: not sorted stably at %zu", what, j);
+        prev = idx;
+    }
+    outside_untouched(what, koff, n * kb, voff, n * vs);
+}
+
+static void pairs_case(const char *what, size_t koff, size_t voff, size_t vs,
+                       size_t n, int refused)
+{
+    int st;
+    fill_pairs(koff, 4, voff, vs, n, koff * 31 + voff * 7 + vs + n);
+    st = ps_sort_pairs(arena + koff, arena + voff, vs, n, PS_U32, 0);
+    if (refused) {
+        refused_overlap(what, st, "ps_sort_pairs", "keys", "values");
+        return;
+    }
+    if (st != PS_OK)
+        t_fail("%s: %s: %s", what, ps_strerror(st), ps_error_detail());
+    check_pairs(what, koff, 4, voff, vs, n);
+}
+
+/* ps_argsort of n u64 keys at koff into perm at poff. */
+static void argsort_case(const char *what, size_t koff, size_t poff, size_t n,
+                         int refused)
+{
+    size_t j, perm_j, prev = 0;
+    int st;
+    fill_pairs(koff, 8, 0, 0, n, koff + poff * 3 + n);
+    st = ps_argsort(arena + koff, (size_t *)(void *)(arena + poff), n, PS_U64, 0);
+    if (refused) {
+        refused_overlap(what, st, "ps_argsort", "keys", "perm");
+        return;
+    }
+    if (st != PS_OK)
+        t_fail("%s: %s: %s", what, ps_strerror(st), ps_error_detail());
+    for (j = 0; j < n; j++) {
+        memcpy(&perm_j, arena + poff + j * sizeof perm_j, sizeof perm_j);
+        if (perm_j >= n || (j > 0 && (key_at(arena0 + koff, 8, prev)
+                                      > key_at(arena0 + koff, 8, perm_j)
+                                      || (key_at(arena0 + koff, 8, prev)
+                                          == key_at(arena0 + koff, 8, perm_j)
+                                          && prev > perm_j))))
+            t_fail("%s: wrong permutation at %zu", what, j);
+        prev = perm_j;
+    }
+    outside_untouched(what, poff, n * sizeof(size_t), 0, 0);
+}
+
+/* ps_sort_segments of n u64 keys at koff, values (vs 8, or 0 for none) at
+ * voff, and two segments [0, n/2), [n/2, n) whose offsets are at ooff. */
+static void segments_case(const char *what, size_t koff, size_t voff, size_t vs,
+                          size_t ooff, size_t n, const char *a, const char *b)
+{
+    size_t offs[3] = { 0, n / 2, n }, j;
+    int st;
+    fill_pairs(koff, 8, voff, vs, n, koff + voff * 5 + ooff * 11 + n);
+    memcpy(arena + ooff, offs, sizeof offs);
+    memcpy(arena0, arena, ARENA);
+    /* The offsets written last: where they overlap the keys or values, the
+     * call still sees a valid segmentation, so only the overlap refuses it. */
+    st = ps_sort_segments(arena + koff, vs ? arena + voff : NULL, vs, n,
+                          (const size_t *)(const void *)(arena + ooff), 2, PS_U64, 0);
+    if (a != NULL) {
+        refused_overlap(what, st, "ps_sort_segments", a, b);
+        return;
+    }
+    if (st != PS_OK)
+        t_fail("%s: %s: %s", what, ps_strerror(st), ps_error_detail());
+    if (memcmp(arena + ooff, arena0 + ooff, sizeof offs) != 0)
+        t_fail("%s: the offsets changed", what);
+    for (j = 0; j < n; j++) {
+        size_t idx = vs ? index_of(arena + voff + j * vs, vs) : 0;
+        if (j > 0 && j != n / 2
+            && key_at(arena + koff, 8, j - 1) > key_at(arena + koff, 8, j))
+            t_fail("%s: segment not sorted at %zu", what, j);
+        if (vs && (idx >= n || (idx < n / 2) != (j < n / 2)
+                   || key_at(arena + koff, 8, j) != key_at(arena0 + koff, 8, idx)))
+            t_fail("%s: value %zu does not belong to its key", what, j);
+    }
+    outside_untouched(what, koff, n * 8, voff, n * vs);
+}
+
+/* The shared check's arithmetic where a naive end address would wrap: the
+ * top of the address space, a span reaching it, ranges that only touch. */
+static void span_arithmetic(void)
+{
+    static const struct {
+        uintptr_t a;
+        size_t al;
+        uintptr_t b;
+        size_t bl;
+        int meet;
+    } c[] = {
+        { 4096, 8, 4104, 8, 0 },                        /* touching */
+        { 4096, 8, 4103, 1, 1 },                        /* last byte */
+        { 4096, 0, 4096, 8, 0 },                        /* empty */
+        { UINTPTR_MAX - 15, 16, UINTPTR_MAX, 1, 1 },    /* end would wrap to 0 */
+        { UINTPTR_MAX, 1, UINTPTR_MAX - 15, 16, 1 },
+        { 0, SIZE_MAX, UINTPTR_MAX, 1, 0 },             /* ends just before it */
+        { 0, SIZE_MAX, UINTPTR_MAX - 1, 1, 1 },
+        { UINTPTR_MAX - 7, 8, 0, SIZE_MAX, 1 },
+    };
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        ps_span a = { "a", 0, c[i].a, c[i].al }, b = { "b", 0, c[i].b, c[i].bl };
+        if (ps_spans_meet(&a, &b) != c[i].meet || ps_spans_meet(&b, &a) != c[i].meet)
+            t_fail("span case %zu: [%#jx, +%zu) and [%#jx, +%zu) %s", i,
+                   (uintmax_t)c[i].a, c[i].al, (uintmax_t)c[i].b, c[i].bl,
+                   c[i].meet ? "overlap, not seen" : "seen overlapping");
+        b.space = 1;    /* another OpenCL buffer: never the same bytes */
+        if (ps_spans_meet(&a, &b))
+            t_fail("span case %zu: spans of two buffers overlap", i);
+    }
+}
+
+static void overlapping_arrays(void)
+{
+    /* Byte offsets in the arena, value size, n, and whether the call must
+     * be refused: 64 u32 keys are 256 bytes, 64 values of 8 bytes 512. */
+    static const struct {
+        const char *what;
+        size_t koff, voff, vs, n;
+        int refused;
+    } pairs[] = {
+        { "pairs: values == keys", 0, 0, 8, 64, 1 },
+        { "pairs: values == keys, 4-byte values", 64, 64, 4, 64, 1 },
+        { "pairs: values == keys + 1 key", 0, 4, 4, 64, 1 },
+        { "pairs: values start in keys' last byte", 0, 255, 8, 64, 1 },
+        { "pairs: keys start in values' last byte", 192, 1, 3, 64, 1 },
+        { "pairs: keys inside values", 8, 0, 8, 64, 1 },
+        { "pairs: 12-byte values start in keys", 0, 16, 12, 8, 1 },
+        { "pairs: n == 1, values == keys", 0, 0, 4, 1, 1 },
+        { "pairs: keys, then values adjacent", 0, 256, 8, 64, 0 },
+        { "pairs: values, then keys adjacent", 512, 0, 8, 64, 0 },
+        { "pairs: 3-byte values right after keys", 0, 256, 3, 64, 0 },
+        { "pairs: n == 1, adjacent", 0, 4, 4, 1, 0 },
+        { "pairs: n == 0, values == keys", 0, 0, 4, 0, 0 },
+    };
+    /* 64 u64 keys and 64 indices are 512 bytes each. */
+    static const struct {
+        const char *what;
+        size_t koff, poff, n;
+        int refused;
+    } argsorts[] = {
+        { "argsort: perm == keys", 0, 0, 64, 1 },
+        { "argsort: perm == keys + 1 key", 0, 8, 64, 1 },
+        { "argsort: keys start in perm's last index", 504, 0, 64, 1 },
+        { "argsort: n == 1, perm == keys", 0, 0, 1, 1 },
+        { "argsort: keys, then perm adjacent", 0, 512, 64, 0 },
+        { "argsort: perm, then keys adjacent", 512, 0, 64, 0 },
+        { "argsort: n == 0, perm == keys", 0, 0, 0, 0 },
+    };
+    /* 64 u64 keys, 64 8-byte values: 512 bytes each; 3 offsets, 24.  The
+     * two arrays the refusal must name, or NULL where the call must work. */
+    static const struct {
+        const char *what;
+        size_t koff, voff, vs, ooff, n;
+        const char *a, *b;
+    } segs[] = {
+        { "segments: values == keys", 0, 0, 8, 2048, 64, "keys", "values" },
+        { "segments: values in keys' last byte", 0, 511, 8, 2048, 64, "keys", "values" },
+        { "segments: offsets == keys", 0, 1024, 8, 0, 64, "keys", "offsets" },
+        { "segments: offsets in keys' last key", 0, 1024, 0, 504, 64, "keys", "offsets" },
+        { "segments: keys start in the offsets", 16, 1024, 8, 0, 64, "keys", "offsets" },
+        { "segments: offsets inside values", 0, 1024, 8, 1280, 64, "values", "offsets" },
+        { "segments: n == 1, values == keys", 0, 0, 8, 2048, 1, "keys", "values" },
+        { "segments: keys, values, offsets adjacent", 0, 512, 8, 1024, 64, NULL, NULL },
+        { "segments: offsets, keys adjacent, no values", 24, 0, 0, 0, 64, NULL, NULL },
+        { "segments: n == 0, offsets where keys are", 0, 0, 8, 0, 0, NULL, NULL },
+    };
+    size_t i;
+    for (i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        pairs_case(pairs[i].what, pairs[i].koff, pairs[i].voff, pairs[i].vs,
+                   pairs[i].n, pairs[i].refused);
+    for (i = 0; i < sizeof argsorts / sizeof argsorts[0]; i++)
+        argsort_case(argsorts[i].what, argsorts[i].koff, argsorts[i].poff,
+                     argsorts[i].n, argsorts[i].refused);
+    for (i = 0; i < sizeof segs / sizeof segs[0]; i++)
+        segments_case(segs[i].what, segs[i].koff, segs[i].voff, segs[i].vs,
+                      segs[i].ooff, segs[i].n, segs[i].a, segs[i].b);
+}
+
 static void check_sorted(const char *what, int descending)
 {
     size_t i;
@@ -174,6 +452,8 @@ int main(void)
     int s;
     t_init_or_skip("ps_test_errors");
     bad_arguments();
+    span_arithmetic();
+    overlapping_arrays();
     misaligned_values();
     /* Under valgrind its own allocator replaces aligned_alloc before the
      * test's interposer can: .ci/sanitize.sh sets PS_TEST_NO_FAULTS there

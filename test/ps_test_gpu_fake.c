@@ -179,6 +179,81 @@ static void segments_refused(void)
         t_fail("device sort_segments: a refused call changed the keys");
 }
 
+/* Device arrays that share a byte (device pointers are host pointers on
+ * the stand-in, so one allocation holds them all): refused before anything
+ * is enqueued, every byte as it was, the detail naming both arrays; arrays
+ * side by side sort right. */
+static void overlap_refused(const char *what, int st, const char *a, const char *b,
+                            const unsigned char *mem, const unsigned char *mem0,
+                            size_t bytes)
+{
+    const char *d = ps_error_detail();
+    if (st != PS_ERR_INVALID_ARG || strstr(d, a) == NULL || strstr(d, b) == NULL
+        || strstr(d, "overlap") == NULL)
+        t_fail("device API, %s: got %d (%s)", what, st, d);
+    if (memcmp(mem, mem0, bytes) != 0)
+        t_fail("device API, %s: a refused call changed the arrays", what);
+}
+
+static void overlaps(void)
+{
+    /* Enough keys for the sorts to need scratch (one work-group's worth
+     * needs none); room for keys, values, offsets and the scratch. */
+    enum { N = 3000, MEM = 80000 };
+    static _Alignas(256) unsigned char mem[MEM], mem0[MEM];
+    uint32_t *k = (uint32_t *)(void *)mem;
+    size_t *offs, kbytes = 0, bytes = 0, sbytes = 0, i;
+    uint64_t rng = 17;
+    int st;
+
+    for (i = 0; i < sizeof mem; i++)
+        mem0[i] = mem[i] = (unsigned char)t_rand(&rng);
+    if (ps_cuda_scratch_size(PS_GPU_SORT_KEYS, N, PS_U32, 0, &kbytes) != PS_OK
+        || ps_cuda_scratch_size(PS_GPU_SORT_PAIRS, N, PS_U32, 4, &bytes) != PS_OK
+        || ps_cuda_scratch_size(PS_GPU_SORT_SEGMENTS, N, PS_U32, 4, &sbytes) != PS_OK
+        || kbytes == 0 || bytes == 0 || sbytes == 0 || 8 * N + 512 + sbytes > MEM
+        || 8 * N + bytes > MEM)
+        t_fail("scratch_size for %d keys: %zu, %zu, %zu", N, kbytes, bytes, sbytes);
+#define OVERLAP(call, a, b) overlap_refused(#call, (call), a, b, mem, mem0, sizeof mem)
+    OVERLAP(ps_cuda_sort_pairs(k, k, 4, N, PS_U32, 0, NULL, 0, NULL), "d_keys", "d_values");
+    OVERLAP(ps_cuda_sort_pairs(k, k + N - 1, 4, N, PS_U32, 0, NULL, 0, NULL),
+            "d_keys", "d_values");
+    OVERLAP(ps_cuda_sort_pairs(k + N, mem + 1, 4, N, PS_U32, 0, NULL, 0, NULL),
+            "d_keys", "d_values");
+    OVERLAP(ps_cuda_sort_keys(k, N, PS_U32, 0, mem, kbytes, NULL), "d_keys", "d_scratch");
+    OVERLAP(ps_cuda_sort_pairs(k, k + N, 4, N, PS_U32, 0, mem + 8 * N - 256, bytes, NULL),
+            "d_values", "d_scratch");
+    OVERLAP(ps_cuda_argsort(k, (size_t *)(void *)(mem + 4 * N - 8), N, PS_U32, 0, NULL, 0,
+                            NULL), "d_keys", "d_perm");
+    /* Offsets { 0, 100, N } written over keys 0 to 5: a valid
+     * segmentation, refused for where it lies. */
+    offs = (size_t *)(void *)mem;
+    offs[0] = 0, offs[1] = 100, offs[2] = N;
+    memcpy(mem0, mem, sizeof mem);
+    OVERLAP(ps_cuda_sort_segments(k, NULL, 0, N, offs, 2, PS_U32, 0, NULL, 0, NULL),
+            "d_keys", "d_offsets");
+    OVERLAP(ps_cuda_sort_segments(k + 6, k + 6 + N, 4, N, offs, 2, PS_U32, 0, k + 6 + N,
+                                  sbytes, NULL), "d_values", "d_scratch");
+#undef OVERLAP
+    /* Side by side in one allocation: offsets, keys, values, scratch. */
+    for (i = 0; i < N; i++)
+        k[6 + N + i] = (uint32_t)i;
+    memcpy(mem0, mem, sizeof mem);
+    st = ps_cuda_sort_segments(k + 6, k + 6 + N, 4, N, offs, 2, PS_U32, 0,
+                               mem + 256 * ((24 + 8 * N + 255) / 256), sbytes, NULL);
+    if (st != PS_OK)
+        t_fail("device API: arrays side by side: %s", ps_error_detail());
+    for (i = 0; i < N; i++) {
+        uint32_t v = k[6 + N + i];
+        if (v >= N || (v < 100) != (i < 100)
+            || memcmp(&k[6 + i], mem0 + 4 * (6 + v), 4) != 0
+            || (i > 0 && i != 100 && k[6 + i - 1] > k[6 + i]))
+            t_fail("device API: arrays side by side: wrong at %zu", i);
+    }
+    if (memcmp(mem, mem0, 24) != 0)
+        t_fail("device API: arrays side by side: the offsets changed");
+}
+
 /* Neither GPU runtime survives fork(): a child must get a status, not a
  * hang (ps_test_fork checks the same on every backend, with sizes too big
  * for the stand-in). */
@@ -267,6 +342,7 @@ int main(int argc, char **argv)
                      t == PS_U32 ? 30000 : 3000, (t / 2) % 2);
     }
     segments_refused();
+    overlaps();
     forked_child();
     printf("ps_test_gpu_fake: %d cases, segmented sorts and the forked child "
            "passed\n", cases);

@@ -9,7 +9,8 @@
  * on values, sharing nothing with the library's key transforms).  Values
  * carry the global input index of their key, so comparing them checks the
  * (rank, index) order of equal keys.  Then the collective errors: each
- * must give the same status on every rank and leave every array as it was.
+ * must give the same status on every rank and leave every array as it was,
+ * overlapping arrays on one rank among them.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -216,8 +217,12 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
     if (small_msgs)
         setenv("PORTSORT_MPI_MAX_MSG", (seed & 1) ? "1" : "40", 1);
 
-    void *keys = xmalloc(me * ks);
-    unsigned char *vals = xmalloc(me * (vs ? vs : 1));
+    /* Every fourth case: values right after the keys in one block, which
+     * touch but do not overlap and must sort as separate arrays do. */
+    int one_block = vs > 0 && seed % 4 == 1;
+    void *keys = xmalloc(me * ks + (one_block ? me * vs : 0));
+    unsigned char *vals = one_block ? (unsigned char *)keys + me * ks
+                                    : xmalloc(me * (vs ? vs : 1));
     gen_keys(seed, shape, t, ks, keys, me, offset, total);
     for (size_t i = 0; i < me; i++)
         put_value(vals, vs, i, offset + i);
@@ -292,7 +297,8 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
     free(in_all);
     free(out);
     free(keys);
-    free(vals);
+    if (!one_block)
+        free(vals);
     free(n);
     cases_run++;
 }
@@ -304,7 +310,10 @@ typedef int (*err_call)(void *keys, void *vals, size_t n, void *out, size_t *n_o
 static void check_error(const char *what, err_call call, int want)
 {
     size_t n = 5 + (size_t)rank, n_out = 12345;
-    uint32_t keys[16], vals[16], k0[16], v0[16], out[64], o0[64];
+    /* Aligned for a size_t: some cases place n_out inside keys or out. */
+    _Alignas(8) uint32_t keys[16];
+    _Alignas(8) uint32_t out[64];
+    uint32_t vals[16], k0[16], v0[16], o0[64];
     uint64_t s = 77 + (uint64_t)rank;
     for (size_t i = 0; i < 16; i++)
         keys[i] = (uint32_t)t_rand(&s), vals[i] = (uint32_t)i;
@@ -388,6 +397,37 @@ static int e_v_null_nout(void *k, void *v, size_t n, void *o, size_t *no)
     (void)v;
     return ps_mpi_sort_keys_v(MPI_COMM_WORLD, k, n, o, 64, last() ? NULL : no, PS_U32, 0);
 }
+/* Arrays that overlap, on the last rank only. */
+static int e_values_are_keys(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)o; (void)no;
+    return ps_mpi_sort_pairs(MPI_COMM_WORLD, k, last() ? k : v, 4, n, PS_U32, 0);
+}
+static int e_values_in_keys(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)o; (void)no;
+    return ps_mpi_sort_pairs(MPI_COMM_WORLD, k, last() ? (uint32_t *)k + 1 : v, 4, n,
+                             PS_U32, 0);
+}
+static int e_v_out_is_in(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v;
+    return ps_mpi_sort_keys_v(MPI_COMM_WORLD, k, n, last() ? k : o, last() ? 16 : 64, no,
+                              PS_U32, 0);
+}
+static int e_v_n_out_in_out(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v;
+    return ps_mpi_sort_keys_v(MPI_COMM_WORLD, k, n, o, 64, last() ? (size_t *)o + 3 : no,
+                              PS_U32, 0);
+}
+static int e_v_n_out_in_in(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v;
+    return ps_mpi_sort_keys_v(MPI_COMM_WORLD, k, n, o, 64, last() ? (size_t *)k : no,
+                              PS_U32, 0);
+}
+
 static int e_msg_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
 {
     (void)v; (void)o; (void)no;
@@ -473,6 +513,14 @@ static void error_cases(void)
      * exactly, but some: with 5 + r keys per rank every bucket is
      * non-empty, so the call must fail everywhere. */
     check_error("no room for _v on the last rank", e_v_no_room, PS_ERR_TOO_LARGE);
+    check_error("values == keys on the last rank", e_values_are_keys, PS_ERR_INVALID_ARG);
+    check_error("values == keys + 1 on the last rank", e_values_in_keys,
+                PS_ERR_INVALID_ARG);
+    check_error("_v: out == in on the last rank", e_v_out_is_in, PS_ERR_INVALID_ARG);
+    check_error("_v: n_out inside out on the last rank", e_v_n_out_in_out,
+                PS_ERR_INVALID_ARG);
+    check_error("_v: n_out inside in on the last rank", e_v_n_out_in_in,
+                PS_ERR_INVALID_ARG);
     if (size > 1) {
         check_error("type differs on the last rank", e_type_mismatch, PS_ERR_INVALID_ARG);
         check_error("value_size differs on the last rank", e_vsize_mismatch,

@@ -7,7 +7,11 @@
  *                          scratch allocated by the call, a scratch that is
  *                          too small, bad arguments; segmented sorts (every
  *                          size class) and their refusals; checked against
- *                          the oracle of ps_test_util.c
+ *                          the oracle of ps_test_util.c; ranges that overlap
+ *                          (one cl_mem twice, sub-buffers of one buffer)
+ *                          or pass their buffer's end, refused with every
+ *                          buffer unchanged, and ranges side by side in one
+ *                          buffer, sorted
  *   ps_test_opencl quick [u64]
  *                          one host-array sort of u32 (or u64) keys through
  *                          PORTSORT_BACKEND, checked key for key; prints
@@ -21,6 +25,7 @@
  *
  * Exits 77 when there is no OpenCL device at all.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +240,262 @@ static void segs_refused(void)
     clReleaseMemObject(dl); clReleaseMemObject(small);
 }
 
+/* ------------------------------------------------------------------------
+ * Ranges that overlap or leave their buffer: refused before anything is
+ * enqueued, with every byte of every buffer as it was; ranges side by side
+ * in one buffer (or in sub-buffers of one) sort right.
+ * ------------------------------------------------------------------------ */
+
+static void unchanged(const char *what, cl_mem m, const void *host, size_t bytes)
+{
+    unsigned char *back = malloc(bytes);
+    readback(m, bytes, back);
+    if (memcmp(back, host, bytes) != 0)
+        t_fail("%s: a refused call changed a buffer", what);
+    free(back);
+}
+
+/* The status is PS_ERR_INVALID_ARG and the detail holds each of the
+ * (up to three) words given. */
+static void refused_because(const char *what, int st, const char *w1, const char *w2,
+                            const char *w3)
+{
+    const char *d = ps_error_detail();
+    if (st != PS_ERR_INVALID_ARG)
+        t_fail("%s: got %d (%s), expected PS_ERR_INVALID_ARG", what, st,
+               ps_strerror(st));
+    if (strstr(d, w1) == NULL || (w2 && strstr(d, w2) == NULL)
+        || (w3 && strstr(d, w3) == NULL))
+        t_fail("%s: the detail \"%s\" does not say why", what, d);
+    printf("  %-44s -> %s\n", what, d);
+    checks++;
+}
+
+/* n u32 keys sorted at element koff of m, and with vm the values (u32
+ * indices) at element voff of vm: keys ascending, each value still with
+ * its key, stable.  host holds m's words before the sort. */
+static void sorted_in(const char *what, cl_mem m, const uint32_t *host, size_t koff,
+                      cl_mem vm, size_t voff, size_t n)
+{
+    uint32_t *k = malloc((koff + n) * 4), *v = malloc((voff + n) * 4);
+    size_t j;
+    clFinish(q);
+    readback(m, (koff + n) * 4, k);
+    if (vm != NULL)
+        readback(vm, (voff + n) * 4, v);
+    for (j = 0; j < n; j++) {
+        if (j > 0 && k[koff + j - 1] > k[koff + j])
+            t_fail("%s: not sorted at %zu", what, j);
+        if (vm != NULL && (v[voff + j] >= n || host[koff + v[voff + j]] != k[koff + j]
+                           || (j > 0 && k[koff + j - 1] == k[koff + j]
+                               && v[voff + j - 1] > v[voff + j])))
+            t_fail("%s: value %zu is not its key's (or not stable)", what, j);
+    }
+    free(k);
+    free(v);
+    checks++;
+}
+
+/* Host copy of a buffer: keys few-distinct from key_at on, value i = i
+ * from val_at on (each for n words; either may be SIZE_MAX for none). */
+static uint32_t *words(size_t total, size_t key_at, size_t val_at, size_t n, uint64_t seed)
+{
+    uint32_t *w = malloc(total * 4);
+    size_t i;
+    for (i = 0; i < total; i++)
+        w[i] = (uint32_t)t_rand(&seed);
+    for (i = 0; key_at != SIZE_MAX && i < n; i++)
+        w[key_at + i] = (uint32_t)(t_rand(&seed) % 13);
+    for (i = 0; val_at != SIZE_MAX && i < n; i++)
+        w[val_at + i] = (uint32_t)i;
+    return w;
+}
+
+static void overlaps(void)
+{
+    const size_t n = 5000;
+    size_t sbytes = 0, kbytes = 0, segbytes = 0, sw, total, align_bits = 0, align;
+    cl_device_id dev;
+    cl_mem m, m2, a, b;
+    cl_buffer_region reg;
+    cl_int err;
+    uint32_t *h, *h2;
+    cl_ulong o64[3] = { 0, 100, 300 };
+    int st;
+
+    /* Every scratch below is as large as the sort needs, so that only the
+     * overlap can be why a call is refused. */
+    if (ps_opencl_scratch_size(q, n, PS_U32, 4, &sbytes) != PS_OK || sbytes == 0
+        || ps_opencl_scratch_size(q, n, PS_U32, 0, &kbytes) != PS_OK || kbytes == 0
+        || ps_opencl_segments_scratch_size(q, 300, PS_U32, 0, &segbytes) != PS_OK
+        || segbytes == 0 || segbytes > 606 * 4 || kbytes > sbytes)
+        t_fail("scratch sizes for %zu pairs, keys, segments: %zu, %zu, %zu", n, sbytes,
+               kbytes, segbytes);
+    sw = (sbytes + 3) / 4;      /* scratch in words */
+
+    /* Scratch and keys in one buffer: scratch from byte 0, keys after. */
+    total = sw + n;
+    h = words(total, sw, SIZE_MAX, n, 1);
+    m = buffer(total * 4, h);
+    refused_because("keys: scratch is the keys' buffer",
+                    ps_opencl_sort_keys(q, m, 0, n, PS_U32, 0, m, sbytes),
+                    "keys", "scratch", "overlap");
+    refused_because("keys: last key in the scratch's last word",
+                    ps_opencl_sort_keys(q, m, sw - 1, n, PS_U32, 0, m, sw * 4),
+                    "keys", "scratch", "overlap");
+    unchanged("keys and scratch", m, h, total * 4);
+    if (ps_opencl_sort_keys(q, m, sw, n, PS_U32, 0, m, sw * 4) != PS_OK)
+        t_fail("keys right after the scratch in one buffer: %s", ps_error_detail());
+    sorted_in("keys right after the scratch", m, h, sw, NULL, 0, n);
+    clReleaseMemObject(m);
+    free(h);
+
+    /* Keys and values in one buffer, large enough to be the scratch too. */
+    total = 2 * n + 1 > sw ? 2 * n + 1 : sw;
+    h = words(total, 0, n, n, 2);
+    m = buffer(total * 4, h);
+    h2 = words(n, 0, SIZE_MAX, n, 7);
+    m2 = buffer(n * 4, h2);
+    refused_because("pairs: values == keys",
+                    ps_opencl_sort_pairs(q, m, 0, m, 0, 4, n, PS_U32, 0, NULL, 0),
+                    "keys", "values", "overlap");
+    refused_because("pairs: values one key after keys",
+                    ps_opencl_sort_pairs(q, m, 0, m, 1, 4, n, PS_U32, 0, NULL, 0),
+                    "keys", "values", "overlap");
+    refused_because("pairs: keys start in the values' last",
+                    ps_opencl_sort_pairs(q, m, n, m, 1, 4, n, PS_U32, 0, NULL, 0),
+                    "keys", "values", "overlap");
+    refused_because("pairs: scratch is the values' buffer",
+                    ps_opencl_sort_pairs(q, m2, 0, m, n, 4, n, PS_U32, 0, m, sbytes),
+                    "values", "scratch", "overlap");
+    unchanged("keys and values", m, h, total * 4);
+    unchanged("keys of the scratch case", m2, h2, n * 4);
+    clReleaseMemObject(m2);
+    free(h2);
+    if (ps_opencl_sort_pairs(q, m, 0, m, n, 4, n, PS_U32, 0, NULL, 0) != PS_OK)
+        t_fail("values right after the keys in one buffer: %s", ps_error_detail());
+    sorted_in("values right after the keys", m, h, 0, m, n, n);
+    clReleaseMemObject(m);
+    free(h);
+
+    /* Sizes beyond a buffer's CL_MEM_SIZE. */
+    h = words(n, 0, SIZE_MAX, n, 3);
+    m = buffer(n * 4, h);
+    m2 = buffer(sbytes / 2, NULL);
+    refused_because("keys: scratch smaller than claimed",
+                    ps_opencl_sort_keys(q, m, 0, n, PS_U32, 0, m2, sbytes),
+                    "scratch", "past the end", NULL);
+    clReleaseMemObject(m2);
+    m2 = buffer((n - 1) * 4, NULL);
+    refused_because("pairs: values past their buffer's end",
+                    ps_opencl_sort_pairs(q, m, 0, m2, 0, 4, n, PS_U32, 0, NULL, 0),
+                    "values", "past the end", NULL);
+    refused_because("keys: offset + n past the end",
+                    ps_opencl_sort_keys(q, m, 1, n, PS_U32, 0, NULL, 0),
+                    "keys", "past the end", NULL);
+    unchanged("sizes", m, h, n * 4);
+    clReleaseMemObject(m);
+    clReleaseMemObject(m2);
+    free(h);
+
+    /* Sub-buffers of one parent: keys in one, values in another. */
+    if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS
+        || clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(cl_uint),
+                           &align_bits, NULL) != CL_SUCCESS)
+        t_fail("CL_DEVICE_MEM_BASE_ADDR_ALIGN");
+    align = (size_t)(cl_uint)align_bits / 8;
+    if (align < 4)
+        align = 4;
+    total = (2 * ((n * 4 + align - 1) / align) + 1) * align / 4 + kbytes / 4;
+    h = words(total, 0, (n * 4 + align - 1) / align * align / 4, n, 4);
+    m = buffer(total * 4, h);
+    reg.origin = 0;
+    reg.size = n * 4;
+    a = clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+    if (err != CL_SUCCESS)
+        t_fail("clCreateSubBuffer: %d", err);
+    reg.origin = (n * 4 / 2) / align * align;   /* inside a's range */
+    reg.size = kbytes > n * 4 ? kbytes : n * 4;  /* room for keys' scratch */
+    if (reg.origin + reg.size > total * 4)
+        t_fail("sub-buffer of %zu bytes beyond its parent", reg.size);
+    b = clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+    if (err != CL_SUCCESS)
+        t_fail("clCreateSubBuffer: %d", err);
+    refused_because("pairs: overlapping sub-buffers",
+                    ps_opencl_sort_pairs(q, a, 0, b, 0, 4, n, PS_U32, 0, NULL, 0),
+                    "keys", "values", "overlap");
+    refused_because("pairs: values in the keys' parent",
+                    ps_opencl_sort_pairs(q, a, 0, m, n - 1, 4, n, PS_U32, 0, NULL, 0),
+                    "keys", "values", "overlap");
+    refused_because("keys: scratch a sub-buffer over them",
+                    ps_opencl_sort_keys(q, m, 0, n, PS_U32, 0, b, kbytes),
+                    "keys", "scratch", "overlap");
+    unchanged("sub-buffers", m, h, total * 4);
+    clReleaseMemObject(b);
+    reg.origin = (n * 4 + align - 1) / align * align;   /* right after a's */
+    reg.size = n * 4;
+    b = clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+    if (err != CL_SUCCESS)
+        t_fail("clCreateSubBuffer: %d", err);
+    if (ps_opencl_sort_pairs(q, a, 0, b, 0, 4, n, PS_U32, 0, NULL, 0) != PS_OK)
+        t_fail("pairs in disjoint sub-buffers of one buffer: %s", ps_error_detail());
+    sorted_in("pairs in disjoint sub-buffers", m, h, 0, m, reg.origin / 4, n);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(m);
+    free(h);
+
+    /* Segmented sorts: offsets at the start of a buffer, keys after them. */
+    total = 6 + 300 + 300;    /* 3 offsets (6 words), keys, values */
+    h = words(total, 6, 306, 300, 5);
+    memcpy(h, o64, sizeof o64);
+    m = buffer(total * 4, h);
+    h2 = words(sw, SIZE_MAX, SIZE_MAX, 0, 6);
+    m2 = buffer(sw * 4, h2);
+    refused_because("segments: offsets over the keys",
+                    ps_opencl_sort_segments(q, m, 5, m, 306, 4, 300, m, 2, PS_U32, 0,
+                                            NULL, 0),
+                    "keys", "offsets", "overlap");
+    refused_because("segments: values over the keys",
+                    ps_opencl_sort_segments(q, m, 6, m, 300, 4, 300, m, 2, PS_U32, 0,
+                                            NULL, 0),
+                    "keys", "values", "overlap");
+    refused_because("segments: scratch is the offsets' buffer",
+                    ps_opencl_sort_segments(q, m2, 0, NULL, 0, 0, 300, m, 2, PS_U32, 0,
+                                            m, segbytes),
+                    "offsets", "scratch", "overlap");
+    refused_because("segments: offsets past their buffer",
+                    ps_opencl_sort_segments(q, m, 6, NULL, 0, 0, 300, m2, sw, PS_U32, 0,
+                                            NULL, 0),
+                    "offsets", "past the end", NULL);
+    unchanged("segments", m, h, total * 4);
+    unchanged("segments' scratch", m2, h2, sw * 4);
+    st = ps_opencl_sort_segments(q, m, 6, m, 306, 4, 300, m, 2, PS_U32, 0, NULL, 0);
+    if (st != PS_OK)
+        t_fail("segments: offsets, keys and values side by side: %s", ps_error_detail());
+    {
+        /* Each segment on its own: [0, 100) and [100, 300). */
+        uint32_t *back = malloc(total * 4);
+        size_t j;
+        clFinish(q);
+        readback(m, total * 4, back);
+        if (memcmp(back, h, 24) != 0)
+            t_fail("segments: the offsets changed");
+        for (j = 0; j < 300; j++) {
+            uint32_t i = back[306 + j];
+            if (i >= 300 || (i < 100) != (j < 100) || h[6 + i] != back[6 + j]
+                || (j > 0 && j != 100 && back[6 + j - 1] > back[6 + j]))
+                t_fail("segments side by side: wrong at %zu", j);
+        }
+        free(back);
+        checks++;
+    }
+    clReleaseMemObject(m);
+    clReleaseMemObject(m2);
+    free(h);
+    free(h2);
+}
+
 static int api_tests(void)
 {
     static const size_t sizes[] = { 0, 1, 2, 100, 2048, 2049, 5000, 70001 };
@@ -264,6 +525,7 @@ static int api_tests(void)
             segs((ps_type)t, f ? PS_DESCENDING : 0, t % 3 ? 20000 : 3001, (size_t)t,
                  (size_t[]){ 0, 4, 8 }[(t + f) % 3], (t + f) & 1, seed++);
     segs_refused();
+    overlaps();
 
     /* A scratch that is too small is refused before anything runs. */
     dk = buffer(100000 * 4, NULL);

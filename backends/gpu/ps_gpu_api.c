@@ -12,6 +12,7 @@
 #include <config.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "ps_gpu_internal.h"
@@ -178,6 +179,17 @@ static int usable(void)
     return ps_gpu_no_image(api_host, dev) ? PS_ERR_DEVICE : PS_OK;
 }
 
+/* PS_OK when none of the caller's n device arrays shares a byte with
+ * another.  With unified addressing (every 64-bit CUDA and HIP platform)
+ * device pointers of one process are addresses in one space, so the
+ * host-array check applies as it is. */
+static int separate(const char *fn, const ps_span *s, size_t n)
+{
+    char name[64];
+    snprintf(name, sizeof name, PS_GPU_NAME " %s", fn);
+    return ps_spans_check(name, s, n, api_host->fail);
+}
+
 /* Scratch for `bytes`: the caller's, checked, or our own (*own). */
 static int scratch_for(const char *fn, size_t bytes, ps_rt_stream s,
                        void **scratch, size_t scratch_bytes, void **own,
@@ -222,6 +234,18 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
                        keys == NULL ? "d_keys" : op == PS_GPU_ARGSORT ? "d_perm"
                                                                       : "d_values", n);
         return PS_ERR_INVALID_ARG;
+    }
+    {
+        size_t vb = op == PS_GPU_SORT_KEYS ? 0
+                  : op == PS_GPU_ARGSORT ? sizeof(size_t) : value_size;
+        ps_span sp[3] = {
+            ps_span_of("d_keys", keys, n * ps_type_bytes(type)),
+            ps_span_of(op == PS_GPU_ARGSORT ? "d_perm" : "d_values", vals, n * vb),
+            ps_span_of("d_scratch", scratch, scratch != NULL ? scratch_bytes : 0),
+        };
+        st = separate(fn, sp, 3);
+        if (st != PS_OK)
+            return st;
     }
     bytes = need(op, n, type, value_size);
     st = scratch_for(fn, bytes, s, &scratch, scratch_bytes, &own, &pooled);
@@ -321,6 +345,17 @@ static int api_sort_segments(void *d_keys, void *d_values, size_t value_size,
                        : d_offsets == NULL ? "d_offsets is NULL"
                                            : "no segments (offsets must reach n)", n);
         return PS_ERR_INVALID_ARG;
+    }
+    {
+        ps_span sp[4] = {
+            ps_span_of("d_keys", d_keys, n * ps_type_bytes(type)),
+            ps_span_of("d_values", d_values, d_values != NULL ? n * value_size : 0),
+            ps_span_of("d_offsets", d_offsets, (num_segments + 1) * sizeof(size_t)),
+            ps_span_of("d_scratch", d_scratch, d_scratch != NULL ? scratch_bytes : 0),
+        };
+        st = separate(fn, sp, 4);
+        if (st != PS_OK)
+            return st;
     }
     st = scratch_for(fn, need(PS_GPU_SORT_SEGMENTS, n, type, value_size), s,
                      &d_scratch, scratch_bytes, &own, &pooled);

@@ -6,7 +6,9 @@
  * thin inline wrappers, the module fills the table in, and libportsort
  * itself holds nothing OpenCL-specific (it never links libOpenCL).  Every
  * argument is checked here, before anything is enqueued, so that a refused
- * call leaves the caller's buffers as they were.
+ * call leaves the caller's buffers as they were: the buffers' bounds and
+ * their overlaps too, which the sorts below (also run on the host-array
+ * path's own buffers) take as given.
  */
 #include <config.h>
 
@@ -58,6 +60,78 @@ static int check_value_size(const char *fn, size_t value_size)
     return PS_OK;
 }
 
+/* One buffer argument of a call: `count` elements of `elem` bytes from
+ * element `first` of mem (NULL: not passed). */
+typedef struct cl_arg {
+    const char *name;
+    cl_mem mem;
+    size_t first, count, elem;
+} cl_arg;
+
+/* Where an argument's bytes lie, as a span in its buffer's space: a
+ * sub-buffer's (CL_MEM_ASSOCIATED_MEMOBJECT) are placed at its
+ * CL_MEM_OFFSET in its parent, so that two views of one buffer compare.
+ * OpenCL 1.2 makes no sub-buffer of a sub-buffer: one level is all. */
+static int locate(const char *fn, const cl_arg *a, ps_span *span)
+{
+    cl_mem_object_type type = 0;
+    cl_mem parent = NULL;
+    size_t size = 0, origin = 0;
+    cl_int err = clGetMemObjectInfo(a->mem, CL_MEM_TYPE, sizeof type, &type, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(a->mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(a->mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent,
+                                 &parent, NULL);
+    if (err == CL_SUCCESS && parent != NULL)
+        err = clGetMemObjectInfo(a->mem, CL_MEM_OFFSET, sizeof origin, &origin, NULL);
+    if (err != CL_SUCCESS || type != CL_MEM_OBJECT_BUFFER) {
+        api_host->fail("%s: %s is not an OpenCL buffer (%s)", fn, a->name,
+                       err != CL_SUCCESS ? ps_cl_errname(err) : "another kind of cl_mem");
+        return PS_ERR_INVALID_ARG;
+    }
+    /* The kernels would read and write out of bounds. */
+    if (size / a->elem < a->first || size / a->elem - a->first < a->count) {
+        if (a->elem == 1)
+            api_host->fail("%s: %s: %zu bytes go past the end of its buffer of %zu "
+                           "bytes", fn, a->name, a->count, size);
+        else
+            api_host->fail("%s: %s: %zu elements of %zu bytes from element %zu go "
+                           "past the end of its buffer of %zu bytes", fn, a->name,
+                           a->count, a->elem, a->first, size);
+        return PS_ERR_INVALID_ARG;
+    }
+    span->name = a->name;
+    span->space = (uintptr_t)(parent != NULL ? parent : a->mem);
+    span->at = origin + a->first * a->elem;
+    span->bytes = a->count * a->elem;
+    return PS_OK;
+}
+
+/* The buffer arguments of one call, before anything is enqueued: each
+ * within its buffer, and no two sharing a byte (the same cl_mem twice, or
+ * views of one buffer), which the sort would read while it writes. */
+static int check_buffers(const char *fn, const cl_arg *a, size_t n)
+{
+    ps_span span[4];
+    size_t i, j;
+    int st;
+    for (i = 0; i < n; i++) {
+        memset(&span[i], 0, sizeof span[i]);
+        if (a[i].mem != NULL && (st = locate(fn, &a[i], &span[i])) != PS_OK)
+            return st;
+    }
+    if (!ps_spans_clash(span, n, &i, &j))
+        return PS_OK;
+    api_host->fail("%s: %s (bytes [%ju, %ju)) and %s (bytes [%ju, %ju)) overlap in "
+                   "buffer %p (sub-buffers count by their place in it); pass "
+                   "separate buffers or ranges", fn, span[i].name,
+                   (uintmax_t)span[i].at, (uintmax_t)span[i].at + span[i].bytes,
+                   span[j].name, (uintmax_t)span[j].at,
+                   (uintmax_t)span[j].at + span[j].bytes, (void *)span[i].space);
+    return PS_ERR_INVALID_ARG;
+}
+
 /* Both scratch-size queries: the plain sort's or (segments) the
  * segmented sort's bytes for n elements on the queue's device. */
 static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
@@ -102,10 +176,18 @@ static int sort(const char *fn, cl_command_queue queue, cl_mem keys,
 {
     ps_cl_job job;
     int st = check(fn, queue, keys, n, type, flags);
-    if (st != PS_OK)
+    if (st != PS_OK || n < 2)
         return st;
-    if (n < 2)
-        return PS_OK;
+    {
+        cl_arg a[3] = {
+            { "keys", keys, key_offset, n, ps_type_bytes(type) },
+            { "values", values, value_offset, n, value_size },
+            { "scratch", scratch, 0, scratch_bytes, 1 },
+        };
+        st = check_buffers(fn, a, 3);
+        if (st != PS_OK)
+            return st;
+    }
     memset(&job, 0, sizeof job);
     job.q = queue;
     job.keys = keys;
@@ -185,6 +267,17 @@ static int api_sort_segments(cl_command_queue queue, cl_mem keys,
         api_host->fail("%s: %s with n = %zu", fn, offsets == NULL
                        ? "offsets is NULL" : "no segments (offsets must reach n)", n);
         return PS_ERR_INVALID_ARG;
+    }
+    {
+        cl_arg a[4] = {
+            { "keys", keys, key_offset, n, ps_type_bytes(type) },
+            { "values", values, value_offset, n, value_size },
+            { "offsets", offsets, 0, num_segments + 1, sizeof(cl_ulong) },
+            { "scratch", scratch, 0, scratch_bytes, 1 },
+        };
+        st = check_buffers(fn, a, 4);
+        if (st != PS_OK)
+            return st;
     }
     memset(&job, 0, sizeof job);
     job.q = queue;

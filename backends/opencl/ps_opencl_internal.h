@@ -81,7 +81,9 @@ const char *ps_cl_cache_file(const ps_cl_cache *c);
 /* Accepts NULL. */
 void ps_cl_cache_close(ps_cl_cache *c);
 
-/* ps_opencl_sort.c: sort on a queue; buffers with element offsets. */
+/* ps_opencl_sort.c: sort on a queue; buffers with element offsets, each
+ * range inside its buffer and none sharing a byte with another (the
+ * device API checks the caller's; the host-array path makes its own). */
 typedef struct ps_cl_job {
     cl_command_queue q;
     cl_mem keys;          /* sorted in place */
@@ -105,7 +107,8 @@ int ps_cl_queue_info(const ps_host *host, cl_command_queue q, cl_context *ctx,
                      cl_device_id *dev, int *ooo);
 
 /* ps_opencl_segments.c: a segmented sort on a queue.  offs holds
- * nseg + 1 64-bit offsets from its start, relative to koff and voff. */
+ * nseg + 1 64-bit offsets from its start, relative to koff and voff;
+ * buffers as for ps_cl_sort. */
 typedef struct ps_cl_segjob {
     cl_command_queue q;
     cl_mem keys, vals;    /* vals NULL for keys only */
