@@ -309,6 +309,26 @@ static unsigned long n_cases;
 
 /* ---- survey, survey_leaf, hist ------------------------------------------ */
 
+/* Does orand hold the OR and AND of keys [a, b) (of their images for a
+ * float type, whose image is more than an xor), as `who` must leave them? */
+static void check_orand(const char *who, const cfg *g, const unsigned char *k,
+                        size_t a, size_t b, const uint64_t *orand)
+{
+    uint64_t o = 0, an = width_mask(g->kb);
+    size_t i;
+    for (i = a; i < b; i++) {
+        uint64_t x = kget(k, g->kb, i);
+        if (g->xf.fneg != 0)
+            x = img(g, x);
+        o |= x;
+        an &= x;
+    }
+    if (orand[0] != o || orand[1] != an)
+        bad("%s: OR, AND %#llx, %#llx, not %#llx, %#llx", who,
+            (unsigned long long)orand[0], (unsigned long long)orand[1],
+            (unsigned long long)o, (unsigned long long)an);
+}
+
 /* survey and hist over positions [a, a + m) of an array of a + m + 2 keys
  * at element offset koff; survey_leaf over its first a + m. */
 static void t_survey(const cfg *g, size_t a, size_t m, unsigned sh,
@@ -316,8 +336,6 @@ static void t_survey(const cfg *g, size_t a, size_t m, unsigned sh,
 {
     size_t kb = g->kb, n = a + m + 2, nb = (size_t)1 << b, i, w;
     unsigned mask = (unsigned)nb - 1;
-    int fl = g->xf.fneg != 0;
-    uint64_t o = 0, an = width_mask(kb);
     gbuf K, C, C2, O;
     unsigned char *k = g_new(&K, "keys", n * kb, koff * kb), *kc;
     size_t *cnt, *cnt2, *want = xmalloc(nb * sizeof *want);
@@ -327,12 +345,8 @@ static void t_survey(const cfg *g, size_t a, size_t m, unsigned sh,
     gen_keys(g, k, n, dist, rng);
     kc = dup_bytes(k, n * kb);
     memset(want, 0, nb * sizeof *want);
-    for (i = a; i < a + m; i++) {
-        uint64_t x = kget(k, kb, i), t = img(g, x);
-        want[(t >> sh) & mask]++;
-        o |= fl ? t : x;
-        an &= fl ? t : x;
-    }
+    for (i = a; i < a + m; i++)
+        want[digit(g, kget(k, kb, i), sh, mask)]++;
     ctx_init(&c, g, 0, n, k, NULL, NULL, NULL, 0);
 
     cnt = (size_t *)(void *)g_new(&C, "cnt", nb * sizeof *cnt, 0);
@@ -342,10 +356,7 @@ static void t_survey(const cfg *g, size_t a, size_t m, unsigned sh,
     for (i = 0; i < nb; i++)
         if (cnt[i] != want[i])
             bad("survey: count of digit %zu is %zu, not %zu", i, cnt[i], want[i]);
-    if (orand[0] != o || orand[1] != an)
-        bad("survey: OR, AND %#llx, %#llx, not %#llx, %#llx",
-            (unsigned long long)orand[0], (unsigned long long)orand[1],
-            (unsigned long long)o, (unsigned long long)an);
+    check_orand("survey", g, k, a, a + m, orand);
     g_free(&C);
     g_free(&C2);
 
@@ -365,20 +376,10 @@ static void t_survey(const cfg *g, size_t a, size_t m, unsigned sh,
     c.k[1] = NULL;
 
     /* survey_leaf: all of [0, a + m), one counter each written. */
-    o = 0;
-    an = width_mask(kb);
-    for (i = 0; i < a + m; i++) {
-        uint64_t x = kget(k, kb, i), t = img(g, x);
-        o |= fl ? t : x;
-        an &= fl ? t : x;
-    }
     cnt = (size_t *)(void *)g_new(&C, "survey_leaf cnt", sizeof *cnt, 0);
     cnt2 = (size_t *)(void *)g_new(&C2, "survey_leaf cnt2", sizeof *cnt2, 0);
     g->kt->survey_leaf(&c, a + m, cnt, cnt2, orand);
-    if (orand[0] != o || orand[1] != an)
-        bad("survey_leaf: OR, AND %#llx, %#llx, not %#llx, %#llx",
-            (unsigned long long)orand[0], (unsigned long long)orand[1],
-            (unsigned long long)o, (unsigned long long)an);
+    check_orand("survey_leaf", g, k, 0, a + m, orand);
     g_free(&C);
     g_free(&C2);
     g_free(&O);
@@ -501,7 +502,7 @@ static void t_scatter(const cfg *g, size_t vs, size_t m, unsigned sh,
             if (pos[i] != cur[i] || start[i] != st[i])
                 bad("bucket %zu: cursors at %zu and %zu, not %zu and %zu", i,
                     pos[i], start[i], cur[i], st[i]);
-        *strrchr(where, '[') = '\0';
+        strrchr(where, '[')[-1] = '\0';
     }
     same("source keys", k[from], ksrc, n, kb);
     if (vs)
@@ -906,12 +907,16 @@ static size_t digits_for(unsigned bits, unsigned maxb, unsigned *sh,
     return n;
 }
 
-static void sweep_scatter(const cfg *g, size_t vs, uint64_t *rng)
+/* The scatter, or (packed) the packed route's scatter of 4-byte pairs into
+ * elements of 8 bytes. */
+static void sweep_scatter(const cfg *g, size_t vs, int packed, uint64_t *rng)
 {
-    size_t kb = g->kb, unit = PS_UNIT_BYTES / (vs > kb ? vs : kb), sz[24];
-    size_t nsz = sizes_for(unit, kb, sz), s, j, o;
+    size_t kb = g->kb, es = packed ? 8 : vs > kb ? vs : kb, unit = PS_UNIT_BYTES / es;
+    size_t sz[24], nsz = sizes_for(unit, kb, sz), s, j, o;
+    size_t kplaces = PS_UNIT_BYTES / kb, dplaces = PS_UNIT_BYTES / (packed ? 8 : kb);
     unsigned sh[4], b[4], bits = (unsigned)(8 * kb);
     size_t nd = digits_for(bits, PS_MSD_BITS, sh, b);
+    const char *name = packed ? "packed scatter" : "scatter";
     place pl;
 
     /* Every size and digit, the arrays at a few places. */
@@ -919,91 +924,55 @@ static void sweep_scatter(const cfg *g, size_t vs, uint64_t *rng)
         for (j = 0; j < nd; j++) {
             uint64_t r = t_rand(rng);
             memset(&pl, 0, sizeof pl);
-            pl.from = (int)(r & 1);
+            pl.from = packed ? 0 : (int)(r & 1);
             pl.stream = (int)(r >> 1 & 1);
             pl.slices = 1 + (unsigned)(r >> 2) % 3;
             pl.ra = (r >> 4 & 1) ? 5 : 0;
-            pl.koff[0] = (r >> 8) % (PS_UNIT_BYTES / kb);
-            pl.koff[1] = (r >> 16) % (PS_UNIT_BYTES / kb);
+            pl.koff[pl.from] = (r >> 8) % kplaces;
+            pl.koff[1 - pl.from] = (r >> 16) % dplaces;
             pl.voff[0] = (r >> 24) % PS_UNIT_BYTES;
             pl.voff[1] = (r >> 32 & 1) ? (pl.koff[1] * vs) % PS_UNIT_BYTES
                                        : (r >> 40) % PS_UNIT_BYTES;
-            snprintf(where, sizeof where, "scatter %s%s vs %zu: %zu keys from "
+            snprintf(where, sizeof where, "%s %s%s vs %zu: %zu keys from "
                      "%zu of array %d, digit %u bits at %u, %u slices, keys "
                      "at +%zu/+%zu, values at +%zu/+%zu bytes, stream %d",
-                     t_type_name(g->type), g->flags ? " desc" : "", vs, sz[s],
-                     pl.ra, pl.from, b[j], sh[j], pl.slices, pl.koff[0],
+                     name, t_type_name(g->type), g->flags ? " desc" : "", vs,
+                     sz[s], pl.ra, pl.from, b[j], sh[j], pl.slices, pl.koff[0],
                      pl.koff[1], pl.voff[0], pl.voff[1], pl.stream);
-            t_scatter(g, vs, sz[s], sh[j], b[j], &pl, 0, (int)(s + j) % 3, rng);
+            t_scatter(g, vs, sz[s], sh[j], b[j], &pl, packed, (int)(s + j) % 3,
+                      rng);
         }
     /* Every place of the destination in a unit (values at the same place,
      * or a few bytes off), streaming: two buckets of about two units from
      * each of two slices (whole units streamed, partial ones shared with
      * the other slice), then a bucket or few of a unit from each of three
      * slices. */
-    for (o = 0; o < PS_UNIT_BYTES / kb; o++) {
+    for (o = 0; o < dplaces; o++) {
         uint64_t r = t_rand(rng);
         memset(&pl, 0, sizeof pl);
-        pl.from = (int)(o & 1);
+        pl.from = packed ? 0 : (int)(o & 1);
         pl.stream = 1;
         pl.slices = 2;
         pl.ra = r % 7;
-        pl.koff[pl.from] = (r >> 8) % (PS_UNIT_BYTES / kb);
+        pl.koff[pl.from] = (r >> 8) % kplaces;
         pl.koff[1 - pl.from] = o;
         pl.voff[pl.from] = (r >> 16) % PS_UNIT_BYTES;
         pl.voff[1 - pl.from] = (o * vs + ((o >> 1) & 1) * (r >> 24) % 16)
                                % PS_UNIT_BYTES;
-        snprintf(where, sizeof where, "scatter %s%s vs %zu: destination at "
-                 "+%zu keys, values at +%zu bytes, from array %d, range at %zu",
-                 t_type_name(g->type), g->flags ? " desc" : "", vs, o,
+        snprintf(where, sizeof where, "%s %s%s vs %zu: destination at "
+                 "+%zu, values at +%zu bytes, from array %d, range at %zu",
+                 name, t_type_name(g->type), g->flags ? " desc" : "", vs, o,
                  pl.voff[1 - pl.from], pl.from, pl.ra);
-        t_scatter(g, vs, 8 * unit + 5, 0, 1, &pl, 0, D_RANDOM, rng);
+        t_scatter(g, vs, 8 * unit + 5, 0, 1, &pl, packed, D_RANDOM, rng);
         pl.slices = 3;
-        t_scatter(g, vs, 3 * unit + 2 + o % 3, bits - 3, 3, &pl, 0, D_NARROW, rng);
+        t_scatter(g, vs, 3 * unit + 2 + o % 3, bits - 3, 3, &pl, packed,
+                  D_NARROW, rng);
     }
 }
 
-static void sweep_packed(const cfg *g, uint64_t *rng)
+static void sweep_unpack(uint64_t *rng)
 {
-    size_t unit = PS_UNIT_BYTES / 8, sz[24], nsz = sizes_for(unit, 4, sz), s, j, o;
-    unsigned sh[4], b[4];
-    size_t nd = digits_for(32, PS_MSD_BITS, sh, b);
-    place pl;
-
-    for (s = 0; s < nsz; s++)
-        for (j = 0; j < nd; j++) {
-            uint64_t r = t_rand(rng);
-            memset(&pl, 0, sizeof pl);
-            pl.stream = (int)(r & 1);
-            pl.slices = 1 + (unsigned)(r >> 2) % 3;
-            pl.ra = (r >> 4 & 1) ? 3 : 0;
-            pl.koff[0] = (r >> 8) % 64;
-            pl.koff[1] = (r >> 16) % 32;
-            pl.voff[0] = (r >> 24) % PS_UNIT_BYTES;
-            snprintf(where, sizeof where, "packed scatter %s%s: %zu pairs from "
-                     "%zu, digit %u bits at %u, %u slices, keys at +%zu, "
-                     "elements at +%zu, values at +%zu bytes, stream %d",
-                     t_type_name(g->type), g->flags ? " desc" : "", sz[s],
-                     pl.ra, b[j], sh[j], pl.slices, pl.koff[0], pl.koff[1],
-                     pl.voff[0], pl.stream);
-            t_scatter(g, 4, sz[s], sh[j], b[j], &pl, 1, (int)(s + j) % 3, rng);
-        }
-    /* Every place of the elements in a unit, as sweep_scatter. */
-    for (o = 0; o < 32; o++) {
-        memset(&pl, 0, sizeof pl);
-        pl.stream = 1;
-        pl.slices = 2;
-        pl.ra = o % 5;
-        pl.koff[0] = (o * 7) % 64;
-        pl.koff[1] = o;
-        pl.voff[0] = (o * 13) % PS_UNIT_BYTES;
-        snprintf(where, sizeof where, "packed scatter %s%s: elements at +%zu, "
-                 "range at %zu", t_type_name(g->type), g->flags ? " desc" : "",
-                 o, pl.ra);
-        t_scatter(g, 4, 8 * unit + 5, 0, 1, &pl, 1, D_RANDOM, rng);
-        pl.slices = 3;
-        t_scatter(g, 4, 3 * unit + 2 + o % 3, 29, 3, &pl, 1, D_NARROW, rng);
-    }
+    size_t sz[24], nsz = sizes_for(PS_UNIT_BYTES / 8, 4, sz), s;
     for (s = 0; s < nsz; s++) {
         snprintf(where, sizeof where, "unpack: %zu pairs", sz[s]);
         t_unpack(sz[s], s % 32, (s * 5) % 64, (s * 37) % PS_UNIT_BYTES, rng);
@@ -1140,6 +1109,7 @@ int main(void)
 #else
     (void)isa;
 #endif
+    sweep_unpack(&rng);
     for (w = 0; w < 4; w++) {
         const ps_omp_kernels *kt = tables[w];
         size_t kb = (size_t)1 << w;
@@ -1168,12 +1138,12 @@ int main(void)
             sweep_survey(&g, &rng);
             sweep_leaf_hist(&g, 0, &rng);
             for (vs = 0; vs <= 8; vs += 4) {
-                sweep_scatter(&g, vs, &rng);
+                sweep_scatter(&g, vs, 0, &rng);
                 sweep_passes(&g, vs, &rng);
                 sweep_sorts(&g, vs, &rng);
             }
             if (kb == 4) {
-                sweep_packed(&g, &rng);
+                sweep_scatter(&g, 4, 1, &rng);
                 sweep_leaf_hist(&g, 1, &rng);
             }
 #if defined(PS_HAVE_AVX512_TARGET)
