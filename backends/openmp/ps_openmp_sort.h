@@ -185,7 +185,7 @@ struct ps_omp_kernels {
 
     /* Histograms of np digits of w bits of keys[0, m): digit j is image
      * bits [lo + j * w, ...), bits from hi up masked off; table j at
-     * h + (j << w).  Returns the image of keys[0]. */
+     * h + (j << w).  Returns the image of keys[0] (m >= 1). */
     uint64_t (*leaf_hist)(const ps_omp_ctx *c, const void *keys, size_t m,
                           unsigned lo, unsigned hi, unsigned w, unsigned np,
                           uint32_t *h);
@@ -210,9 +210,9 @@ struct ps_omp_kernels {
     void (*insert)(void *keys, unsigned char *values, size_t vs, size_t m,
                    ps_xf xf);
     /* The same result for keys in buckets of about one each (a split
-     * leaf), by a branch-free bubble pass fused with an insertion sort;
-     * prefetches npf keys (and values) of the next leaf from pf (and pv)
-     * and the lines after keys[m) for writing. */
+     * leaf), m >= 1, by a branch-free bubble pass fused with an insertion
+     * sort; prefetches npf keys (and values) of the next leaf from pf (and
+     * pv) and the lines after keys[m) for writing. */
     void (*bubble)(const ps_omp_ctx *c, void *keys, unsigned char *values,
                    size_t m, const void *pf, const unsigned char *pv,
                    size_t npf);
