@@ -106,6 +106,23 @@ test_ps_test_kernel_wrap_CXXFLAGS = -std=c++20 -Wall -Wextra $(PTHREAD_CFLAGS)
 test_ps_test_kernel_wrap_LDADD = $(PTHREAD_LIBS)
 TESTS += test/ps_test_kernel_wrap
 
+# The OpenMP backend's kernels, called directly (issue 28, item 4): every
+# entry of its per-width tables, the packed pairs and the sorting networks
+# of this CPU, against naive versions, with guard bytes around every array
+# and the arrays at every offset in a write-combining unit (a few seconds).
+# Linked against the backend's convenience library, whose hidden symbols a
+# program linked statically sees; libportsort.so exports nothing more.
+if PS_HAVE_OPENMP
+check_PROGRAMS += test/ps_test_openmp_kernels
+test_ps_test_openmp_kernels_SOURCES = test/ps_test_openmp_kernels.c \
+	test/ps_test_util.c
+test_ps_test_openmp_kernels_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/backends/openmp
+test_ps_test_openmp_kernels_LDADD = backends/openmp/libps_openmp.la \
+	lib/libportsort.la
+TESTS += test/ps_test_openmp_kernels
+endif
+
 # The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,
 # always run; it skips when neither module is built), and the differential
 # test on them where a GPU is (cuda.sh, hip.sh skip elsewhere).

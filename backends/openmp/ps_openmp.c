@@ -322,22 +322,10 @@ static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
 /* The sort planned in c, with its scratch. */
 static void run(ps_omp_ctx *c, unsigned char *block)
 {
-    size_t kb = c->bits / 8, n = c->n;
-    int i;
+    size_t kb = c->bits / 8;
     layout(c, block, c->nthreads);
-    for (i = 0; i < 2; i++) {
-        uintptr_t ka = (uintptr_t)c->k[i], va = (uintptr_t)c->v[i];
-        int big = n * (kb + c->vs) > PS_STREAM_BYTES;
-        c->shift[i] = (ka & (PS_UNIT_BYTES - 1)) / kb;
-        c->stream[i] = 0;
-        if (big && ka % kb == 0)
-            c->stream[i] |= 1;
-        if (big && c->vs && va % 16 == 0 && (c->shift[i] * c->vs) % 16 == 0)
-            c->stream[i] |= 2;
-    }
+    ps_omp_place(c, c->n * (kb + c->vs) > PS_STREAM_BYTES);
     c->pack = kb == 4 && c->vs == 4;
-    c->pk_shift = ((uintptr_t)c->k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
-    c->pk_stream = n * 8 > PS_STREAM_BYTES;
     ps_omp_sort(c);
 }
 
