@@ -44,6 +44,12 @@ test_ps_stub_failing_la_SOURCES = test/standin/ps_stub_module.c
 test_ps_stub_failing_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=3
 test_ps_stub_failing_la_LDFLAGS = $(PS_STUB_LDFLAGS)
 
+# dlopen, sort on openmp, dlclose, again (the library stays loaded: -z
+# nodelete).  Not linked with libportsort: it loads it.
+check_PROGRAMS += test/ps_test_dlopen
+test_ps_test_dlopen_SOURCES = test/ps_test_dlopen.c
+TESTS += test/ps_test_dlopen
+
 # test/<backend>.sh runs ps_test_diff, ps_test_errors and ps_test_threads
 # with PORTSORT_BACKEND=<backend> (through run-backend.sh).
 dist_check_SCRIPTS += test/run-backend.sh test/serial.sh test/modules.sh
