@@ -10,7 +10,9 @@
  * needs a GPU come from each backend's ops table (priority, device).
  *
  * The choice happens once per process, behind pthread_once, from
- * PORTSORT_BACKEND.  A named backend that cannot run is an error with a
+ * PORTSORT_BACKEND, after every variable the library reads has been
+ * checked (check_environment): a malformed one fails the choice with
+ * PS_ERR_INVALID_ARG, whichever backend it belongs to.  A named backend that cannot run is an error with a
  * reason, never a silent fallback: users who ask for the GPU must learn that
  * they are not getting it.  "auto" walks the backends from the highest
  * priority down, taking a device backend only when its device is a GPU;
@@ -43,10 +45,14 @@ typedef struct slot {
     char name[PS_MODULE_NAME_MAX];
     const ps_backend_ops *builtin;  /* compiled in; NULL otherwise */
     int module;                     /* 1: looked for as ps_<name>.so */
-    /* Filled once by probe_slot(), under probe_lock. */
-    int probed;
+    /* Filled once by load_slot(), under probe_lock. */
+    int loaded;
     int present;                    /* a module file was found */
     const ps_backend_ops *ops;      /* NULL when not built or broken */
+    int env_bad;                    /* its check_env refused a variable */
+    /* Filled once by probe_slot(), under probe_lock (result.detail also
+     * by load_slot, when the backend does not load or env_bad). */
+    int probed;
     ps_probe result;
     /* Filled once by init_slot(), under init_lock. */
     int inited;
@@ -136,28 +142,89 @@ static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* 1 for a backend that sorts on a device (see ps_backend_ops.device). */
-static int is_device(const slot *s)
+/* ------------------------------------------------------------------------
+ * fork().
+ *
+ * fork() copies the locks of the core as they are, held or not, into a
+ * child with one thread; a lock that another thread of the parent held
+ * would stay held there forever, and the child's first call would hang.
+ * So the handlers below take every lock of the core before the fork and
+ * release it on both sides after: the child starts with each one free and
+ * the state it guards whole (a probe or an init that was running in
+ * another thread has finished, so the fork may wait for one).  They are
+ * registered by a constructor, not at the first call, because what the
+ * child must know is whether it is a child at all, whenever the fork
+ * happened: the OpenMP backend registers its own the same way.
+ *
+ * A backend's probe or init may itself fork (a driver running a compiler
+ * or linker), in the thread that holds probe_lock or init_lock: the
+ * prepare handler skips the locks its own thread holds, which it could
+ * never take, and the child (which only execs) inherits them held.
+ * ------------------------------------------------------------------------ */
+
+enum { HOLD_PROBE = 1, HOLD_INIT = 2, HOLD_LOST = 4 };
+/* The core locks this thread holds, and those its prepare handler took. */
+static _Thread_local unsigned holding, fork_took;
+
+static void lock_core(pthread_mutex_t *m, unsigned bit)
 {
-    return s->ops != NULL && s->ops->device;
+    pthread_mutex_lock(m);
+    holding |= bit;
 }
+
+static void unlock_core(pthread_mutex_t *m, unsigned bit)
+{
+    holding &= ~bit;
+    pthread_mutex_unlock(m);
+}
+
+/* In lock order: init_lock is held across a backend's init, which may
+ * report a lost device (lost_lock); probe_lock is never held with another. */
+static struct { pthread_mutex_t *m; unsigned bit; } const core_locks[] = {
+    { &init_lock, HOLD_INIT }, { &probe_lock, HOLD_PROBE }, { &lost_lock, HOLD_LOST },
+};
+#define N_CORE_LOCKS (sizeof core_locks / sizeof core_locks[0])
 
 /* Device runtimes do not survive fork(): the child inherits a copy of the
  * parent's runtime state without the threads and driver connections behind
- * it (pocl's child hangs in its first call; CUDA and ROCm document the same).
- * So once a module has been loaded, a child process refuses every module
- * backend with a reason, while the built-in CPU backends keep working. */
+ * it (pocl's child hangs in its first call; CUDA and ROCm document the
+ * same).  So once a module has been loaded, a child process refuses every
+ * module backend with a reason, and never calls a module's release (at its
+ * exit, release_backends), while the built-in CPU backends keep working. */
+static int module_loaded;       /* set under probe_lock */
 static int forked_child;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static void on_fork_child(void)
+static void fork_prepare(void)
 {
-    forked_child = 1;
+    size_t i;
+    fork_took = 0;
+    for (i = 0; i < N_CORE_LOCKS; i++) {
+        if (holding & core_locks[i].bit)
+            continue;
+        pthread_mutex_lock(core_locks[i].m);
+        fork_took |= core_locks[i].bit;
+    }
 }
 
-static void register_atfork(void)
+static void fork_release(void)
 {
-    pthread_atfork(NULL, NULL, on_fork_child);
+    size_t i = N_CORE_LOCKS;
+    while (i-- > 0)
+        if (fork_took & core_locks[i].bit)
+            pthread_mutex_unlock(core_locks[i].m);
+    fork_took = 0;
+}
+
+static void fork_child(void)
+{
+    if (module_loaded)
+        forked_child = 1;
+    fork_release();
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(fork_prepare, fork_release, fork_child);
 }
 
 static int refused_after_fork(const slot *s)
@@ -169,34 +236,94 @@ static int refused_after_fork(const slot *s)
     return 1;
 }
 
+/* ------------------------------------------------------------------------
+ * Loading and probing.
+ * ------------------------------------------------------------------------ */
+
+/* 1 for a backend that sorts on a device (see ps_backend_ops.device). */
+static int is_device(const slot *s)
+{
+    return s->ops != NULL && s->ops->device;
+}
+
+/* Load a backend (a module's file, or the built-in table) and check its
+ * environment variables, once; under probe_lock.  A backend whose
+ * check_env refuses a variable is never probed: it is reported unusable
+ * with the refusal, and the choice fails on it (check_environment). */
+static void load_slot(slot *s)
+{
+    char why[sizeof s->result.detail];
+    if (s->loaded)
+        return;
+    s->loaded = 1;
+    if (s->builtin != NULL) {
+        s->ops = s->builtin;
+    } else if (s->module) {
+        s->ops = ps_module_load(s->name, &s->present, s->result.detail,
+                                sizeof s->result.detail);
+        if (s->ops != NULL)
+            module_loaded = 1;
+    } else {
+        snprintf(s->result.detail, sizeof s->result.detail,
+                 "not built into this libportsort (configure --enable-%s)",
+                 s->name);
+    }
+    if (s->ops != NULL && s->ops->check_env != NULL) {
+        why[0] = '\0';
+        if (s->ops->check_env(why, sizeof why) != 0) {
+            s->env_bad = 1;
+            memcpy(s->result.detail, why, sizeof why);
+            s->result.detail[sizeof s->result.detail - 1] = '\0';
+        }
+    }
+}
+
 static slot *probe_slot(slot *s)
 {
-    pthread_mutex_lock(&probe_lock);
+    lock_core(&probe_lock, HOLD_PROBE);
     if (!s->probed) {
         s->probed = 1;
-        if (s->builtin != NULL) {
-            s->ops = s->builtin;
-        } else if (s->module) {
-            pthread_once(&atfork_once, register_atfork);
-            s->ops = ps_module_load(s->name, &s->present, s->result.detail,
-                                    sizeof s->result.detail);
-        } else {
-            snprintf(s->result.detail, sizeof s->result.detail,
-                     "not built into this libportsort (configure --enable-%s)",
-                     s->name);
-        }
-        if (s->ops != NULL) {
+        load_slot(s);
+        if (s->ops != NULL && !s->env_bad) {
             memset(&s->result, 0, sizeof s->result);
             s->ops->probe(&s->result);
             s->result.detail[sizeof s->result.detail - 1] = '\0';
         }
         ps_log("%s: %s%s", s->name,
                s->ops == NULL ? (s->present ? "broken: " : "not available: ")
-                              : s->result.usable ? "usable: " : "unusable: ",
+               : s->env_bad ? "refused: "
+               : s->result.usable ? "usable: " : "unusable: ",
                s->result.detail);
     }
-    pthread_mutex_unlock(&probe_lock);
+    unlock_core(&probe_lock, HOLD_PROBE);
     return s;
+}
+
+/* Once, at the choice: every variable the library knows, whichever backend
+ * is chosen: the core's own (PORTSORT_VERBOSE, PORTSORT_GPU_MIN_N) and
+ * each backend's, through its check_env, so that every backend found is
+ * loaded (not probed) here.  The first malformed one is the reason. */
+static int check_environment(char *why, size_t why_len)
+{
+    unsigned long long min_n;
+    size_t i;
+    if (ps_verbose_check(why, why_len) < 0
+        || ps_env_number("PORTSORT_GPU_MIN_N", 0, SIZE_MAX, &min_n, why, why_len) < 0)
+        return -1;
+    pthread_once(&registry_once, build_registry);
+    for (i = 0; i < nslots; i++) {
+        slot *s = &slots[i];
+        int bad;
+        lock_core(&probe_lock, HOLD_PROBE);
+        load_slot(s);
+        bad = s->env_bad;
+        if (bad)
+            snprintf(why, why_len, "%s", s->result.detail);
+        unlock_core(&probe_lock, HOLD_PROBE);
+        if (bad)
+            return -1;
+    }
+    return 0;
 }
 
 /* Probe every backend, and write their indices into idx from the highest
@@ -239,7 +366,7 @@ static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 static int init_slot(slot *s)
 {
     int st;
-    pthread_mutex_lock(&init_lock);
+    lock_core(&init_lock, HOLD_INIT);
     if (!s->inited) {
         void *state = NULL;
         s->inited = 1;
@@ -256,7 +383,7 @@ static int init_slot(slot *s)
         }
     }
     st = s->init_status;
-    pthread_mutex_unlock(&init_lock);
+    unlock_core(&init_lock, HOLD_INIT);
     return st;
 }
 
@@ -294,11 +421,13 @@ static slot *cpu_slot(void)
 
 static void set_crossover(const slot *s)
 {
-    const char *env = getenv("PORTSORT_GPU_MIN_N");
+    unsigned long long env;
+    char why[160];
     slot *c;
     chosen.min_n = s->result.min_n;
-    if (env != NULL && env[0] >= '0' && env[0] <= '9')
-        chosen.min_n = (size_t)strtoull(env, NULL, 10);
+    /* Checked at the choice (check_environment): well-formed here. */
+    if (ps_env_number("PORTSORT_GPU_MIN_N", 0, SIZE_MAX, &env, why, sizeof why) == 1)
+        chosen.min_n = (size_t)env;
     c = chosen.min_n > 0 ? cpu_slot() : NULL;
     if (c != NULL) {
         chosen.cpu_ops = c->ops;
@@ -361,9 +490,14 @@ static void choose_auto(void)
 
 static void choose(void)
 {
-    const char *env = getenv("PORTSORT_BACKEND");
+    const char *env = ps_getenv_set("PORTSORT_BACKEND");
     chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
-    chosen.is_auto = env == NULL || env[0] == '\0' || strcmp(env, "auto") == 0;
+    if (check_environment(chosen.why, sizeof chosen.why) != 0) {
+        chosen.status = PS_ERR_INVALID_ARG;
+        ps_log("%s", chosen.why);
+        return;
+    }
+    chosen.is_auto = env == NULL || strcmp(env, "auto") == 0;
     if (chosen.is_auto)
         choose_auto();
     else
@@ -408,7 +542,7 @@ void ps_backend_lost(const char *name, const char *why)
     slot *s = name != NULL ? find_slot(name) : NULL;
     if (s == NULL)
         return;
-    pthread_mutex_lock(&lost_lock);
+    lock_core(&lost_lock, HOLD_LOST);
     if (!s->lost) {
         snprintf(s->lost_why, sizeof s->lost_why, "%s: device lost: %s; "
                  "restart the process to use it again%s", name,
@@ -418,7 +552,7 @@ void ps_backend_lost(const char *name, const char *why)
         __atomic_store_n(&s->lost, 1, __ATOMIC_RELEASE);
         ps_log("%s", s->lost_why);
     }
-    pthread_mutex_unlock(&lost_lock);
+    unlock_core(&lost_lock, HOLD_LOST);
 }
 
 int ps_backend_for(size_t n, const ps_backend_ops **ops, void **state)
@@ -494,6 +628,12 @@ const void *ps_device_api(const char *name)
 size_t ps_backends(ps_backend_info *out, size_t max)
 {
     size_t idx[MAX_SLOTS], i, n = ranked(idx);
+    ps_detail_clear();
+    if (out == NULL && max > 0) {
+        ps_detail_set("ps_backends: out is NULL with max %zu: nothing written "
+                      "(pass max 0 to only count the backends)", max);
+        max = 0;
+    }
     for (i = 0; i < n && i < max; i++) {
         const slot *s = &slots[idx[i]];
         out[i].name = s->name;
@@ -505,8 +645,11 @@ size_t ps_backends(ps_backend_info *out, size_t max)
     return n;
 }
 
-/* Release every initialised backend when the library is unloaded, so that
- * device contexts and cached scratch do not outlive it. */
+/* Release every initialised backend when the process exits (the library
+ * is never unloaded: -z nodelete), so that device contexts and cached
+ * scratch are given back in order.  Not a module's in a forked child: its
+ * runtime state is the parent's copy, and releasing it hangs there (see
+ * fork() above); the process is ending, which frees the memory anyway. */
 __attribute__((destructor)) static void release_backends(void)
 {
     size_t i;
@@ -514,7 +657,8 @@ __attribute__((destructor)) static void release_backends(void)
     chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
     for (i = 0; i < nslots; i++) {
         slot *s = &slots[i];
-        if (s->inited && s->init_status == PS_OK && s->ops->release != NULL)
+        if (s->inited && s->init_status == PS_OK && s->ops->release != NULL
+            && !(forked_child && s->module))
             s->ops->release(s->state);
         s->inited = 0;
     }

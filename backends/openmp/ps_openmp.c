@@ -51,6 +51,8 @@
  * is 13-20% faster from 256K keys up to 4M, even though 4M keys (twice 16
  * MiB) would fit the 32 MiB L3, and no slower at 64K. */
 #define PS_STREAM_BYTES ((size_t)1 << 20)
+/* The most threads a sort uses (PORTSORT_THREADS accepts up to this). */
+#define PS_THREADS_MAX 1024
 /* The cache keeps at most one block of scratch, of at most this size. */
 #define PS_CACHE_MAX (((size_t)1 << 30) * (sizeof(size_t) >= 8 ? 4 : 1))
 
@@ -141,19 +143,23 @@ static void openmp_trim(void *state)
 /* ---- the ops ---------------------------------------------------------- */
 
 /* PORTSORT_THREADS overrides OpenMP's own choice (OMP_NUM_THREADS or the
- * number of cores).  Read once, at init. */
+ * number of cores).  Read once, at init; check_env has refused a malformed
+ * value before (a value set later is ignored, as OpenMP's default). */
+
+static int threads_parse(int *out, char *why, size_t why_len)
+{
+    unsigned long long v;
+    int r = ps_env_number("PORTSORT_THREADS", 1, PS_THREADS_MAX, &v, why, why_len);
+    if (r == 1)
+        *out = (int)v;
+    return r;
+}
+
 static int threads_wanted(void)
 {
-    const char *e = getenv("PORTSORT_THREADS");
-    if (e != NULL && e[0] != '\0') {
-        char *end;
-        long v = strtol(e, &end, 10);
-        if (*end == '\0' && v >= 1 && v <= 1024)
-            return (int)v;
-        if (host != NULL)
-            host->log("openmp: ignoring PORTSORT_THREADS=%s (want 1..1024)", e);
-    }
-    return omp_get_max_threads();
+    char why[160];
+    int t = 0;
+    return threads_parse(&t, why, sizeof why) == 1 ? t : omp_get_max_threads();
 }
 
 static void openmp_probe(ps_probe *out)
@@ -182,25 +188,34 @@ static void on_fork_child(void)
  * at init. */
 static int net_isa;
 
-static const char *const net_isa_names[] = { "none", "avx2", "avx512" };
+static const char *const net_isa_names[] = { "none", "avx2", "avx512", NULL };
+
+static int net_parse(int *out, char *why, size_t why_len)
+{
+    return ps_env_word("PORTSORT_OPENMP_SIMD", net_isa_names, "avx512, avx2 or none",
+                       out, why, why_len);
+}
 
 static int net_wanted(void)
 {
 #if defined(PS_HAVE_AVX512_TARGET)
-    const char *e = getenv("PORTSORT_OPENMP_SIMD");
-    int have = ps_omp_net_isa(), want = have, i;
-    if (e != NULL && e[0] != '\0') {
-        for (i = 0; i <= PS_NET_AVX512; i++)
-            if (strcmp(e, net_isa_names[i]) == 0)
-                want = i;
-        if (strcmp(e, net_isa_names[want]) != 0 && host != NULL)
-            host->log("openmp: ignoring PORTSORT_OPENMP_SIMD=%s "
-                      "(want avx512, avx2 or none)", e);
-    }
+    char why[160];
+    int have = ps_omp_net_isa(), want = have;
+    net_parse(&want, why, sizeof why);
     return want < have ? want : have;
 #else
     return PS_NET_NONE;
 #endif
+}
+
+/* Both variables, at the choice of backend (ps_backend_ops.check_env):
+ * refused whatever the CPU or the build supports, so that a script's value
+ * means the same everywhere. */
+static int openmp_check_env(char *why, size_t why_len)
+{
+    int t, isa;
+    return threads_parse(&t, why, why_len) < 0 || net_parse(&isa, why, why_len) < 0
+           ? -1 : 0;
 }
 
 static int openmp_init(const ps_host *h, void **state)
@@ -656,4 +671,5 @@ const ps_backend_ops ps_openmp_ops = {
     .trim = openmp_trim,
     .device_api = NULL, /* no device API: host memory is its device */
     .sort_segments = openmp_sort_segments,
+    .check_env = openmp_check_env,
 };
