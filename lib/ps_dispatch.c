@@ -45,17 +45,20 @@ typedef struct slot {
     char name[PS_MODULE_NAME_MAX];
     const ps_backend_ops *builtin;  /* compiled in; NULL otherwise */
     int module;                     /* 1: looked for as ps_<name>.so */
-    /* Filled once by load_slot(), under probe_lock. */
-    int loaded;
+    /* How far advance() has brought it: 0, LOADED, PROBED.  The fields
+     * below are written by the one thread that advances it (busy), outside
+     * probe_lock, and read by others once `stage` says they are done. */
+    int stage;
+    int busy;                       /* a thread is advancing it */
+    pthread_t busy_by;
     int present;                    /* a module file was found */
     const ps_backend_ops *ops;      /* NULL when not built or broken */
     int env_bad;                    /* its check_env refused a variable */
-    /* Filled once by probe_slot(), under probe_lock (result.detail also
-     * by load_slot, when the backend does not load or env_bad). */
-    int probed;
-    ps_probe result;
-    /* Filled once by init_slot(), under init_lock. */
+    ps_probe result;                /* detail also when not loaded, env_bad */
+    /* Filled once by init_slot(), the same way (init_busy, init_lock). */
     int inited;
+    int init_busy;
+    pthread_t init_by;
     int init_status;
     void *state;
     char init_why[384];
@@ -64,6 +67,9 @@ typedef struct slot {
     int lost;
     char lost_why[384];
 } slot;
+
+/* slot.stage */
+enum { LOADED = 1, PROBED = 2 };
 
 /* Room for the built-in backends and the modules found: a directory with
  * more ps_*.so files than this has its extra ones ignored. */
@@ -137,10 +143,15 @@ static int is_lost(const slot *s)
 }
 
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Separate from probe_lock: a backend's init may take seconds (device
- * contexts, kernel builds) and must not hold up ps_backends(). */
+/* Separate from probe_lock: waiting for a backend's init, which may take
+ * seconds (device contexts, kernel builds), must not hold up
+ * ps_backends(). */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Signalled when a slot's stage or init is done (waiters: the same slot). */
+static pthread_cond_t probe_done = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t init_done = PTHREAD_COND_INITIALIZER;
 
 /* ------------------------------------------------------------------------
  * fork().
@@ -149,40 +160,21 @@ static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
  * child with one thread; a lock that another thread of the parent held
  * would stay held there forever, and the child's first call would hang.
  * So the handlers below take every lock of the core before the fork and
- * release it on both sides after: the child starts with each one free and
- * the state it guards whole (a probe or an init that was running in
- * another thread has finished, so the fork may wait for one).  They are
- * registered by a constructor, not at the first call, because what the
- * child must know is whether it is a child at all, whenever the fork
- * happened: the OpenMP backend registers its own the same way.
+ * release it on both sides after.  That is safe because no lock is ever
+ * held across a backend's code (loading a module, its probe, its init):
+ * those run unlocked, marked busy, while other threads wait on a
+ * condition; a foreign library may register fork handlers of its own
+ * there (pthread_atfork), which waits for a fork in progress, whose
+ * prepare handler would otherwise wait for our lock.  A child then finds
+ * the work another thread was doing abandoned halfway, and says so for
+ * that backend instead of waiting for it.
  *
- * A backend's probe or init may itself fork (a driver running a compiler
- * or linker), in the thread that holds probe_lock or init_lock: the
- * prepare handler skips the locks its own thread holds, which it could
- * never take, and the child (which only execs) inherits them held.
+ * The handlers are registered by a constructor, not at the first call:
+ * what a child must know is whether it is a child at all, whenever the
+ * fork happened.  The OpenMP backend registers its own the same way.
  * ------------------------------------------------------------------------ */
 
-enum { HOLD_PROBE = 1, HOLD_INIT = 2, HOLD_LOST = 4 };
-/* The core locks this thread holds, and those its prepare handler took. */
-static _Thread_local unsigned holding, fork_took;
-
-static void lock_core(pthread_mutex_t *m, unsigned bit)
-{
-    pthread_mutex_lock(m);
-    holding |= bit;
-}
-
-static void unlock_core(pthread_mutex_t *m, unsigned bit)
-{
-    holding &= ~bit;
-    pthread_mutex_unlock(m);
-}
-
-/* In lock order: init_lock is held across a backend's init, which may
- * report a lost device (lost_lock); probe_lock is never held with another. */
-static struct { pthread_mutex_t *m; unsigned bit; } const core_locks[] = {
-    { &init_lock, HOLD_INIT }, { &probe_lock, HOLD_PROBE }, { &lost_lock, HOLD_LOST },
-};
+static pthread_mutex_t *const core_locks[] = { &init_lock, &probe_lock, &lost_lock };
 #define N_CORE_LOCKS (sizeof core_locks / sizeof core_locks[0])
 
 /* Device runtimes do not survive fork(): the child inherits a copy of the
@@ -191,40 +183,61 @@ static struct { pthread_mutex_t *m; unsigned bit; } const core_locks[] = {
  * same).  So once a module has been loaded, a child process refuses every
  * module backend with a reason, and never calls a module's release (at its
  * exit, release_backends), while the built-in CPU backends keep working. */
-static int module_loaded;       /* set under probe_lock */
+static int module_loaded;       /* atomic: set by advance() */
 static int forked_child;
 
 static void fork_prepare(void)
 {
     size_t i;
-    fork_took = 0;
-    for (i = 0; i < N_CORE_LOCKS; i++) {
-        if (holding & core_locks[i].bit)
-            continue;
-        pthread_mutex_lock(core_locks[i].m);
-        fork_took |= core_locks[i].bit;
-    }
+    for (i = 0; i < N_CORE_LOCKS; i++)
+        pthread_mutex_lock(core_locks[i]);
 }
 
-static void fork_release(void)
+static void fork_parent(void)
 {
     size_t i = N_CORE_LOCKS;
     while (i-- > 0)
-        if (fork_took & core_locks[i].bit)
-            pthread_mutex_unlock(core_locks[i].m);
-    fork_took = 0;
+        pthread_mutex_unlock(core_locks[i]);
 }
 
 static void fork_child(void)
 {
-    if (module_loaded)
+#define PS_GONE(what) "another thread was " what " it when this process " \
+                      "forked; restart the process to use it"
+    pthread_t me = pthread_self();
+    size_t i;
+    if (__atomic_load_n(&module_loaded, __ATOMIC_RELAXED))
         forked_child = 1;
-    fork_release();
+    /* Work of threads that the child does not have: never finished. */
+    for (i = 0; i < nslots; i++) {
+        slot *s = &slots[i];
+        if (s->busy && !pthread_equal(s->busy_by, me)) {
+            s->busy = 0;
+            if (s->stage == 0)
+                s->ops = NULL;      /* its module may be half loaded */
+            s->result.usable = 0;
+            snprintf(s->result.detail, sizeof s->result.detail, "%s",
+                     s->stage == 0 ? PS_GONE("loading") : PS_GONE("probing"));
+            s->stage = PROBED;
+        }
+        if (s->init_busy && !pthread_equal(s->init_by, me)) {
+            s->init_busy = 0;
+            s->inited = 1;
+            s->init_status = PS_ERR_BACKEND_UNAVAILABLE;
+            snprintf(s->init_why, sizeof s->init_why, "%.32s: %s", s->name,
+                     PS_GONE("initialising"));
+        }
+    }
+#undef PS_GONE
+    /* Their waiters are gone too. */
+    pthread_cond_init(&probe_done, NULL);
+    pthread_cond_init(&init_done, NULL);
+    fork_parent();
 }
 
 __attribute__((constructor)) static void watch_forks(void)
 {
-    pthread_atfork(fork_prepare, fork_release, fork_child);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 static int refused_after_fork(const slot *s)
@@ -247,22 +260,19 @@ static int is_device(const slot *s)
 }
 
 /* Load a backend (a module's file, or the built-in table) and check its
- * environment variables, once; under probe_lock.  A backend whose
- * check_env refuses a variable is never probed: it is reported unusable
- * with the refusal, and the choice fails on it (check_environment). */
-static void load_slot(slot *s)
+ * environment variables.  A backend whose check_env refuses a variable is
+ * never probed: it is reported unusable with the refusal, and the choice
+ * fails on it (check_environment). */
+static void load(slot *s)
 {
     char why[sizeof s->result.detail];
-    if (s->loaded)
-        return;
-    s->loaded = 1;
     if (s->builtin != NULL) {
         s->ops = s->builtin;
     } else if (s->module) {
         s->ops = ps_module_load(s->name, &s->present, s->result.detail,
                                 sizeof s->result.detail);
         if (s->ops != NULL)
-            module_loaded = 1;
+            __atomic_store_n(&module_loaded, 1, __ATOMIC_RELAXED);
     } else {
         snprintf(s->result.detail, sizeof s->result.detail,
                  "not built into this libportsort (configure --enable-%s)",
@@ -278,25 +288,50 @@ static void load_slot(slot *s)
     }
 }
 
+static void probe(slot *s)
+{
+    if (s->ops != NULL && !s->env_bad) {
+        memset(&s->result, 0, sizeof s->result);
+        s->ops->probe(&s->result);
+        s->result.detail[sizeof s->result.detail - 1] = '\0';
+    }
+    ps_log("%s: %s%s", s->name,
+           s->ops == NULL ? (s->present ? "broken: " : "not available: ")
+           : s->env_bad ? "refused: "
+           : s->result.usable ? "usable: " : "unusable: ",
+           s->result.detail);
+}
+
+/* Bring s to `stage` (LOADED or PROBED), once per process: one thread does
+ * each step, outside probe_lock (see fork() above); others wait for it. */
+static slot *advance(slot *s, int stage)
+{
+    pthread_mutex_lock(&probe_lock);
+    while (s->stage < stage) {
+        int from = s->stage;
+        if (s->busy) {
+            pthread_cond_wait(&probe_done, &probe_lock);
+            continue;
+        }
+        s->busy = 1;
+        s->busy_by = pthread_self();
+        pthread_mutex_unlock(&probe_lock);
+        if (from == 0)
+            load(s);
+        else
+            probe(s);
+        pthread_mutex_lock(&probe_lock);
+        s->busy = 0;
+        s->stage = from + 1;
+        pthread_cond_broadcast(&probe_done);
+    }
+    pthread_mutex_unlock(&probe_lock);
+    return s;
+}
+
 static slot *probe_slot(slot *s)
 {
-    lock_core(&probe_lock, HOLD_PROBE);
-    if (!s->probed) {
-        s->probed = 1;
-        load_slot(s);
-        if (s->ops != NULL && !s->env_bad) {
-            memset(&s->result, 0, sizeof s->result);
-            s->ops->probe(&s->result);
-            s->result.detail[sizeof s->result.detail - 1] = '\0';
-        }
-        ps_log("%s: %s%s", s->name,
-               s->ops == NULL ? (s->present ? "broken: " : "not available: ")
-               : s->env_bad ? "refused: "
-               : s->result.usable ? "usable: " : "unusable: ",
-               s->result.detail);
-    }
-    unlock_core(&probe_lock, HOLD_PROBE);
-    return s;
+    return advance(s, PROBED);
 }
 
 /* Once, at the choice: every variable the library knows, whichever backend
@@ -312,16 +347,10 @@ static int check_environment(char *why, size_t why_len)
         return -1;
     pthread_once(&registry_once, build_registry);
     for (i = 0; i < nslots; i++) {
-        slot *s = &slots[i];
-        int bad;
-        lock_core(&probe_lock, HOLD_PROBE);
-        load_slot(s);
-        bad = s->env_bad;
-        if (bad)
-            snprintf(why, why_len, "%s", s->result.detail);
-        unlock_core(&probe_lock, HOLD_PROBE);
-        if (bad)
+        if (advance(&slots[i], LOADED)->env_bad) {
+            snprintf(why, why_len, "%s", slots[i].result.detail);
             return -1;
+        }
     }
     return 0;
 }
@@ -366,13 +395,17 @@ static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 static int init_slot(slot *s)
 {
     int st;
-    lock_core(&init_lock, HOLD_INIT);
+    pthread_mutex_lock(&init_lock);
+    while (!s->inited && s->init_busy)
+        pthread_cond_wait(&init_done, &init_lock);
     if (!s->inited) {
         void *state = NULL;
-        s->inited = 1;
+        s->init_busy = 1;
+        s->init_by = pthread_self();
+        /* Unlocked, as a probe is (see fork() above). */
+        pthread_mutex_unlock(&init_lock);
         ps_detail_clear();
         st = s->ops->init(ps_host_get(), &state);
-        s->init_status = st;
         if (st == PS_OK) {
             s->state = state;
         } else {
@@ -381,9 +414,14 @@ static int init_slot(slot *s)
                      ps_error_detail());
             ps_log("%s", s->init_why);
         }
+        pthread_mutex_lock(&init_lock);
+        s->init_status = st;
+        s->inited = 1;
+        s->init_busy = 0;
+        pthread_cond_broadcast(&init_done);
     }
     st = s->init_status;
-    unlock_core(&init_lock, HOLD_INIT);
+    pthread_mutex_unlock(&init_lock);
     return st;
 }
 
@@ -542,7 +580,7 @@ void ps_backend_lost(const char *name, const char *why)
     slot *s = name != NULL ? find_slot(name) : NULL;
     if (s == NULL)
         return;
-    lock_core(&lost_lock, HOLD_LOST);
+    pthread_mutex_lock(&lost_lock);
     if (!s->lost) {
         snprintf(s->lost_why, sizeof s->lost_why, "%s: device lost: %s; "
                  "restart the process to use it again%s", name,
@@ -552,7 +590,7 @@ void ps_backend_lost(const char *name, const char *why)
         __atomic_store_n(&s->lost, 1, __ATOMIC_RELEASE);
         ps_log("%s", s->lost_why);
     }
-    unlock_core(&lost_lock, HOLD_LOST);
+    pthread_mutex_unlock(&lost_lock);
 }
 
 int ps_backend_for(size_t n, const ps_backend_ops **ops, void **state)
@@ -628,7 +666,8 @@ const void *ps_device_api(const char *name)
 size_t ps_backends(ps_backend_info *out, size_t max)
 {
     size_t idx[MAX_SLOTS], i, n = ranked(idx);
-    ps_detail_clear();
+    /* The detail is left alone otherwise: a caller that lists the
+     * backends after a failed ps_init still reads why it failed. */
     if (out == NULL && max > 0) {
         ps_detail_set("ps_backends: out is NULL with max %zu: nothing written "
                       "(pass max 0 to only count the backends)", max);

@@ -328,8 +328,8 @@ static void backends_null(void)
     c = ps_backends(NULL, 5);
     if (strstr(ps_error_detail(), "NULL") == NULL)
         t_fail("ps_backends(NULL, 5): detail '%s'", ps_error_detail());
-    if (ps_backends(NULL, 0) != c || ps_error_detail()[0] != '\0')
-        t_fail("ps_backends(NULL, 0) is a plain count");
+    if (ps_backends(NULL, 0) != c)
+        t_fail("ps_backends(NULL, 0) is not the count");
 }
 
 /* A relative PORTSORT_MODULE_PATH entry is not searched, even when the

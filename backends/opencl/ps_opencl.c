@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ps_opencl_internal.h"
 
@@ -352,17 +353,14 @@ static int cl_check_env(char *why, size_t why_len)
 
 /* A forked child has a copy of the runtime's state without its threads:
  * the core never sorts on this module there, and at the child's exit the
- * programs below must not be released into that copy (it hangs). */
-static int in_forked_child;
+ * programs below must not be released into that copy (it hangs).  The
+ * process id tells, with no fork handler to register while the core may
+ * be loading us (see ps_dispatch.c, fork()). */
+static pid_t loaded_by;
 
-static void cl_fork_child(void)
+__attribute__((constructor)) static void cl_loaded(void)
 {
-    in_forked_child = 1;
-}
-
-__attribute__((constructor)) static void cl_watch_forks(void)
-{
-    pthread_atfork(NULL, NULL, cl_fork_child);
+    loaded_by = getpid();
 }
 
 /* ---- the cl_mem API, reached through the core's wrappers ---- */
@@ -389,6 +387,6 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
  * to the backend state: free them when the module goes away. */
 __attribute__((destructor)) static void cl_unload(void)
 {
-    if (!in_forked_child)
+    if (getpid() == loaded_by)
         ps_cl_program_release_all();
 }
