@@ -95,7 +95,7 @@ static void fork_after_application_openmp(void)
 #endif
 }
 
-static volatile int stop_sorting;
+static int stop_sorting;     /* atomic */
 
 /* Sorts of 32 keys, one after the other: just above the size that needs
  * no scratch, so that the sort itself is short and the threads spend much
@@ -109,7 +109,7 @@ static void *sort_until_stopped(void *arg)
      * while these are preempted wherever they are, locks held or not. */
     if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0)
         t_fail("setpriority");
-    while (!stop_sorting) {
+    while (!__atomic_load_n(&stop_sorting, __ATOMIC_RELAXED)) {
         for (i = 0; i < 32; i++)
             k[i] = (uint32_t)t_rand(&seed);
         if (ps_sort_keys(k, 32, PS_U32, 0) != PS_OK)
@@ -140,7 +140,7 @@ static void fork_while_sorting(int rounds)
         }
         reap(pid, "sort in a child forked while another thread sorted");
     }
-    stop_sorting = 1;
+    __atomic_store_n(&stop_sorting, 1, __ATOMIC_RELAXED);
     for (t = 0; t < 4; t++)
         pthread_join(th[t], NULL);
     printf("%d children forked while other threads sorted: sorted\n", rounds);
@@ -182,8 +182,12 @@ int main(void)
             t_fail("parent after fork: %s", ps_error_detail());
         reap(pid, "sort in a child");
     }
+    /* 300 forks hung a child on the code before the fork handlers every
+     * time in 4 runs (100: once in 4).  PS_TEST_FORK_ROUNDS changes it
+     * (.ci/sanitize.sh: 0 under valgrind, see there). */
     if (strcmp(backend, "serial") == 0 || strcmp(backend, "openmp") == 0)
-        fork_while_sorting(300);
+        fork_while_sorting(getenv("PS_TEST_FORK_ROUNDS") != NULL
+                           ? atoi(getenv("PS_TEST_FORK_ROUNDS")) : 300);
     printf("ps_test_fork: passed on backend %s\n", ps_backend_name());
     return 0;
 }

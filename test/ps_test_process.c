@@ -61,6 +61,11 @@ static int sort(long limit_mib)
     if (limit_mib > 0) {
         struct rlimit rl;
         size_t now = mapped_bytes();
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        printf("SKIP: a sanitizer's shadow memory does not fit an address "
+               "space limit\n");
+        return PS_TEST_SKIP;
+#endif
         if (now == 0) {
             printf("SKIP: no VmSize in /proc/self/status\n");
             return PS_TEST_SKIP;
