@@ -51,6 +51,8 @@
  * is 13-20% faster from 256K keys up to 4M, even though 4M keys (twice 16
  * MiB) would fit the 32 MiB L3, and no slower at 64K. */
 #define PS_STREAM_BYTES ((size_t)1 << 20)
+/* The most threads a sort uses (PORTSORT_THREADS accepts up to this). */
+#define PS_THREADS_MAX 1024
 /* The cache keeps at most one block of scratch, of at most this size. */
 #define PS_CACHE_MAX (((size_t)1 << 30) * (sizeof(size_t) >= 8 ? 4 : 1))
 
@@ -138,22 +140,158 @@ static void openmp_trim(void *state)
         host->release(drop);
 }
 
+/* ---- fork() ----------------------------------------------------------- */
+
+/* GNU libgomp does not survive fork(): a parallel region in the child
+ * waits for pool threads that only the parent has, and hangs, whether the
+ * pool was started by this library or by the application (its own
+ * `#pragma omp parallel` before it ever called us).  So a child sorts on
+ * its calling thread alone, on the paths that never enter a parallel
+ * region, whenever it was forked: the handlers are registered by a
+ * constructor, before any fork the library could miss.  They also hand
+ * the child a free cache_lock (taken around the fork, so that no other
+ * thread of the parent holds it at that moment) and the cached block,
+ * which no thread of the child is using. */
+static int in_forked_child;
+static pthread_mutex_t team_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void omp_fork_prepare(void)
+{
+    pthread_mutex_lock(&cache_lock);
+}
+
+static void omp_fork_parent(void)
+{
+    pthread_mutex_unlock(&cache_lock);
+}
+
+static void omp_fork_child(void)
+{
+    in_forked_child = 1;
+    cache_busy = 0;
+    cache_drop = 0;
+    pthread_mutex_unlock(&cache_lock);
+    /* team_lock guards no data, only the order of first parallel regions
+     * (team_claim), and a child never starts one: whoever held it in the
+     * parent is gone. */
+    pthread_mutex_init(&team_lock, NULL);
+}
+
+__attribute__((constructor)) static void openmp_watch_forks(void)
+{
+    pthread_atfork(omp_fork_prepare, omp_fork_parent, omp_fork_child);
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+/* GNU libgomp ends the process (exit(1), "Thread creation failed") when it
+ * cannot start a thread of a team: RLIMIT_NPROC, a container's pids.max,
+ * RLIMIT_AS too small for another stack.  The library must not let that
+ * happen, so before a parallel region that may start threads the team is
+ * checked: the threads are started here (with the attributes libgomp uses
+ * unless OMP_STACKSIZE says otherwise: the defaults), all at once, and
+ * joined, and the region asks for as many as started, down to 1, where no
+ * region is entered at all.
+ *
+ * libgomp keeps a team's threads for the next region of the same thread of
+ * the application (its pool), so a thread checks once per team size: after
+ * a region of `had` threads asked for as `asked`, the next region asking
+ * for `asked` starts no thread and needs no check.  Nested regions (a sort
+ * called inside one of the application's parallel regions) start their
+ * threads every time and are checked every time, unless OpenMP gives them
+ * one thread (max-active-levels reached).  The first check and region of each thread are made under
+ * team_lock, so that threads of the process that check at the same time
+ * do not each count on the same room. */
+static _Thread_local int team_asked, team_had;
+
+typedef struct gate {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    int open;
+} gate;
+
+static void *wait_at_gate(void *arg)
+{
+    gate *g = arg;
+    pthread_mutex_lock(&g->m);
+    while (!g->open)
+        pthread_cond_wait(&g->c, &g->m);
+    pthread_mutex_unlock(&g->m);
+    return NULL;
+}
+
+/* How many of k threads (k < PS_THREADS_MAX) can run at once: started
+ * together, held at a gate until the last has started, then joined. */
+static int threads_startable(int k)
+{
+    pthread_t t[PS_THREADS_MAX];
+    gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+    int i, j;
+    for (i = 0; i < k; i++)
+        if (pthread_create(&t[i], NULL, wait_at_gate, &g) != 0)
+            break;
+    pthread_mutex_lock(&g.m);
+    g.open = 1;
+    pthread_cond_broadcast(&g.c);
+    pthread_mutex_unlock(&g.m);
+    for (j = 0; j < i; j++)
+        pthread_join(t[j], NULL);
+    return i;
+}
+
+/* The threads a sort of this thread may ask its parallel regions for, when
+ * it wants `want` (1..PS_THREADS_MAX).  *held says that team_lock is held:
+ * pass it to team_done once the sort's regions are over. */
+static int team_claim(int want, int *held)
+{
+    int nested = omp_get_level() > 0, got;
+    *held = 0;
+    if (want <= 1 || in_forked_child)
+        return 1;
+    if (nested && omp_get_active_level() >= omp_get_max_active_levels())
+        return want;    /* libgomp gives such a region one thread */
+    if (!nested && team_asked == want)
+        return team_had;
+    pthread_mutex_lock(&team_lock);
+    *held = 1;
+    got = 1 + threads_startable(want - 1);
+    if (got < want)
+        host->log("openmp: %d of the %d threads asked for could be started "
+                  "(thread or memory limits); sorting with %d", got, want, got);
+    return got;
+}
+
+/* After a sort that asked team_claim for `want` threads and got `got`;
+ * ran: its regions ran (libgomp's pool now has their threads). */
+static void team_done(int want, int got, int ran, int held)
+{
+    if (ran && omp_get_level() == 0) {
+        team_asked = want;
+        team_had = got;
+    }
+    if (held)
+        pthread_mutex_unlock(&team_lock);
+}
+
 /* ---- the ops ---------------------------------------------------------- */
 
 /* PORTSORT_THREADS overrides OpenMP's own choice (OMP_NUM_THREADS or the
- * number of cores).  Read once, at init. */
+ * number of cores).  Read once, at init; check_env has refused a malformed
+ * value before (a value set later is ignored, as OpenMP's default). */
+static int threads_parse(int *out, char *why, size_t why_len)
+{
+    unsigned long long v;
+    int r = ps_env_number("PORTSORT_THREADS", 1, PS_THREADS_MAX, &v, why, why_len);
+    if (r == 1)
+        *out = (int)v;
+    return r;
+}
+
 static int threads_wanted(void)
 {
-    const char *e = getenv("PORTSORT_THREADS");
-    if (e != NULL && e[0] != '\0') {
-        char *end;
-        long v = strtol(e, &end, 10);
-        if (*end == '\0' && v >= 1 && v <= 1024)
-            return (int)v;
-        if (host != NULL)
-            host->log("openmp: ignoring PORTSORT_THREADS=%s (want 1..1024)", e);
-    }
-    return omp_get_max_threads();
+    char why[160];
+    int t = 0;
+    return threads_parse(&t, why, sizeof why) == 1 ? t : omp_get_max_threads();
 }
 
 static void openmp_probe(ps_probe *out)
@@ -165,16 +303,6 @@ static void openmp_probe(ps_probe *out)
              t == 1 ? "" : "s");
 }
 
-/* GNU libgomp does not survive fork(): a parallel region in the child
- * waits for pool threads that only the parent has, and hangs.  A child
- * forked after init therefore sorts on its calling thread alone, on the
- * path that never enters a parallel region. */
-static int in_forked_child;
-
-static void on_fork_child(void)
-{
-    in_forked_child = 1;
-}
 
 /* Which sorting networks the leaves may use (ps_openmp_net.h): the best
  * the CPU runs, or less when PORTSORT_OPENMP_SIMD says so (`avx2` or
@@ -182,32 +310,42 @@ static void on_fork_child(void)
  * at init. */
 static int net_isa;
 
-static const char *const net_isa_names[] = { "none", "avx2", "avx512" };
+static const char *const net_isa_names[] = { "none", "avx2", "avx512", NULL };
+
+static int net_parse(int *out, char *why, size_t why_len)
+{
+    return ps_env_word("PORTSORT_OPENMP_SIMD", net_isa_names, "avx512, avx2 or none",
+                       out, why, why_len);
+}
 
 static int net_wanted(void)
 {
 #if defined(PS_HAVE_AVX512_TARGET)
-    const char *e = getenv("PORTSORT_OPENMP_SIMD");
-    int have = ps_omp_net_isa(), want = have, i;
-    if (e != NULL && e[0] != '\0') {
-        for (i = 0; i <= PS_NET_AVX512; i++)
-            if (strcmp(e, net_isa_names[i]) == 0)
-                want = i;
-        if (strcmp(e, net_isa_names[want]) != 0 && host != NULL)
-            host->log("openmp: ignoring PORTSORT_OPENMP_SIMD=%s "
-                      "(want avx512, avx2 or none)", e);
-    }
+    char why[160];
+    int have = ps_omp_net_isa(), want = have;
+    net_parse(&want, why, sizeof why);
     return want < have ? want : have;
 #else
     return PS_NET_NONE;
 #endif
 }
 
+/* Both variables, at the choice of backend (ps_backend_ops.check_env):
+ * refused whatever the CPU or the build supports, so that a script's value
+ * means the same everywhere. */
+static int openmp_check_env(char *why, size_t why_len)
+{
+    int t, isa;
+    return threads_parse(&t, why, why_len) < 0 || net_parse(&isa, why, why_len) < 0
+           ? -1 : 0;
+}
+
 static int openmp_init(const ps_host *h, void **state)
 {
     host = h;
-    pthread_atfork(NULL, NULL, on_fork_child);
     team_size = threads_wanted();
+    if (team_size > PS_THREADS_MAX)
+        team_size = PS_THREADS_MAX;     /* team_claim's bound */
     net_isa = net_wanted();
     host->log("openmp: %d threads, leaf networks: %s", team_size,
               net_isa_names[net_isa]);
@@ -297,9 +435,10 @@ static const ps_omp_kernels *kernels_of(size_t kb)
 /* Fill in what a sort of n elements decides before it has scratch, and
  * return the scratch bytes it needs (0: more than size_t holds).  The
  * bytes never shrink as n grows for one key and value size, so the block
- * of the longest of several sorts serves them all (the segmented sort). */
+ * of the longest of several sorts serves them all (the segmented sort).
+ * team: the threads team_claim gave the sort. */
 static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
-                   ps_type type, unsigned flags)
+                   ps_type type, unsigned flags, int team)
 {
     size_t kb = ps_type_bytes(type);
     memset(c, 0, sizeof *c);
@@ -310,7 +449,7 @@ static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
     c->vs = values != NULL ? vs : 0;
     c->n = n;
     c->bits = (unsigned)(8 * kb);
-    c->nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
+    c->nthreads = n < PS_PARALLEL_MIN ? 1 : team;
     c->leaf_cap = (c->vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c->vs);
     c->net = c->vs != 0 ? PS_NET_NONE
              : kb == 4 ? net_isa
@@ -335,26 +474,29 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     ps_omp_ctx c;
     size_t bytes;
     unsigned char *block;
-    int from_cache;
+    int from_cache, team, held = 0, st = PS_OK;
 
     if (n <= PS_SMALL_N) {
         kernels_of(ps_type_bytes(type))->insert(keys, values, vs, n,
                                                 ps_xf_make(type, flags));
         return PS_OK;
     }
-    bytes = plan(&c, keys, values, vs, n, type, flags);
+    team = n < PS_PARALLEL_MIN ? 1 : team_claim(team_size, &held);
+    bytes = plan(&c, keys, values, vs, n, type, flags, team);
+    block = bytes != 0 ? scratch_take(bytes, &from_cache) : NULL;
     if (bytes == 0) {
         host->fail("openmp: %zu elements overflow the scratch size", n);
-        return PS_ERR_TOO_LARGE;
-    }
-    block = scratch_take(bytes, &from_cache);
-    if (block == NULL) {
+        st = PS_ERR_TOO_LARGE;
+    } else if (block == NULL) {
         host->fail("openmp: cannot allocate %zu bytes of scratch", bytes);
-        return PS_ERR_NO_MEMORY;
+        st = PS_ERR_NO_MEMORY;
+    } else {
+        run(&c, block);
+        scratch_put(block, from_cache);
     }
-    run(&c, block);
-    scratch_put(block, from_cache);
-    return PS_OK;
+    if (n >= PS_PARALLEL_MIN)
+        team_done(team_size, team, st == PS_OK, held);
+    return st;
 }
 
 static int openmp_sort_keys(void *state, void *keys, size_t n, ps_type type,
@@ -388,7 +530,7 @@ static void segment_solo(unsigned char *keys, unsigned char *values,
                                                 ps_xf_make(type, flags));
         return;
     }
-    plan(&c, keys, values, vs, m, type, flags);
+    plan(&c, keys, values, vs, m, type, flags, 1);
     run(&c, mine);
 }
 
@@ -552,6 +694,17 @@ static void segments_chunk(unsigned char *k, unsigned char *v, size_t vs,
     }
 }
 
+/* Chunk g of `grain` segments (the last one shorter), with `mine` as its
+ * scratch. */
+static void segments_grain(unsigned char *k, unsigned char *v, size_t vs,
+                           const size_t *offsets, size_t num_segments, size_t g,
+                           size_t grain, ps_type type, unsigned flags,
+                           unsigned char *mine)
+{
+    size_t hi = (g + 1) * grain < num_segments ? (g + 1) * grain : num_segments;
+    segments_chunk(k, v, vs, offsets, g * grain, hi, type, flags, mine);
+}
+
 /* Short segments are shared out among the threads, a chunk of segments at
  * a time, each sorted by one thread as a plain sort of its size would be,
  * in that thread's slice of the block.  Long ones then get the whole team
@@ -566,7 +719,7 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
     size_t kb = ps_type_bytes(type), s, longest_short = 0, longest_long = 0;
     size_t short_keys = 0, nshort = 0, sb = 0, lb = 0, grain, chunks;
     unsigned char *block, *k = keys, *v = values;
-    int nt, from_cache;
+    int nt, team, claimed, held = 0, from_cache;
     ps_omp_ctx c;
 
     (void)state;
@@ -581,47 +734,62 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
             nshort++;
         }
     }
-    nt = in_forked_child || short_keys < PS_SEG_PARALLEL_MIN ? 1 : team_size;
+    /* One claim for both kinds of region: the chunks' and the long
+     * segments' sorts. */
+    claimed = short_keys >= PS_SEG_PARALLEL_MIN || longest_long;
+    team = claimed ? team_claim(team_size, &held) : 1;
+    nt = short_keys < PS_SEG_PARALLEL_MIN ? 1 : team;
     if (longest_short > PS_SMALL_N)
-        sb = round64(plan(&c, keys, values, vs, longest_short, type, flags));
+        sb = round64(plan(&c, keys, values, vs, longest_short, type, flags, 1));
     if (segments_net_kind(kb, vs) != SEG_NET_NONE && sb < PS_SEG_NET_BYTES)
         sb = round64(PS_SEG_NET_BYTES);
     if (longest_long)
-        lb = plan(&c, keys, values, vs, longest_long, type, flags);
+        lb = plan(&c, keys, values, vs, longest_long, type, flags, team);
     if ((longest_long && lb == 0) || (sb != 0 && (size_t)nt > (SIZE_MAX - 64) / sb)
         || lb > SIZE_MAX - (size_t)nt * sb - 64) {
         host->fail("openmp: %zu elements overflow the scratch size", longest_long);
+        if (claimed)
+            team_done(team_size, team, 0, held);
         return PS_ERR_TOO_LARGE;
     }
     block = scratch_take((size_t)nt * sb + lb + 64, &from_cache);
     if (block == NULL) {
         host->fail("openmp: cannot allocate %zu bytes of scratch",
                    (size_t)nt * sb + lb + 64);
+        if (claimed)
+            team_done(team_size, team, 0, held);
         return PS_ERR_NO_MEMORY;
     }
     /* Chunks of a few thousand keys: enough work to pay for taking one,
-     * small enough to balance segments of very different lengths. */
+     * small enough to balance segments of very different lengths.  On one
+     * thread (a forked child among others) no region at all. */
     grain = 4096 / (nshort ? short_keys / nshort + 1 : 1) + 1;
     chunks = nshort ? (num_segments + grain - 1) / grain : 0;
-    #pragma omp parallel num_threads(nt) if (nt > 1 && chunks > 1)
-    {
-        unsigned char *mine = block + (size_t)omp_get_thread_num() * sb;
-        size_t g;
-        #pragma omp for schedule(dynamic, 1)
-        for (g = 0; g < chunks; g++) {
-            size_t hi = (g + 1) * grain < num_segments ? (g + 1) * grain
-                                                       : num_segments;
-            segments_chunk(k, v, vs, offsets, g * grain, hi, type, flags, mine);
+    if (nt > 1 && chunks > 1) {
+        #pragma omp parallel num_threads(nt)
+        {
+            size_t g;
+            #pragma omp for schedule(dynamic, 1)
+            for (g = 0; g < chunks; g++)
+                segments_grain(k, v, vs, offsets, num_segments, g, grain, type,
+                               flags, block + (size_t)omp_get_thread_num() * sb);
         }
+    } else {
+        size_t g;
+        for (g = 0; g < chunks; g++)
+            segments_grain(k, v, vs, offsets, num_segments, g, grain, type, flags,
+                           block);
     }
     for (s = 0; longest_long && s < num_segments; s++) {
         size_t a = offsets[s], m = offsets[s + 1] - a;
         if (m < PS_PARALLEL_MIN)
             continue;
-        plan(&c, k + a * kb, v != NULL ? v + a * vs : NULL, vs, m, type, flags);
+        plan(&c, k + a * kb, v != NULL ? v + a * vs : NULL, vs, m, type, flags, team);
         run(&c, block + (size_t)nt * sb);
     }
     scratch_put(block, from_cache);
+    if (claimed)
+        team_done(team_size, team, 1, held);
     return PS_OK;
 }
 
@@ -644,4 +812,5 @@ const ps_backend_ops ps_openmp_ops = {
     .trim = openmp_trim,
     .device_api = NULL, /* no device API: host memory is its device */
     .sort_segments = openmp_sort_segments,
+    .check_env = openmp_check_env,
 };
