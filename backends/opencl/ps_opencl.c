@@ -346,52 +346,6 @@ static void cl_trim(void *state)
 
 /* ---- the environment ---- */
 
-/* PORTSORT_OPENCL_TUNE: "key=N" items separated by commas, each key at
- * most once.  The tuner (ps_cl_tune_for) reads the values and fits them to
- * the device; this only refuses what it would otherwise have to guess at:
- * an unknown key, a missing or non-numeric value, zero, bits beyond 8. */
-static int tune_check(char *why, size_t why_len)
-{
-    static const char *const keys[] = { "wg", "items", "bits", "blocks", "seg",
-                                        "huge", "portion" };
-    static const char accepted[] =
-        "comma-separated key=N with each of wg, items, bits, blocks, seg, huge, "
-        "portion at most once, N a whole number from 1 to 2^31-1 (bits: 1 to 8)";
-    const char *spec = ps_getenv_set("PORTSORT_OPENCL_TUNE"), *p = spec;
-    unsigned seen = 0;
-    if (spec == NULL)
-        return 0;
-    for (;;) {
-        size_t len = strcspn(p, ","), klen = strcspn(p, "=,"), k;
-        char num[16];
-        unsigned long long v;
-        for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
-            if (strlen(keys[k]) == klen && strncmp(p, keys[k], klen) == 0)
-                break;
-        if (k == sizeof keys / sizeof keys[0] || (seen >> k & 1u) || p[klen] != '='
-            || len - klen - 1 >= sizeof num)
-            return ps_env_refuse("PORTSORT_OPENCL_TUNE", spec, accepted, why, why_len);
-        memcpy(num, p + klen + 1, len - klen - 1);
-        num[len - klen - 1] = '\0';
-        if (ps_env_digits(num, k == 2 ? 8 : 0x7fffffffull, &v) != 0 || v == 0)
-            return ps_env_refuse("PORTSORT_OPENCL_TUNE", spec, accepted, why, why_len);
-        seen |= 1u << k;
-        if (p[len] == '\0')
-            return 0;
-        p += len + 1;
-    }
-}
-
-static int cl_check_env(char *why, size_t why_len)
-{
-    static const char *const algos[] = { "onesweep", "portable", NULL };
-    int algo;
-    if (ps_env_word("PORTSORT_OPENCL_ALGO", algos, "onesweep or portable; unset "
-                    "or empty: the device's default", &algo, why, why_len) < 0)
-        return -1;
-    return tune_check(why, why_len);
-}
-
 /* ---- fork() ---- */
 
 /* A forked child has a copy of the runtime's state without its threads:
@@ -423,7 +377,7 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     .trim = cl_trim,
     .device_api = &ps_cl_device_api,
     .sort_segments = cl_sort_segments,
-    .check_env = cl_check_env,
+    .check_env = ps_cl_check_env,
 };
 
 /* Programs built for the cl_mem API belong to the callers' contexts, not

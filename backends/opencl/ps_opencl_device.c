@@ -140,7 +140,7 @@ static long result_reads;
 
 cl_int ps_cl_read_result(cl_command_queue q, cl_mem buf, size_t bytes, void *dst)
 {
-    const char *k = getenv("PORTSORT_TEST_FAIL_DEVICE_READ");
+    const char *k = ps_getenv("PORTSORT_TEST_FAIL_DEVICE_READ");
     long c = __atomic_add_fetch(&result_reads, 1, __ATOMIC_SEQ_CST);
     if (k != NULL && atol(k) == c)
         return CL_OUT_OF_RESOURCES;
