@@ -19,6 +19,16 @@ grep -q "no device matches PORTSORT_OPENCL_DEVICE=no-such-device-xyz" "$tmp/out"
 PORTSORT_OPENCL_DEVICE=9:9 "$t" quick > "$tmp/out" 2>&1
 [ $? -eq 3 ] || fail "index 9:9 was not refused"
 
+# A malformed tuning or algorithm is refused at the one-time choice, naming
+# the variable and what it accepts, never replaced by a silent default.
+for bad in PORTSORT_OPENCL_TUNE=bogus PORTSORT_OPENCL_TUNE=wg=0 \
+        PORTSORT_OPENCL_TUNE=wg=64,wg=64 PORTSORT_OPENCL_TUNE=bits=9 \
+        PORTSORT_OPENCL_ALGO=fast; do
+    env "$bad" "$t" quick > "$tmp/out" 2>&1
+    [ $? -eq 3 ] || { cat "$tmp/out"; fail "$bad was not refused"; }
+    grep -q "$bad: invalid value (accepted: " "$tmp/out" || { cat "$tmp/out"; fail "$bad: reason"; }
+done
+
 mkdir "$tmp/novendors"
 OCL_ICD_VENDORS=$tmp/novendors
 export OCL_ICD_VENDORS
