@@ -217,9 +217,9 @@ PS_API int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
  * offsets that would not fit in memory, values given with value_size 0 or
  * NULL with value_size > 0, and any two of keys, values and the
  * num_segments + 1 offsets sharing a byte (the offsets are read all
- * through the sort).  On error keys, values and offsets are unchanged.  The device backends (CUDA, HIP,
- * OpenCL) sort segments of 64K keys and more on their device and shorter
- * ones on the host, one thread.
+ * through the sort).  On error keys, values and offsets are unchanged.  Every backend sorts
+ * the segments itself: the device backends (CUDA, HIP, OpenCL) sort all of
+ * them on their device, in one launch per size class, however short.
  */
 PS_API int ps_sort_segments(void *keys, void *values, size_t value_size,
                             size_t n, const size_t *offsets,
