@@ -24,7 +24,7 @@ export PORTSORT_MODULE_PATH XDG_CACHE_HOME PORTSORT_OPENCL_ALGO PS_TEST_MAX_N
 
 # The switch must really select the path, or the runs below prove nothing:
 # a first run up to 4097 keys, with the backend's log.
-PORTSORT_BACKEND=opencl PORTSORT_VERBOSE=1 PS_TEST_MAX_N=4097 \
+PORTSORT_BACKEND=opencl PORTSORT_VERBOSE=1 PS_TEST_MAX_N=4097 PS_TEST_TYPES=u32 \
     "$top/test/ps_test_diff" > "$dir/probe.log" 2>&1
 rc=$?
 if [ "$rc" -eq 77 ]; then
@@ -44,6 +44,11 @@ fi
 echo "--- onesweep, pocl tuning ($n sorts took the path in the probe run)"
 "$(dirname "$0")/run-backend.sh" opencl || exit $?
 echo "--- onesweep, GPU-shaped tuning, portions of 3 tiles"
+# The runs below change the kernels' shape, not the order images the run
+# above checked on all twelve types: one type of each width and transform
+# (CI's time, doc/reliability.md).
+PS_TEST_TYPES=u8,i16,f16,f32,u64
+export PS_TEST_TYPES
 # Each launch covers at most 3 tiles (768 keys), so a 16385-key pass runs
 # 22 portions, each starting from the positions the one before left: the
 # path every sort of 2^28 keys or more takes on a GPU.

@@ -19,8 +19,11 @@ export PS_TEST_MAX_N
 # one key per item, as the HIP module's tiles of 16-byte pairs have (items
 # 8, 4 and 2 run on the CUDA stand-in, gpu-fake.sh).
 echo "--- GPU-shaped tuning"
+# One type of each width, with each transform (unsigned, signed, float,
+# half): the tuning changes the kernels' shape, not the order images that
+# the first run checked on all twelve types (CI's time, doc/reliability.md).
 tune="wg=64,items=1,bits=4,blocks=5"
-PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 \
+PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 PS_TEST_TYPES=u8,i16,f16,f32,u64 \
     PS_TEST_PROGRAMS="ps_test_diff ps_test_errors ps_test_threads ps_test_fork" \
     "$(dirname "$0")/run-backend.sh" opencl || exit $?
 # The segmented sort with this tuning's tiles of 64 keys: every size class

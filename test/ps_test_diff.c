@@ -4,7 +4,9 @@
  * sorted by the backend PORTSORT_BACKEND names and compared bit for bit
  * with a stable merge sort that shares no code with the library.
  *
- * PS_TEST_MAX_N caps the sizes (default 2^20 + 1) for slow backends.
+ * PS_TEST_MAX_N caps the sizes (default 2^20 + 1) for slow backends, and
+ * PS_TEST_TYPES (a comma list of type names: u8,f32) narrows the types, for
+ * a second run of a slow backend under another tuning.
  */
 #include <math.h>
 #include <stdio.h>
@@ -244,6 +246,8 @@ int main(void)
 
     t_init_or_skip("ps_test_diff");
     for (t = PS_U8; t <= T_TYPE_LAST; t++) {
+        if (!t_wanted("PS_TEST_TYPES", t_type_name((ps_type)t)))
+            continue;
         for (f = 0; f < 2; f++) {
             unsigned flags = f ? PS_DESCENDING : 0;
             /* Small sizes: every dataset, every operation. */

@@ -197,20 +197,6 @@ static const size_t ovs[] = { 0, 4, 8, 3, 0 };
 
 static size_t cases;
 
-/* Is `name` in the comma list of environment variable `var`?  (Unset:
- * everything is.)  PS_TEST_TYPES and PS_TEST_OPS narrow the matrix for
- * slow stand-ins. */
-static int wanted(const char *var, const char *name)
-{
-    const char *l = getenv(var), *p;
-    size_t k = strlen(name);
-    if (l == NULL || *l == 0)
-        return 1;
-    for (p = strstr(l, name); p != NULL; p = strstr(p + 1, name))
-        if ((p == l || p[-1] == ',') && (p[k] == ',' || p[k] == 0))
-            return 1;
-    return 0;
-}
 
 /* Sort keys (n of type t, shape `shape`) by every operation in `ops` (a
  * bit set) and compare with the oracle's stable permutation. */
@@ -224,7 +210,7 @@ static void check(int shape, ps_type t, unsigned flags, size_t n, unsigned ops,
     size_t *perm = malloc((n + 1) * sizeof *perm);
     int op;
 
-    if (!wanted("PS_TEST_TYPES", t_type_name(t))) {
+    if (!t_wanted("PS_TEST_TYPES", t_type_name(t))) {
         free(keys);
         free(out);
         free(vals);
@@ -240,7 +226,7 @@ static void check(int shape, ps_type t, unsigned flags, size_t n, unsigned ops,
     for (op = 0; op < OP_COUNT; op++) {
         size_t vs = ovs[op];
         int st;
-        if (!(ops & (1u << op)) || !wanted("PS_TEST_OPS", onames[op]))
+        if (!(ops & (1u << op)) || !t_wanted("PS_TEST_OPS", onames[op]))
             continue;
         memcpy(out, keys, n * kb);
         for (i = 0; i < n; i++) {       /* value i names input position i */

@@ -36,6 +36,18 @@ const char *t_type_name(ps_type type)
     return type >= PS_U8 && type <= PS_BF16 ? names[type] : "?";
 }
 
+int t_wanted(const char *var, const char *name)
+{
+    const char *l = getenv(var), *p;
+    size_t k = strlen(name);
+    if (l == NULL || *l == 0)
+        return 1;
+    for (p = strstr(l, name); p != NULL; p = strstr(p + 1, name))
+        if ((p == l || p[-1] == ',') && (p[k] == ',' || p[k] == 0))
+            return 1;
+    return 0;
+}
+
 /* 2^e as a double, built from its fields (-1022 <= e <= 1023), so that
  * the half-precision helpers need no libm. */
 static double pow2(int e)

@@ -49,6 +49,11 @@ void t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 
 const char *t_type_name(ps_type type);
 
+/* 1 when `name` is in the comma-separated list of environment variable
+ * `var`, or that variable is unset or empty (everything is wanted): how
+ * PS_TEST_TYPES and PS_TEST_OPS narrow a test's matrix for slow backends. */
+int t_wanted(const char *var, const char *name);
+
 /* Values of half-precision bit patterns (NaN for NaNs), decoded field by
  * field, for oracles and data generators. */
 double t_f16_value(uint16_t h);
