@@ -26,7 +26,6 @@
  */
 #include <config.h>
 
-#include <omp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include "ps_backend.h"
 #include "ps_openmp_net.h"
 #include "ps_openmp_sort.h"
+#include "ps_openmp_team.h"
 
 /* A bucket of at most this many bytes (keys and values) is finished by one
  * thread in cache.  Measured at 16 KiB to 512 KiB (doc/results-openmp.md):
@@ -140,20 +140,31 @@ static void openmp_trim(void *state)
 
 /* ---- the ops ---------------------------------------------------------- */
 
-/* PORTSORT_THREADS overrides OpenMP's own choice (OMP_NUM_THREADS or the
- * number of cores).  Read once, at init. */
-static int threads_wanted(void)
+/* The threads of a sort: PORTSORT_THREADS, else OMP_NUM_THREADS (its
+ * first number, as OpenMP reads it, for the programs that set it for every
+ * OpenMP library they use), else the CPUs this process may use
+ * (ps_team_cpus: its affinity and its cgroup's quota).  Read once, at
+ * init. */
+static int threads_from(const char *name)
 {
-    const char *e = getenv("PORTSORT_THREADS");
+    const char *e = getenv(name);
     if (e != NULL && e[0] != '\0') {
         char *end;
         long v = strtol(e, &end, 10);
-        if (*end == '\0' && v >= 1 && v <= 1024)
+        if ((*end == '\0' || *end == ',') && v >= 1 && v <= PS_TEAM_MAX)
             return (int)v;
         if (host != NULL)
-            host->log("openmp: ignoring PORTSORT_THREADS=%s (want 1..1024)", e);
+            host->log("openmp: ignoring %s=%s (want 1..%d)", name, e, PS_TEAM_MAX);
     }
-    return omp_get_max_threads();
+    return 0;
+}
+
+static int threads_wanted(void)
+{
+    int t = threads_from("PORTSORT_THREADS");
+    if (t == 0)
+        t = threads_from("OMP_NUM_THREADS");
+    return t > 0 ? t : ps_team_cpus();
 }
 
 static void openmp_probe(ps_probe *out)
@@ -163,17 +174,6 @@ static void openmp_probe(ps_probe *out)
     out->gpu = 0;
     snprintf(out->detail, sizeof out->detail, "host CPU, %d thread%s", t,
              t == 1 ? "" : "s");
-}
-
-/* GNU libgomp does not survive fork(): a parallel region in the child
- * waits for pool threads that only the parent has, and hangs.  A child
- * forked after init therefore sorts on its calling thread alone, on the
- * path that never enters a parallel region. */
-static int in_forked_child;
-
-static void on_fork_child(void)
-{
-    in_forked_child = 1;
 }
 
 /* Which sorting networks the leaves may use (ps_openmp_net.h): the best
@@ -206,7 +206,6 @@ static int net_wanted(void)
 static int openmp_init(const ps_host *h, void **state)
 {
     host = h;
-    pthread_atfork(NULL, NULL, on_fork_child);
     team_size = threads_wanted();
     net_isa = net_wanted();
     host->log("openmp: %d threads, leaf networks: %s", team_size,
@@ -221,10 +220,12 @@ static void openmp_release(void *state)
 }
 
 /* Lay the scratch block out (or, with base NULL, just size it): scratch
- * keys, scratch values, per-thread counts, per-thread areas.  Returns the
- * bytes needed, or 0 on size_t overflow. */
-static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
+ * keys, scratch values, the counts and OR/AND of each chunk of a team
+ * pass, each member's area.  Returns the bytes needed, or 0 on size_t
+ * overflow. */
+static size_t layout(ps_omp_ctx *c, unsigned char *base)
 {
+    const size_t members = (size_t)c->members, chunks = c->chunks;
     size_t kb = c->bits / 8, t;
     size_t line = PS_UNIT_BYTES / (c->vs > kb ? c->vs : kb);  /* elements per unit */
     size_t mr = PS_MSD_RADIX, lr = (size_t)1 << PS_LEAF_BITS;
@@ -234,8 +235,8 @@ static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
         return 0;
     kbytes = round64(c->n * kb);
     vbytes = round64(c->n * c->vs);
-    shared = round64((size_t)threads * 2 * sizeof(uint64_t))
-             + round64((size_t)threads * mr * sizeof(size_t));
+    shared = round64(chunks * 2 * sizeof(uint64_t))
+             + round64(chunks * mr * sizeof(size_t));
     c->tls_stride = round64(sizeof(ps_omp_tls)) + buckets * PS_UNIT_BYTES
                     + round64(buckets * line * c->vs)
                     + round64(2 * mr * sizeof(size_t))
@@ -250,10 +251,10 @@ static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
         c->k[1] = base;
         c->v[1] = c->vs ? base + kbytes : NULL;
         c->orand = (uint64_t *)(void *)p;
-        p += round64((size_t)threads * 2 * sizeof(uint64_t));
-        c->tcount = (size_t *)(void *)p;
+        p += round64(chunks * 2 * sizeof(uint64_t));
+        c->ccount = (size_t *)(void *)p;
         c->tls = base + kbytes + vbytes + shared;
-        for (t = 0; t < (size_t)threads; t++) {
+        for (t = 0; t < members; t++) {
             ps_omp_tls *tl;
             p = c->tls + t * c->tls_stride;
             tl = (ps_omp_tls *)(void *)p;
@@ -276,7 +277,7 @@ static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
             tl->net_skip = 0;
         }
     }
-    return kbytes + vbytes + shared + (size_t)threads * c->tls_stride;
+    return kbytes + vbytes + shared + members * c->tls_stride;
 }
 
 /* Arrays of at most this many keys are sorted by the width's insertion
@@ -294,12 +295,13 @@ static const ps_omp_kernels *kernels_of(size_t kb)
     }
 }
 
-/* Fill in what a sort of n elements decides before it has scratch, and
- * return the scratch bytes it needs (0: more than size_t holds).  The
- * bytes never shrink as n grows for one key and value size, so the block
- * of the longest of several sorts serves them all (the segmented sort). */
+/* Fill in what a sort of n elements with team t (NULL: the calling
+ * thread alone) decides before it has scratch, and return the scratch
+ * bytes it needs (0: more than size_t holds).  The bytes never shrink as n
+ * grows for one key and value size and team, so the block of the longest
+ * of several sorts serves them all (the segmented sort). */
 static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
-                   ps_type type, unsigned flags)
+                   ps_type type, unsigned flags, ps_team *t)
 {
     size_t kb = ps_type_bytes(type);
     memset(c, 0, sizeof *c);
@@ -310,13 +312,16 @@ static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
     c->vs = values != NULL ? vs : 0;
     c->n = n;
     c->bits = (unsigned)(8 * kb);
-    c->nthreads = n < PS_PARALLEL_MIN || in_forked_child ? 1 : team_size;
+    c->team = n < PS_PARALLEL_MIN ? NULL : t;
+    c->members = ps_team_members(c->team);
+    /* Two chunks a member: see chunks_of (ps_openmp_msd.c). */
+    c->chunks = c->team != NULL ? 2 * (size_t)c->members : 1;
     c->leaf_cap = (c->vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c->vs);
     c->net = c->vs != 0 ? PS_NET_NONE
              : kb == 4 ? net_isa
              : kb == 8 && net_isa == PS_NET_AVX512 ? PS_NET_AVX512 : PS_NET_NONE;
     c->pk_net = net_isa == PS_NET_AVX512 && kb == 4 && c->vs == 4;
-    return layout(c, NULL, c->nthreads);
+    return layout(c, NULL);
 }
 
 /* The sort planned in c, with its scratch. */
@@ -324,7 +329,7 @@ static void run(ps_omp_ctx *c, unsigned char *block)
 {
     size_t kb = c->bits / 8, n = c->n;
     int i;
-    layout(c, block, c->nthreads);
+    layout(c, block);
     for (i = 0; i < 2; i++) {
         uintptr_t ka = (uintptr_t)c->k[i], va = (uintptr_t)c->v[i];
         int big = n * (kb + c->vs) > PS_STREAM_BYTES;
@@ -348,23 +353,29 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     size_t bytes;
     unsigned char *block;
     int from_cache;
+    ps_team *team;
 
     if (n <= PS_SMALL_N) {
         kernels_of(ps_type_bytes(type))->insert(keys, values, vs, n,
                                                 ps_xf_make(type, flags));
         return PS_OK;
     }
-    bytes = plan(&c, keys, values, vs, n, type, flags);
+    /* The team first: the scratch has an area per member it got. */
+    team = n >= PS_PARALLEL_MIN ? ps_team_open(team_size) : NULL;
+    bytes = plan(&c, keys, values, vs, n, type, flags, team);
     if (bytes == 0) {
+        ps_team_close(team);
         host->fail("openmp: %zu elements overflow the scratch size", n);
         return PS_ERR_TOO_LARGE;
     }
     block = scratch_take(bytes, &from_cache);
     if (block == NULL) {
+        ps_team_close(team);
         host->fail("openmp: cannot allocate %zu bytes of scratch", bytes);
         return PS_ERR_NO_MEMORY;
     }
     run(&c, block);
+    ps_team_close(team);
     scratch_put(block, from_cache);
     return PS_OK;
 }
@@ -400,7 +411,7 @@ static void segment_solo(unsigned char *keys, unsigned char *values,
                                                 ps_xf_make(type, flags));
         return;
     }
-    plan(&c, keys, values, vs, m, type, flags);
+    plan(&c, keys, values, vs, m, type, flags, NULL);
     run(&c, mine);
 }
 
@@ -564,21 +575,41 @@ static void segments_chunk(unsigned char *k, unsigned char *v, size_t vs,
     }
 }
 
-/* Short segments are shared out among the threads, a chunk of segments at
- * a time, each sorted by one thread as a plain sort of its size would be,
- * in that thread's slice of the block.  Long ones then get the whole team
- * each, one after another, in the block's last part, planned for the
- * longest of them (plan's bytes never shrink with n).  Everything is
- * allocated before a key moves, so nothing fails half-way. */
+/* The short segments' work, handed out a chunk of segments at a time. */
+typedef struct seg_job {
+    unsigned char *k, *v, *block;
+    size_t vs, sb, grain, num_segments;
+    const size_t *offsets;
+    ps_type type;
+    unsigned flags;
+} seg_job;
+
+static void item_segments(void *arg, int member, size_t g)
+{
+    const seg_job *j = arg;
+    size_t hi = (g + 1) * j->grain < j->num_segments ? (g + 1) * j->grain
+                                                     : j->num_segments;
+    segments_chunk(j->k, j->v, j->vs, j->offsets, g * j->grain, hi, j->type,
+                   j->flags, j->block + (size_t)member * j->sb);
+}
+
+/* Short segments are shared out among the team's members, a chunk of
+ * segments at a time, each sorted by one member as a plain sort of its
+ * size would be, in that member's slice of the block.  Long ones then get
+ * the whole team each, one after another, in the block's last part,
+ * planned for the longest of them (plan's bytes never shrink with n).
+ * Everything is allocated before a key moves, so nothing fails half-way. */
 static int openmp_sort_segments(void *state, void *keys, void *values,
                                 size_t vs, size_t n, const size_t *offsets,
                                 size_t num_segments, ps_type type,
                                 unsigned flags)
 {
     size_t kb = ps_type_bytes(type), s, longest_short = 0, longest_long = 0;
-    size_t short_keys = 0, nshort = 0, sb = 0, lb = 0, grain, chunks;
+    size_t short_keys = 0, nshort = 0, sb = 0, lb = 0, chunks, nt;
     unsigned char *block, *k = keys, *v = values;
-    int nt, from_cache;
+    int from_cache;
+    ps_team *team;
+    seg_job job;
     ps_omp_ctx c;
 
     (void)state;
@@ -593,46 +624,52 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
             nshort++;
         }
     }
-    nt = in_forked_child || short_keys < PS_SEG_PARALLEL_MIN ? 1 : team_size;
+    team = short_keys >= PS_SEG_PARALLEL_MIN || longest_long != 0
+           ? ps_team_open(team_size) : NULL;
+    /* The short segments' slices: one per member when they are shared. */
+    nt = short_keys >= PS_SEG_PARALLEL_MIN ? (size_t)ps_team_members(team) : 1;
     if (longest_short > PS_SMALL_N)
-        sb = round64(plan(&c, keys, values, vs, longest_short, type, flags));
+        sb = round64(plan(&c, keys, values, vs, longest_short, type, flags, NULL));
     if (segments_net_kind(kb, vs) != SEG_NET_NONE && sb < PS_SEG_NET_BYTES)
         sb = round64(PS_SEG_NET_BYTES);
     if (longest_long)
-        lb = plan(&c, keys, values, vs, longest_long, type, flags);
-    if ((longest_long && lb == 0) || (sb != 0 && (size_t)nt > (SIZE_MAX - 64) / sb)
-        || lb > SIZE_MAX - (size_t)nt * sb - 64) {
+        lb = plan(&c, keys, values, vs, longest_long, type, flags, team);
+    if ((longest_long && lb == 0) || (sb != 0 && nt > (SIZE_MAX - 64) / sb)
+        || lb > SIZE_MAX - nt * sb - 64) {
+        ps_team_close(team);
         host->fail("openmp: %zu elements overflow the scratch size", longest_long);
         return PS_ERR_TOO_LARGE;
     }
-    block = scratch_take((size_t)nt * sb + lb + 64, &from_cache);
+    block = scratch_take(nt * sb + lb + 64, &from_cache);
     if (block == NULL) {
+        ps_team_close(team);
         host->fail("openmp: cannot allocate %zu bytes of scratch",
-                   (size_t)nt * sb + lb + 64);
+                   nt * sb + lb + 64);
         return PS_ERR_NO_MEMORY;
     }
     /* Chunks of a few thousand keys: enough work to pay for taking one,
      * small enough to balance segments of very different lengths. */
-    grain = 4096 / (nshort ? short_keys / nshort + 1 : 1) + 1;
-    chunks = nshort ? (num_segments + grain - 1) / grain : 0;
-    #pragma omp parallel num_threads(nt) if (nt > 1 && chunks > 1)
-    {
-        unsigned char *mine = block + (size_t)omp_get_thread_num() * sb;
-        size_t g;
-        #pragma omp for schedule(dynamic, 1)
-        for (g = 0; g < chunks; g++) {
-            size_t hi = (g + 1) * grain < num_segments ? (g + 1) * grain
-                                                       : num_segments;
-            segments_chunk(k, v, vs, offsets, g * grain, hi, type, flags, mine);
-        }
-    }
+    job.k = k;
+    job.v = v;
+    job.block = block;
+    job.vs = vs;
+    job.sb = sb;
+    job.grain = 4096 / (nshort ? short_keys / nshort + 1 : 1) + 1;
+    job.num_segments = num_segments;
+    job.offsets = offsets;
+    job.type = type;
+    job.flags = flags;
+    chunks = nshort ? (num_segments + job.grain - 1) / job.grain : 0;
+    ps_team_for(nt > 1 ? team : NULL, chunks, item_segments, &job);
     for (s = 0; longest_long && s < num_segments; s++) {
         size_t a = offsets[s], m = offsets[s + 1] - a;
         if (m < PS_PARALLEL_MIN)
             continue;
-        plan(&c, k + a * kb, v != NULL ? v + a * vs : NULL, vs, m, type, flags);
-        run(&c, block + (size_t)nt * sb);
+        plan(&c, k + a * kb, v != NULL ? v + a * vs : NULL, vs, m, type, flags,
+             team);
+        run(&c, block + nt * sb);
     }
+    ps_team_close(team);
     scratch_put(block, from_cache);
     return PS_OK;
 }
