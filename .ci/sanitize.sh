@@ -76,7 +76,11 @@ valgrind)
     for b in $(cpu_backends .); do
         for t in ps_test_diff ps_test_errors ps_test_fork; do
             echo "   $t on $b"
-            PS_TEST_MAX_N=4097 PS_TEST_NO_FAULTS=1 PORTSORT_BACKEND=$b top_builddir=. \
+            # PS_TEST_FORK_ROUNDS=0: a child forked while other threads
+            # sort inherits their scratch, referenced from stacks it does
+            # not have, which memcheck reports as definitely lost there.
+            PS_TEST_MAX_N=4097 PS_TEST_NO_FAULTS=1 PS_TEST_FORK_ROUNDS=0 \
+                PORTSORT_BACKEND=$b top_builddir=. \
                 ./libtool --mode=execute valgrind -q --error-exitcode=9 \
                 --leak-check=full --errors-for-leak-kinds=definite \
                 --trace-children=no ./test/$t >/dev/null

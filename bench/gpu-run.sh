@@ -162,7 +162,7 @@ bench)
     note "## device sort (Onesweep and reduce-then-scan) vs cub::DeviceRadixSort"
     cd "$build/obj" || exit 1
     cmd="bench/ps_cudabench --min 20 --max ${PS_BENCH_MAX:-28} --reps 7 --csv $out/results-cuda.csv"
-    note "command: PORTSORT_MODULE_PATH=backends/cuda/.libs $cmd"
+    note "command: PORTSORT_MODULE_PATH=\$PWD/backends/cuda/.libs $cmd"
     { echo '```'; PORTSORT_MODULE_PATH=$(modpath) $cmd 2>&1; echo '```'; } \
         | tee "$out/bench.log" >> "$report"
     grep -q MISMATCH "$out/bench.log" && fail "ps_cudabench results differ from CUB ($(grep -o 'MISMATCH([a-z]*)' "$out/bench.log" | sort -u | tr '\n' ' '))"
@@ -254,7 +254,7 @@ segments)
         [ "$rc" -eq 0 ] || fail "$tool on ps_test_segments"
     done
     cmd="bench/ps_cudasegbench -n ${PS_SEGBENCH_N:-10000000} --reps 7 --csv $out/results-cuda-segments.csv csr uniform uniform:1000 power-law equal:4 equal:64"
-    note "command: PORTSORT_MODULE_PATH=backends/cuda/.libs $cmd"
+    note "command: PORTSORT_MODULE_PATH=\$PWD/backends/cuda/.libs $cmd"
     { echo '```'; PORTSORT_MODULE_PATH=$(modpath) timeout "${PS_GPURUN_SCALE_TIMEOUT:-540}" $cmd 2>&1; echo '```'; } \
         | tee "$out/segbench.log" >> "$report"
     grep -q MISMATCH "$out/segbench.log" && fail "ps_cudasegbench results differ from CUB's"

@@ -5,7 +5,7 @@ include_HEADERS += lib/portsort.h
 # Always installed (it includes CL/cl.h); its inline functions reach the
 # OpenCL module through ps_device_api(), so the core links no OpenCL.
 include_HEADERS += lib/portsort_opencl.h
-noinst_HEADERS += lib/ps_backend.h lib/ps_internal.h lib/ps_overlap.h
+noinst_HEADERS += lib/ps_backend.h lib/ps_env.h lib/ps_internal.h lib/ps_overlap.h
 pkgconfig_DATA += lib/portsort.pc
 
 lib_libportsort_la_SOURCES = \
@@ -20,5 +20,6 @@ lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/reference \
 	-DPS_MODULE_DIR='"$(pkglibdir)"'
 # Built-in backends add themselves to these two.
 lib_libportsort_la_LIBADD = reference/libpsreference.la backends/serial/libps_serial.la
+# PS_NODELETE_LDFLAGS: dlclose never unmaps the library (m4/ps_compiler.m4).
 lib_libportsort_la_LDFLAGS = -version-info $(PS_LT_VERSION) -no-undefined \
-	$(PTHREAD_LIBS)
+	$(PTHREAD_LIBS) $(PS_NODELETE_LDFLAGS)

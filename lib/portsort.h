@@ -28,11 +28,25 @@
  *    (values starting where keys end, in one allocation) are fine.
  *  - Threads.  Every function may be called from several threads at once.
  *  - fork().  A child process may keep sorting on the serial and OpenMP
- *    backends.  Once a GPU or OpenCL backend module has been loaded, a
- *    forked child gets PS_ERR_BACKEND_UNAVAILABLE from it (device runtimes
- *    do not survive fork); the parent is unaffected.
+ *    backends, whenever it was forked (during another thread's sort, or
+ *    after the program's own OpenMP regions, included); the OpenMP backend
+ *    sorts on the child's calling thread alone there (GNU libgomp cannot
+ *    start threads in a child whose parent had them).  Once a GPU or
+ *    OpenCL backend module has been loaded, a forked child gets
+ *    PS_ERR_BACKEND_UNAVAILABLE from it (device runtimes do not survive
+ *    fork), and its exit never calls into that runtime; the parent is
+ *    unaffected.
  *  - Silence.  The library never prints, unless PORTSORT_VERBOSE=1 is set,
- *    and never exits the process.
+ *    and never exits the process: where the OpenMP runtime cannot start
+ *    the threads a sort wants (a limit on threads or memory), the sort runs
+ *    on those it can, down to one.
+ *  - Environment.  Every variable is read with secure_getenv (or, without
+ *    it, not at all when real and effective ids differ): a setuid or
+ *    setgid program's caller cannot choose its backend or the modules it
+ *    loads.  PORTSORT_MODULE_PATH entries that are not absolute are not
+ *    searched.
+ *  - Loading.  The library stays loaded once loaded: dlclose() leaves it in
+ *    place (its OpenMP runtime's threads run its code).
  *
  * All functions return a ps_status value (PS_OK on success).
  */
@@ -91,6 +105,12 @@ typedef enum ps_status {
  * when its device is a GPU.  A named backend that is unknown,
  * not built, or has no usable device is an error: ps_init and every later
  * sort return PS_ERR_BACKEND_UNAVAILABLE, and ps_error_detail() says why.
+ * Before that, every PORTSORT_* variable the library knows is checked,
+ * whichever backend it belongs to and whichever is chosen (README.md,
+ * "Environment", lists what each accepts; unset or empty means the
+ * default): a malformed one makes ps_init and every later sort return
+ * PS_ERR_INVALID_ARG, ps_error_detail() naming the variable, its value
+ * and what is accepted.
  * The choice is made exactly once even when several threads race to it;
  * later calls return the same status.  With PORTSORT_VERBOSE=1 the choice
  * and the reason each candidate was skipped are printed on stderr.
@@ -231,8 +251,11 @@ typedef struct ps_backend_info {
  * They are listed in the order `auto` tries them, highest priority first,
  * then those that did not load.
  *
- * Writes at most `max` entries to `out` (which may be NULL when max == 0)
- * and returns the number of backends known, which may exceed max.  The
+ * Writes at most `max` entries to `out` and returns the number of backends
+ * known, which may exceed max.  `out` may be NULL only with max == 0 (to
+ * count them); NULL with max > 0 is taken as max == 0: nothing is written,
+ * and ps_error_detail() says so.  A backend whose environment variable is
+ * malformed is listed unusable, with the refusal as its detail.  The
  * strings stay valid until the process ends.  Safe to call from several
  * threads; the probing happens once per process.
  */

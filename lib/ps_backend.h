@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "portsort.h"
+#include "ps_env.h"     /* ps_getenv and the parsers every variable goes through */
 #include "ps_overlap.h"
 
 /* PS_DEBUG_ASSERT(x): an invariant a backend relies on (a recursion's
@@ -58,7 +59,7 @@
 
 /* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
  * loader refuses a module whose table carries another value. */
-#define PS_BACKEND_ABI 4u
+#define PS_BACKEND_ABI 5u
 
 /* Name of the symbol a backend module exports (a const ps_backend_ops). */
 #define PS_BACKEND_ENTRY ps_backend_entry
@@ -165,6 +166,16 @@ typedef struct ps_backend_ops {
     int (*sort_segments)(void *state, void *keys, void *values,
                          size_t value_size, size_t n, const size_t *offsets,
                          size_t num_segments, ps_type type, unsigned flags);
+    /* Check the environment variables the backend reads (through
+     * ps_getenv and the parsers of ps_env.h).  Returns 0 when each is unset
+     * or well-formed, else -1 with `why` naming the variable, its value and
+     * what is accepted (ps_env_refuse writes that).  The core calls it once
+     * per process for every backend it finds, whichever is chosen, before
+     * any probe, so that a malformed value fails ps_init with
+     * PS_ERR_INVALID_ARG instead of being ignored; a backend refused by it
+     * is never probed.  It must only read the environment: no runtime call,
+     * no output.  May be NULL (no variables). */
+    int (*check_env)(char *why, size_t why_len);
 } ps_backend_ops;
 
 /* ------------------------------------------------------------------------

@@ -10,7 +10,9 @@
  * needs a GPU come from each backend's ops table (priority, device).
  *
  * The choice happens once per process, behind pthread_once, from
- * PORTSORT_BACKEND.  A named backend that cannot run is an error with a
+ * PORTSORT_BACKEND, after every variable the library reads has been
+ * checked (check_environment): a malformed one fails the choice with
+ * PS_ERR_INVALID_ARG, whichever backend it belongs to.  A named backend that cannot run is an error with a
  * reason, never a silent fallback: users who ask for the GPU must learn that
  * they are not getting it.  "auto" walks the backends from the highest
  * priority down, taking a device backend only when its device is a GPU;
@@ -43,13 +45,20 @@ typedef struct slot {
     char name[PS_MODULE_NAME_MAX];
     const ps_backend_ops *builtin;  /* compiled in; NULL otherwise */
     int module;                     /* 1: looked for as ps_<name>.so */
-    /* Filled once by probe_slot(), under probe_lock. */
-    int probed;
+    /* How far advance() has brought it: 0, LOADED, PROBED.  The fields
+     * below are written by the one thread that advances it (busy), outside
+     * probe_lock, and read by others once `stage` says they are done. */
+    int stage;
+    int busy;                       /* a thread is advancing it */
+    pthread_t busy_by;
     int present;                    /* a module file was found */
     const ps_backend_ops *ops;      /* NULL when not built or broken */
-    ps_probe result;
-    /* Filled once by init_slot(), under init_lock. */
+    int env_bad;                    /* its check_env refused a variable */
+    ps_probe result;                /* detail also when not loaded, env_bad */
+    /* Filled once by init_slot(), the same way (init_busy, init_lock). */
     int inited;
+    int init_busy;
+    pthread_t init_by;
     int init_status;
     void *state;
     char init_why[384];
@@ -58,6 +67,9 @@ typedef struct slot {
     int lost;
     char lost_why[384];
 } slot;
+
+/* slot.stage */
+enum { LOADED = 1, PROBED = 2 };
 
 /* Room for the built-in backends and the modules found: a directory with
  * more ps_*.so files than this has its extra ones ignored. */
@@ -131,33 +143,101 @@ static int is_lost(const slot *s)
 }
 
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Separate from probe_lock: a backend's init may take seconds (device
- * contexts, kernel builds) and must not hold up ps_backends(). */
+/* Separate from probe_lock: waiting for a backend's init, which may take
+ * seconds (device contexts, kernel builds), must not hold up
+ * ps_backends(). */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* 1 for a backend that sorts on a device (see ps_backend_ops.device). */
-static int is_device(const slot *s)
-{
-    return s->ops != NULL && s->ops->device;
-}
+/* Signalled when a slot's stage or init is done (waiters: the same slot). */
+static pthread_cond_t probe_done = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t init_done = PTHREAD_COND_INITIALIZER;
+
+/* ------------------------------------------------------------------------
+ * fork().
+ *
+ * fork() copies the locks of the core as they are, held or not, into a
+ * child with one thread; a lock that another thread of the parent held
+ * would stay held there forever, and the child's first call would hang.
+ * So the handlers below take every lock of the core before the fork and
+ * release it on both sides after.  That is safe because no lock is ever
+ * held across a backend's code (loading a module, its probe, its init):
+ * those run unlocked, marked busy, while other threads wait on a
+ * condition; a foreign library may register fork handlers of its own
+ * there (pthread_atfork), which waits for a fork in progress, whose
+ * prepare handler would otherwise wait for our lock.  A child then finds
+ * the work another thread was doing abandoned halfway, and says so for
+ * that backend instead of waiting for it.
+ *
+ * The handlers are registered by a constructor, not at the first call:
+ * what a child must know is whether it is a child at all, whenever the
+ * fork happened.  The OpenMP backend registers its own the same way.
+ * ------------------------------------------------------------------------ */
+
+static pthread_mutex_t *const core_locks[] = { &init_lock, &probe_lock, &lost_lock };
+#define N_CORE_LOCKS (sizeof core_locks / sizeof core_locks[0])
 
 /* Device runtimes do not survive fork(): the child inherits a copy of the
  * parent's runtime state without the threads and driver connections behind
- * it (pocl's child hangs in its first call; CUDA and ROCm document the same).
- * So once a module has been loaded, a child process refuses every module
- * backend with a reason, while the built-in CPU backends keep working. */
+ * it (pocl's child hangs in its first call; CUDA and ROCm document the
+ * same).  So once a module has been loaded, a child process refuses every
+ * module backend with a reason, and never calls a module's release (at its
+ * exit, release_backends), while the built-in CPU backends keep working. */
+static int module_loaded;       /* atomic: set by advance() */
 static int forked_child;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static void on_fork_child(void)
+static void fork_prepare(void)
 {
-    forked_child = 1;
+    size_t i;
+    for (i = 0; i < N_CORE_LOCKS; i++)
+        pthread_mutex_lock(core_locks[i]);
 }
 
-static void register_atfork(void)
+static void fork_parent(void)
 {
-    pthread_atfork(NULL, NULL, on_fork_child);
+    size_t i = N_CORE_LOCKS;
+    while (i-- > 0)
+        pthread_mutex_unlock(core_locks[i]);
+}
+
+static void fork_child(void)
+{
+#define PS_GONE(what) "another thread was " what " it when this process " \
+                      "forked; restart the process to use it"
+    pthread_t me = pthread_self();
+    size_t i;
+    if (__atomic_load_n(&module_loaded, __ATOMIC_RELAXED))
+        forked_child = 1;
+    /* Work of threads that the child does not have: never finished. */
+    for (i = 0; i < nslots; i++) {
+        slot *s = &slots[i];
+        if (s->busy && !pthread_equal(s->busy_by, me)) {
+            s->busy = 0;
+            if (s->stage == 0)
+                s->ops = NULL;      /* its module may be half loaded */
+            s->result.usable = 0;
+            snprintf(s->result.detail, sizeof s->result.detail, "%s",
+                     s->stage == 0 ? PS_GONE("loading") : PS_GONE("probing"));
+            s->stage = PROBED;
+        }
+        if (s->init_busy && !pthread_equal(s->init_by, me)) {
+            s->init_busy = 0;
+            s->inited = 1;
+            s->init_status = PS_ERR_BACKEND_UNAVAILABLE;
+            snprintf(s->init_why, sizeof s->init_why, "%.32s: %s", s->name,
+                     PS_GONE("initialising"));
+        }
+    }
+#undef PS_GONE
+    /* Their waiters are gone too. */
+    pthread_cond_init(&probe_done, NULL);
+    pthread_cond_init(&init_done, NULL);
+    fork_parent();
+}
+
+__attribute__((constructor)) static void watch_forks(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 static int refused_after_fork(const slot *s)
@@ -169,34 +249,110 @@ static int refused_after_fork(const slot *s)
     return 1;
 }
 
-static slot *probe_slot(slot *s)
+/* ------------------------------------------------------------------------
+ * Loading and probing.
+ * ------------------------------------------------------------------------ */
+
+/* 1 for a backend that sorts on a device (see ps_backend_ops.device). */
+static int is_device(const slot *s)
 {
-    pthread_mutex_lock(&probe_lock);
-    if (!s->probed) {
-        s->probed = 1;
-        if (s->builtin != NULL) {
-            s->ops = s->builtin;
-        } else if (s->module) {
-            pthread_once(&atfork_once, register_atfork);
-            s->ops = ps_module_load(s->name, &s->present, s->result.detail,
-                                    sizeof s->result.detail);
-        } else {
-            snprintf(s->result.detail, sizeof s->result.detail,
-                     "not built into this libportsort (configure --enable-%s)",
-                     s->name);
-        }
-        if (s->ops != NULL) {
-            memset(&s->result, 0, sizeof s->result);
-            s->ops->probe(&s->result);
+    return s->ops != NULL && s->ops->device;
+}
+
+/* Load a backend (a module's file, or the built-in table) and check its
+ * environment variables.  A backend whose check_env refuses a variable is
+ * never probed: it is reported unusable with the refusal, and the choice
+ * fails on it (check_environment). */
+static void load(slot *s)
+{
+    char why[sizeof s->result.detail];
+    if (s->builtin != NULL) {
+        s->ops = s->builtin;
+    } else if (s->module) {
+        s->ops = ps_module_load(s->name, &s->present, s->result.detail,
+                                sizeof s->result.detail);
+        if (s->ops != NULL)
+            __atomic_store_n(&module_loaded, 1, __ATOMIC_RELAXED);
+    } else {
+        snprintf(s->result.detail, sizeof s->result.detail,
+                 "not built into this libportsort (configure --enable-%s)",
+                 s->name);
+    }
+    if (s->ops != NULL && s->ops->check_env != NULL) {
+        why[0] = '\0';
+        if (s->ops->check_env(why, sizeof why) != 0) {
+            s->env_bad = 1;
+            memcpy(s->result.detail, why, sizeof why);
             s->result.detail[sizeof s->result.detail - 1] = '\0';
         }
-        ps_log("%s: %s%s", s->name,
-               s->ops == NULL ? (s->present ? "broken: " : "not available: ")
-                              : s->result.usable ? "usable: " : "unusable: ",
-               s->result.detail);
+    }
+}
+
+static void probe(slot *s)
+{
+    if (s->ops != NULL && !s->env_bad) {
+        memset(&s->result, 0, sizeof s->result);
+        s->ops->probe(&s->result);
+        s->result.detail[sizeof s->result.detail - 1] = '\0';
+    }
+    ps_log("%s: %s%s", s->name,
+           s->ops == NULL ? (s->present ? "broken: " : "not available: ")
+           : s->env_bad ? "refused: "
+           : s->result.usable ? "usable: " : "unusable: ",
+           s->result.detail);
+}
+
+/* Bring s to `stage` (LOADED or PROBED), once per process: one thread does
+ * each step, outside probe_lock (see fork() above); others wait for it. */
+static slot *advance(slot *s, int stage)
+{
+    pthread_mutex_lock(&probe_lock);
+    while (s->stage < stage) {
+        int from = s->stage;
+        if (s->busy) {
+            pthread_cond_wait(&probe_done, &probe_lock);
+            continue;
+        }
+        s->busy = 1;
+        s->busy_by = pthread_self();
+        pthread_mutex_unlock(&probe_lock);
+        if (from == 0)
+            load(s);
+        else
+            probe(s);
+        pthread_mutex_lock(&probe_lock);
+        s->busy = 0;
+        s->stage = from + 1;
+        pthread_cond_broadcast(&probe_done);
     }
     pthread_mutex_unlock(&probe_lock);
     return s;
+}
+
+static slot *probe_slot(slot *s)
+{
+    return advance(s, PROBED);
+}
+
+/* Once, at the choice: every variable the library knows, whichever backend
+ * is chosen: the core's own (PORTSORT_VERBOSE, PORTSORT_GPU_MIN_N) and
+ * each backend's, through its check_env, so that every backend found is
+ * loaded (not probed) here.  The first malformed one is the reason. */
+static int check_environment(char *why, size_t why_len)
+{
+    unsigned long long min_n;
+    size_t i;
+    if (ps_verbose_check(why, why_len) < 0
+        || ps_env_number("PORTSORT_GPU_MIN_N", 0, SIZE_MAX, &min_n, why, why_len) < 0)
+        return -1;
+    pthread_once(&registry_once, build_registry);
+    for (i = 0; i < nslots; i++) {
+        if (advance(&slots[i], LOADED)->env_bad) {
+            snprintf(why, why_len, "%s", slots[i].result.detail);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* Probe every backend, and write their indices into idx from the highest
@@ -240,12 +396,16 @@ static int init_slot(slot *s)
 {
     int st;
     pthread_mutex_lock(&init_lock);
+    while (!s->inited && s->init_busy)
+        pthread_cond_wait(&init_done, &init_lock);
     if (!s->inited) {
         void *state = NULL;
-        s->inited = 1;
+        s->init_busy = 1;
+        s->init_by = pthread_self();
+        /* Unlocked, as a probe is (see fork() above). */
+        pthread_mutex_unlock(&init_lock);
         ps_detail_clear();
         st = s->ops->init(ps_host_get(), &state);
-        s->init_status = st;
         if (st == PS_OK) {
             s->state = state;
         } else {
@@ -254,6 +414,11 @@ static int init_slot(slot *s)
                      ps_error_detail());
             ps_log("%s", s->init_why);
         }
+        pthread_mutex_lock(&init_lock);
+        s->init_status = st;
+        s->inited = 1;
+        s->init_busy = 0;
+        pthread_cond_broadcast(&init_done);
     }
     st = s->init_status;
     pthread_mutex_unlock(&init_lock);
@@ -294,11 +459,13 @@ static slot *cpu_slot(void)
 
 static void set_crossover(const slot *s)
 {
-    const char *env = getenv("PORTSORT_GPU_MIN_N");
+    unsigned long long env;
+    char why[160];
     slot *c;
     chosen.min_n = s->result.min_n;
-    if (env != NULL && env[0] >= '0' && env[0] <= '9')
-        chosen.min_n = (size_t)strtoull(env, NULL, 10);
+    /* Checked at the choice (check_environment): well-formed here. */
+    if (ps_env_number("PORTSORT_GPU_MIN_N", 0, SIZE_MAX, &env, why, sizeof why) == 1)
+        chosen.min_n = (size_t)env;
     c = chosen.min_n > 0 ? cpu_slot() : NULL;
     if (c != NULL) {
         chosen.cpu_ops = c->ops;
@@ -361,9 +528,14 @@ static void choose_auto(void)
 
 static void choose(void)
 {
-    const char *env = getenv("PORTSORT_BACKEND");
+    const char *env = ps_getenv_set("PORTSORT_BACKEND");
     chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
-    chosen.is_auto = env == NULL || env[0] == '\0' || strcmp(env, "auto") == 0;
+    if (check_environment(chosen.why, sizeof chosen.why) != 0) {
+        chosen.status = PS_ERR_INVALID_ARG;
+        ps_log("%s", chosen.why);
+        return;
+    }
+    chosen.is_auto = env == NULL || strcmp(env, "auto") == 0;
     if (chosen.is_auto)
         choose_auto();
     else
@@ -494,6 +666,13 @@ const void *ps_device_api(const char *name)
 size_t ps_backends(ps_backend_info *out, size_t max)
 {
     size_t idx[MAX_SLOTS], i, n = ranked(idx);
+    /* The detail is left alone otherwise: a caller that lists the
+     * backends after a failed ps_init still reads why it failed. */
+    if (out == NULL && max > 0) {
+        ps_detail_set("ps_backends: out is NULL with max %zu: nothing written "
+                      "(pass max 0 to only count the backends)", max);
+        max = 0;
+    }
     for (i = 0; i < n && i < max; i++) {
         const slot *s = &slots[idx[i]];
         out[i].name = s->name;
@@ -505,8 +684,11 @@ size_t ps_backends(ps_backend_info *out, size_t max)
     return n;
 }
 
-/* Release every initialised backend when the library is unloaded, so that
- * device contexts and cached scratch do not outlive it. */
+/* Release every initialised backend when the process exits (the library
+ * is never unloaded: -z nodelete), so that device contexts and cached
+ * scratch are given back in order.  Not a module's in a forked child: its
+ * runtime state is the parent's copy, and releasing it hangs there (see
+ * fork() above); the process is ending, which frees the memory anyway. */
 __attribute__((destructor)) static void release_backends(void)
 {
     size_t i;
@@ -514,7 +696,8 @@ __attribute__((destructor)) static void release_backends(void)
     chosen.status = PS_ERR_BACKEND_UNAVAILABLE;
     for (i = 0; i < nslots; i++) {
         slot *s = &slots[i];
-        if (s->inited && s->init_status == PS_OK && s->ops->release != NULL)
+        if (s->inited && s->init_status == PS_OK && s->ops->release != NULL
+            && !(forked_child && s->module))
             s->ops->release(s->state);
         s->inited = 0;
     }

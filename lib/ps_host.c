@@ -13,16 +13,30 @@
 
 #include "ps_internal.h"
 
+/* PORTSORT_VERBOSE: "1" on, "0" (or unset, or empty) off.  Anything else
+ * ("no", "true", "yes") is refused at the choice of backend rather than
+ * guessed at: "no" used to turn the messages on. */
+static const char *const verbose_words[] = { "0", "1", NULL };
+
+int ps_verbose_check(char *why, size_t why_len)
+{
+    int v = 0;
+    int r = ps_env_word("PORTSORT_VERBOSE", verbose_words,
+                        "0 or 1; unset or empty is 0", &v, why, why_len);
+    return r < 0 ? -1 : v;
+}
+
 /* Read once: getenv is not guaranteed thread-safe against setenv, and the
- * answer must not change in the middle of a process's choice of backend. */
+ * answer must not change in the middle of a process's choice of backend.
+ * A malformed value leaves the library silent. */
 static int verbose_state = -1;
 
 int ps_verbose(void)
 {
     int v = __atomic_load_n(&verbose_state, __ATOMIC_RELAXED);
     if (v < 0) {
-        const char *e = getenv("PORTSORT_VERBOSE");
-        v = e != NULL && e[0] != '\0' && strcmp(e, "0") != 0;
+        char why[160];
+        v = ps_verbose_check(why, sizeof why) == 1;
         __atomic_store_n(&verbose_state, v, __ATOMIC_RELAXED);
     }
     return v;

@@ -24,6 +24,8 @@ void ps_detail_vset(const char *fmt, va_list ap);
 /* ps_host.c: services handed to backends, also used by the core. */
 const ps_host *ps_host_get(void);
 int ps_verbose(void);
+/* PORTSORT_VERBOSE as 0 or 1, or -1 with `why` set when it is malformed. */
+int ps_verbose_check(char *why, size_t why_len);
 void ps_log(const char *fmt, ...) PS_PRINTF(1, 2);
 void *ps_alloc(size_t bytes);
 void ps_release(void *p);

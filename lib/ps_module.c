@@ -4,7 +4,13 @@
  * itself never links a GPU runtime and loads on machines that have none.
  *
  * The module directories are, in this order of precedence:
- *  - PORTSORT_MODULE_PATH (colon-separated), when set: it replaces the rest;
+ *  - PORTSORT_MODULE_PATH (colon-separated), when set: it replaces the rest.
+ *    Only absolute directories are searched: a relative entry would be
+ *    resolved against whatever the current directory happens to be, so a
+ *    program run from a directory someone else controls would load their
+ *    code.  Relative entries are skipped, which PORTSORT_VERBOSE=1 and the
+ *    reason of a backend then not found say.  A privileged (setuid)
+ *    process does not read the variable at all (ps_getenv);
  *  - when this libportsort runs uninstalled from its libtool build tree
  *    (it was loaded from <top>/lib/.libs), that tree's backends/NAME/.libs,
  *    so that ./tools/portsort and the tests see the modules built beside
@@ -94,15 +100,35 @@ static void find_build_tree(void)
  * is read on every call: a test (or a forked child) may set it late. */
 static const char *module_path(void)
 {
-    const char *env = getenv("PORTSORT_MODULE_PATH");
-    if (env != NULL && env[0] != '\0')
+    const char *env = ps_getenv_set("PORTSORT_MODULE_PATH");
+    if (env != NULL)
         return env;
     pthread_once(&build_tree_once, find_build_tree);
     return build_tree_path[0] != '\0' ? build_tree_path : PS_MODULE_DIR;
 }
 
-/* Call fn(dir, dir_len, arg) for each directory of the path until it
- * returns nonzero; returns that value, or 0. */
+/* The first entry of path that is not an absolute directory, as
+ * "'entry'" in buf (cut to fit); "" when every entry is absolute. */
+static const char *first_relative(const char *path, char *buf, size_t len)
+{
+    const char *p = path;
+    buf[0] = '\0';
+    for (;;) {
+        const char *end = strchr(p, ':');
+        size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
+        if (n > 0 && p[0] != '/') {
+            snprintf(buf, len, "'%.*s'", (int)(n < 200 ? n : 200), p);
+            return buf;
+        }
+        if (end == NULL)
+            return buf;
+        p = end + 1;
+    }
+}
+
+/* Call fn(dir, dir_len, arg) for each absolute directory of the path until
+ * it returns nonzero; returns that value, or 0.  Empty and relative entries
+ * are skipped (see the top of this file). */
 static int each_dir(const char *path, int (*fn)(const char *, size_t, void *),
                     void *arg)
 {
@@ -110,7 +136,7 @@ static int each_dir(const char *path, int (*fn)(const char *, size_t, void *),
     for (;;) {
         const char *end = strchr(p, ':');
         size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-        int r = len > 0 ? fn(p, len, arg) : 0;
+        int r = len > 0 && p[0] == '/' ? fn(p, len, arg) : 0;
         if (r != 0)
             return r;
         if (end == NULL)
@@ -169,7 +195,12 @@ static int scan_dir(const char *dir, size_t len, void *arg)
 void ps_module_scan(void (*fn)(const char *name, void *arg), void *arg)
 {
     struct scan sc = { fn, arg };
-    each_dir(module_path(), scan_dir, &sc);
+    const char *path = module_path();
+    char rel[216];
+    if (first_relative(path, rel, sizeof rel)[0] != '\0')
+        ps_log("PORTSORT_MODULE_PATH: skipping %s and any other relative "
+               "entry: only absolute directories are searched", rel);
+    each_dir(path, scan_dir, &sc);
 }
 
 /* ------------------------------------------------------------------------
@@ -242,6 +273,13 @@ const ps_backend_ops *ps_module_load(const char *name, int *present,
         ps_log("%s: trying module %s", name, f.file);
         return open_module(f.file, name, why, why_len);
     }
-    snprintf(why, why_len, "module ps_%s.so not found in %s", name, path);
+    {
+        char rel[216];
+        first_relative(path, rel, sizeof rel);
+        snprintf(why, why_len, "module ps_%s.so not found in %s%s%s%s", name, path,
+                 rel[0] != '\0' ? " (skipped " : "", rel,
+                 rel[0] != '\0' ? " and any other relative entry: only "
+                                  "absolute directories are searched)" : "");
+    }
     return NULL;
 }

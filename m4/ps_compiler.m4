@@ -37,6 +37,24 @@ AS_IF([test "x$ps_cv_cc_visibility" = xyes],
 AC_SUBST([PS_VISIBILITY_CFLAGS])
 ])
 
+# PS_CHECK_NODELETE
+# -----------------
+# libportsort must stay mapped once loaded: the OpenMP runtime it pulls in
+# keeps a pool of threads parked in its code, and a dlclose that unmapped
+# it under them would crash the process.  -Wl,-z,nodelete marks the
+# library so that dlclose leaves it (and so its dependencies) in place.
+AC_DEFUN([PS_CHECK_NODELETE],
+[AC_CACHE_CHECK([whether the linker accepts -Wl,-z,nodelete], [ps_cv_ld_nodelete],
+  [ps_save_LDFLAGS=$LDFLAGS
+   LDFLAGS="$LDFLAGS -Wl,-z,nodelete -Wl,--fatal-warnings"
+   AC_LINK_IFELSE([AC_LANG_PROGRAM([[]], [[]])],
+     [ps_cv_ld_nodelete=yes], [ps_cv_ld_nodelete=no])
+   LDFLAGS=$ps_save_LDFLAGS])
+AS_IF([test "x$ps_cv_ld_nodelete" = xyes],
+      [PS_NODELETE_LDFLAGS=-Wl,-z,nodelete], [PS_NODELETE_LDFLAGS=])
+AC_SUBST([PS_NODELETE_LDFLAGS])
+])
+
 # PS_WARNINGS
 # -----------
 # -Wall -Wextra always; --enable-werror (CI) makes them errors.

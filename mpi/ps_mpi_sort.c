@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ps_env.h"
 #include "ps_mpi_internal.h"
 
 /* The arguments of one call, whichever public function it came from. */
@@ -91,7 +92,7 @@ static int ps_mpi_work_alloc(ps_mpi_work *w, size_t m, size_t send, size_t ks, s
  * argument agreement checks that it is. */
 static size_t ps_mpi_max_msg(void)
 {
-    const char *s = getenv("PORTSORT_MPI_MAX_MSG");
+    const char *s = ps_getenv("PORTSORT_MPI_MAX_MSG");
     char *end;
     unsigned long long v;
 

@@ -14,7 +14,10 @@ test_ps_test_errors_LDADD = lib/libportsort.la
 test_ps_test_threads_SOURCES = test/ps_test_threads.c test/ps_test_util.c
 test_ps_test_threads_LDADD = lib/libportsort.la $(PTHREAD_LIBS)
 test_ps_test_fork_SOURCES = test/ps_test_fork.c test/ps_test_util.c
-test_ps_test_fork_LDADD = lib/libportsort.la
+# OpenMP of its own: a child of a program that ran a parallel region.
+test_ps_test_fork_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
+test_ps_test_fork_LDFLAGS = $(OPENMP_CFLAGS)
+test_ps_test_fork_LDADD = lib/libportsort.la $(PTHREAD_LIBS)
 test_ps_test_scale_SOURCES = test/ps_test_scale.c test/ps_test_util.c
 test_ps_test_scale_LDADD = lib/libportsort.la
 test_ps_test_segments_SOURCES = test/ps_test_segments.c test/ps_test_util.c \
@@ -43,6 +46,23 @@ test_ps_stub_nodevice_la_LDFLAGS = $(PS_STUB_LDFLAGS)
 test_ps_stub_failing_la_SOURCES = test/standin/ps_stub_module.c
 test_ps_stub_failing_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=3
 test_ps_stub_failing_la_LDFLAGS = $(PS_STUB_LDFLAGS)
+
+# The library at the edges of the process (test/process.sh): a setuid
+# program and thread limits.  Linked with libportsort statically (libtool's
+# -static: the uninstalled library's archive), so that a copy runs setuid,
+# where the dynamic loader ignores LD_LIBRARY_PATH, and as another user.
+check_PROGRAMS += test/ps_test_process
+test_ps_test_process_SOURCES = test/ps_test_process.c test/ps_test_util.c
+test_ps_test_process_LDADD = lib/libportsort.la
+test_ps_test_process_LDFLAGS = -static
+dist_check_SCRIPTS += test/process.sh
+TESTS += test/process.sh
+
+# dlopen, sort on openmp, dlclose, again (the library stays loaded: -z
+# nodelete).  Not linked with libportsort: it loads it.
+check_PROGRAMS += test/ps_test_dlopen
+test_ps_test_dlopen_SOURCES = test/ps_test_dlopen.c
+TESTS += test/ps_test_dlopen
 
 # test/<backend>.sh runs ps_test_diff, ps_test_errors and ps_test_threads
 # with PORTSORT_BACKEND=<backend> (through run-backend.sh).
@@ -105,6 +125,23 @@ test_ps_test_kernel_wrap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu 
 test_ps_test_kernel_wrap_CXXFLAGS = -std=c++20 -Wall -Wextra $(PTHREAD_CFLAGS)
 test_ps_test_kernel_wrap_LDADD = $(PTHREAD_LIBS)
 TESTS += test/ps_test_kernel_wrap
+
+# The OpenMP backend's kernels, called directly (issue 28, item 4): every
+# entry of its per-width tables, the packed pairs and the sorting networks
+# of this CPU, against naive versions, with guard bytes around every array
+# and the arrays at every offset in a write-combining unit (a few seconds).
+# Linked against the backend's convenience library, whose hidden symbols a
+# program linked statically sees; libportsort.so exports nothing more.
+if PS_HAVE_OPENMP
+check_PROGRAMS += test/ps_test_openmp_kernels
+test_ps_test_openmp_kernels_SOURCES = test/ps_test_openmp_kernels.c \
+	test/ps_test_util.c
+test_ps_test_openmp_kernels_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/backends/openmp
+test_ps_test_openmp_kernels_LDADD = backends/openmp/libps_openmp.la \
+	lib/libportsort.la
+TESTS += test/ps_test_openmp_kernels
+endif
 
 # The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,
 # always run; it skips when neither module is built), and the differential

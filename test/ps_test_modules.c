@@ -18,6 +18,10 @@
 
 static char stubdir[PATH_MAX];
 static char tmpdir[PATH_MAX];
+/* The OpenCL module of this build, or "" when it is not built. */
+static char opencl_so[PATH_MAX];
+/* A variable the next scenario's child sets before its first call. */
+static const char *env_var, *env_value;
 
 /* Make the private module directory hold `stub` as ps_<as>.so ("" = empty). */
 static void install(const char *stub, const char *as)
@@ -31,6 +35,12 @@ static void install(const char *stub, const char *as)
     if (strcmp(stub, "garbage") == 0) {
         snprintf(cmd, sizeof cmd, "echo 'not a shared object' > '%s/ps_%s.so'",
                  tmpdir, as);
+    } else if (strcmp(stub, "fake") == 0) {
+        /* The CUDA backend's own host code on the CPU stand-in runtime. */
+        snprintf(cmd, sizeof cmd, "cp '%s/ps_gpu_fake.so' '%s/ps_%s.so'", stubdir,
+                 tmpdir, as);
+    } else if (strcmp(stub, "opencl") == 0) {
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s/ps_%s.so'", opencl_so, tmpdir, as);
     } else {
         snprintf(cmd, sizeof cmd, "cp '%s/ps_stub_%s.so' '%s/ps_%s.so'", stubdir,
                  stub, tmpdir, as);
@@ -111,6 +121,8 @@ static void run(const char *title, const char *stub, const char *as,
             setenv("PORTSORT_BACKEND", backend, 1);
         else
             unsetenv("PORTSORT_BACKEND");
+        if (env_var != NULL)
+            setenv(env_var, env_value, 1);
         body();
         fflush(stdout);
         _exit(0);
@@ -257,6 +269,167 @@ static void crossover(void)
         t_fail("crossover: 2000 keys did not go to the GPU module");
 }
 
+/* A malformed variable (env_var=env_value) fails ps_init and every sort
+ * with PS_ERR_INVALID_ARG, whichever backend it belongs to and whichever
+ * is chosen, the detail naming the variable, its value and what is
+ * accepted; the library prints nothing (PORTSORT_VERBOSE=no included). */
+static void env_refused(void)
+{
+    FILE *err = tmpfile();
+    int saved = dup(2), st;
+    if (err == NULL || saved < 0 || dup2(fileno(err), 2) < 0)
+        t_fail("cannot redirect stderr");
+    st = ps_init();
+    fflush(stderr);
+    if (dup2(saved, 2) < 0)
+        t_fail("cannot restore stderr");
+    if (lseek(fileno(err), 0, SEEK_END) != 0)
+        t_fail("the library printed while refusing %s=%s", env_var, env_value);
+    if (st != PS_ERR_INVALID_ARG)
+        t_fail("ps_init returned %s: %s", ps_strerror(st), ps_error_detail());
+    refused(PS_ERR_INVALID_ARG, env_var);
+    if (strstr(ps_error_detail(), env_value) == NULL
+        || strstr(ps_error_detail(), "accepted") == NULL)
+        t_fail("detail '%s' does not give the value '%s' and what is accepted",
+               ps_error_detail(), env_value);
+}
+
+static void env_accepted(void)
+{
+    if (ps_init() != PS_OK)
+        t_fail("%s=%s refused: %s", env_var, env_value, ps_error_detail());
+    if (!sorts_correctly())
+        t_fail("%s=%s: wrong sort", env_var, env_value);
+}
+
+/* ps_backends lists the backend whose variable is malformed as unusable,
+ * saying why, and never probes it. */
+static void env_listed(void)
+{
+    ps_backend_info info[16];
+    size_t c = ps_backends(info, 16), i;
+    for (i = 0; i < c && i < 16; i++)
+        if (strcmp(info[i].name, "openmp") == 0 && info[i].built) {
+            if (info[i].usable || strstr(info[i].detail, env_var) == NULL)
+                t_fail("openmp listed usable %d, '%s'", info[i].usable,
+                       info[i].detail);
+            return;
+        }
+    printf("    openmp not built: listing not checked\n");
+}
+
+/* ps_backends(NULL, max > 0) writes nothing, counts, and says why. */
+static void backends_null(void)
+{
+    ps_backend_info one;
+    size_t c = ps_backends(NULL, 5);
+    if (c == 0 || c != ps_backends(&one, 1))
+        t_fail("ps_backends(NULL, 5) returned %zu", c);
+    c = ps_backends(NULL, 5);
+    if (strstr(ps_error_detail(), "NULL") == NULL)
+        t_fail("ps_backends(NULL, 5): detail '%s'", ps_error_detail());
+    if (ps_backends(NULL, 0) != c)
+        t_fail("ps_backends(NULL, 0) is not the count");
+}
+
+/* A relative PORTSORT_MODULE_PATH entry is not searched, even when the
+ * current directory holds the module, and the reason says so. */
+static void relative_path(void)
+{
+    if (chdir(tmpdir) != 0)
+        t_fail("chdir %s", tmpdir);
+    setenv("PORTSORT_MODULE_PATH", ".:mods", 1);
+    refused(PS_ERR_BACKEND_UNAVAILABLE, "absolute");
+    if (strstr(ps_error_detail(), "'.'") == NULL)
+        t_fail("detail '%s' does not name the relative entry", ps_error_detail());
+}
+
+struct env_case {
+    const char *module;     /* stand-in to install as ps_<as>.so, or "" */
+    const char *as;
+    const char *var, *value;
+    int ok;                 /* 1: accepted */
+};
+
+static const struct env_case env_cases[] = {
+    { "", "cuda", "PORTSORT_THREADS", "0", 0 },
+    { "", "cuda", "PORTSORT_THREADS", "-1", 0 },
+    { "", "cuda", "PORTSORT_THREADS", "abc", 0 },
+    { "", "cuda", "PORTSORT_THREADS", "1025", 0 },
+    { "", "cuda", "PORTSORT_THREADS", " 4", 0 },
+    { "", "cuda", "PORTSORT_THREADS", "4x", 0 },
+    { "", "cuda", "PORTSORT_THREADS", "99999999999999999999999", 0 },
+    { "", "cuda", "PORTSORT_THREADS", "3", 1 },
+    { "", "cuda", "PORTSORT_THREADS", "1024", 1 },
+    { "", "cuda", "PORTSORT_THREADS", "", 1 },
+    { "", "cuda", "PORTSORT_OPENMP_SIMD", "bogus", 0 },
+    { "", "cuda", "PORTSORT_OPENMP_SIMD", "AVX2", 0 },
+    { "", "cuda", "PORTSORT_OPENMP_SIMD", "none", 1 },
+    { "", "cuda", "PORTSORT_OPENMP_SIMD", "avx512", 1 },
+    { "", "cuda", "PORTSORT_VERBOSE", "no", 0 },
+    { "", "cuda", "PORTSORT_VERBOSE", "yes", 0 },
+    { "", "cuda", "PORTSORT_VERBOSE", "2", 0 },
+    { "", "cuda", "PORTSORT_VERBOSE", "0", 1 },
+    { "", "cuda", "PORTSORT_VERBOSE", "", 1 },
+    { "", "cuda", "PORTSORT_GPU_MIN_N", "abc", 0 },
+    { "", "cuda", "PORTSORT_GPU_MIN_N", "-5", 0 },
+    { "", "cuda", "PORTSORT_GPU_MIN_N", "1e3", 0 },
+    { "", "cuda", "PORTSORT_GPU_MIN_N", "1000", 1 },
+    { "fake", "cuda", "PORTSORT_GPU_ALGO", "other", 0 },
+    { "fake", "cuda", "PORTSORT_GPU_ALGO", "portable", 1 },
+    { "fake", "cuda", "PORTSORT_CUDA_DEVICE", "abc", 0 },
+    { "fake", "cuda", "PORTSORT_CUDA_DEVICE", "-1", 0 },
+    { "fake", "cuda", "PORTSORT_CUDA_DEVICE", "0", 1 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_ALGO", "other", 0 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_ALGO", "portable", 1 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_TUNE", "garbage", 0 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_TUNE", "wg=64,bits=9", 0 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_TUNE", "wg=64,wg=32", 0 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_TUNE", "wg=0", 0 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_TUNE", "wg=64,", 0 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_TUNE", "wg=64;items=2", 0 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_TUNE", "speed=3", 0 },
+    { "opencl", "opencl", "PORTSORT_OPENCL_TUNE",
+      "wg=64,items=4,bits=4,blocks=5,portion=3,seg=32,huge=300", 1 },
+};
+
+/* Every case on the serial backend (the variables of the others are
+ * checked all the same), the refusals under auto too. */
+static void env_scenarios(void)
+{
+    size_t i;
+    char title[256];
+    for (i = 0; i < sizeof env_cases / sizeof env_cases[0]; i++) {
+        const struct env_case *e = &env_cases[i];
+        int b;
+        if (strcmp(e->module, "opencl") == 0 && opencl_so[0] == '\0') {
+            printf("  %s=%s: OpenCL module not built: skipped\n", e->var, e->value);
+            continue;
+        }
+        if (strcmp(e->module, "fake") == 0) {
+            char so[PATH_MAX + 32];
+            snprintf(so, sizeof so, "%s/ps_gpu_fake.so", stubdir);
+            if (access(so, R_OK) != 0) {
+                printf("  %s=%s: no CUDA stand-in: skipped\n", e->var, e->value);
+                continue;
+            }
+        }
+        env_var = e->var;
+        env_value = e->value;
+        for (b = 0; b < (e->ok ? 1 : 2); b++) {
+            snprintf(title, sizeof title, "%s=%s, PORTSORT_BACKEND=%s: %s", e->var,
+                     e->value, b ? "auto" : "serial", e->ok ? "accepted" : "refused");
+            run(title, e->module, e->as, b ? "auto" : "serial",
+                e->ok ? env_accepted : env_refused);
+        }
+    }
+    env_var = "PORTSORT_THREADS";
+    env_value = "abc";
+    run("PORTSORT_THREADS=abc: openmp listed unusable", "", "cuda", "serial",
+        env_listed);
+    env_var = env_value = NULL;
+}
+
 int main(void)
 {
     const char *b = getenv("top_builddir");
@@ -271,6 +444,9 @@ int main(void)
         printf("SKIP: %s not built (shared libraries disabled?)\n", probe);
         return PS_TEST_SKIP;
     }
+    snprintf(path, sizeof path, "%s/backends/opencl/.libs/ps_opencl.so", b ? b : ".");
+    if (realpath(path, opencl_so) == NULL)
+        opencl_so[0] = '\0';
     snprintf(tmpdir, sizeof tmpdir, "/tmp/ps_test_modules.XXXXXX");
     if (mkdtemp(tmpdir) == NULL)
         t_fail("mkdtemp");
@@ -296,6 +472,9 @@ int main(void)
     run("named: every size to the GPU", "failing", "cuda", "cuda", crossover);
     run("unknown backend name", "good", "cuda", "nonsense", nonsense);
     run("empty module path entry", "", "cuda", NULL, auto_skips_broken);
+    run("relative module path entries", "good", "cuda", "cuda", relative_path);
+    run("ps_backends(NULL, 5)", "", "cuda", NULL, backends_null);
+    env_scenarios();
 
     install("", "cuda");
     rmdir(tmpdir);

@@ -23,6 +23,7 @@
  */
 #include <config.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,14 +67,31 @@ typedef struct gstate {
     ps_gpu_copier *copier;      /* staging copies on several threads, or NULL */
 } gstate;
 
+static int device_env(int *dev, char *why, size_t why_len)
+{
+    unsigned long long v;
+    int r = ps_env_number(PS_GPU_DEVICE_ENV, 0, INT_MAX, &v, why, why_len);
+    if (r == 1)
+        *dev = (int)v;
+    return r;
+}
+
+/* Both variables, at the choice of backend (ps_backend_ops.check_env). */
+static int gpu_check_env(char *why, size_t why_len)
+{
+    int dev, onesweep;
+    return device_env(&dev, why, why_len) < 0
+           || ps_gpu_algo_env(&onesweep, why, why_len) < 0 ? -1 : 0;
+}
+
 /* PORTSORT_CUDA_DEVICE, else the calling thread's current device; asking
  * for it creates no context. */
 static int chosen_device(void)
 {
-    const char *e = getenv(PS_GPU_DEVICE_ENV);
+    char why[160];
     int dev = 0;
-    if (e != NULL && e[0] >= '0' && e[0] <= '9')
-        return atoi(e);
+    if (device_env(&dev, why, sizeof why) == 1)
+        return dev;
     if (RT(GetDevice)(&dev) != RT(Success)) {
         RT(GetLastError)();
         dev = 0;
@@ -521,4 +539,5 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     .trim = gpu_trim,
     .device_api = &ps_gpu_device_api,
     .sort_segments = gpu_sort_segments,
+    .check_env = gpu_check_env,
 };

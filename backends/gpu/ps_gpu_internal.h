@@ -159,6 +159,9 @@ typedef struct ps_gpu_job {
  * (PORTSORT_GPU_ALGO), so query and sort must see the same environment. */
 size_t ps_gpu_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
 int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job);
+/* PORTSORT_GPU_ALGO: 1 with *onesweep set (0 portable, 1 onesweep), 0 when
+ * unset or empty, -1 with why set when malformed (ps_env_word). */
+int ps_gpu_algo_env(int *onesweep, char *why, size_t why_len);
 /* One launch of kernel fn (a table entry) on grid work-groups of
  * PS_GPU_WG; a failure is a status, with host->fail naming `what`. */
 int ps_gpu_launch(const ps_host *host, const void *fn, size_t grid, void **args,

@@ -99,15 +99,21 @@ static size_t os_tile_of(const ps_gpu_kernels *k)
     return (size_t)PS_GPU_WG * k->os_items;
 }
 
-/* Whether a sort of n keys (more than one tile) takes the Onesweep path. */
+int ps_gpu_algo_env(int *onesweep, char *why, size_t why_len)
+{
+    static const char *const algos[] = { "portable", "onesweep", NULL };
+    return ps_env_word("PORTSORT_GPU_ALGO", algos, "onesweep or portable; unset "
+                       "or empty: onesweep", onesweep, why, why_len);
+}
+
+/* Whether a sort of n keys (more than one tile) takes the Onesweep path.
+ * A malformed PORTSORT_GPU_ALGO was refused at the choice of backend
+ * (check_env); one set later counts as unset. */
 static int use_onesweep(size_t n)
 {
-    const char *e = getenv("PORTSORT_GPU_ALGO");
+    char why[160];
     int want = PS_GPU_ONESWEEP_DEFAULT;
-    if (e != NULL && strcmp(e, "onesweep") == 0)
-        want = 1;
-    else if (e != NULL && strcmp(e, "portable") == 0)
-        want = 0;
+    ps_gpu_algo_env(&want, why, sizeof why);
     (void)n;
     return want;
 }
@@ -127,7 +133,7 @@ static size_t os_portion_tiles(size_t ntiles)
 #ifdef PS_GPU_FAKE
     /* The stand-in is built with tiny portions for the tests; the traffic
      * count (bench/ps_gpu_traffic.sh) asks for the real ones. */
-    const char *e = getenv("PS_FAKE_OS_PORTION_TILES");
+    const char *e = ps_getenv("PS_FAKE_OS_PORTION_TILES");
     if (e != NULL && atoi(e) > 0)
         most = (size_t)atoi(e);
 #endif

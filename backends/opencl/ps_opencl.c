@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ps_opencl_internal.h"
 
@@ -343,6 +344,22 @@ static void cl_trim(void *state)
 }
 
 
+/* ---- the environment ---- */
+
+/* ---- fork() ---- */
+
+/* A forked child has a copy of the runtime's state without its threads:
+ * the core never sorts on this module there, and at the child's exit the
+ * programs below must not be released into that copy (it hangs).  The
+ * process id tells, with no fork handler to register while the core may
+ * be loading us (see ps_dispatch.c, fork()). */
+static pid_t loaded_by;
+
+__attribute__((constructor)) static void cl_loaded(void)
+{
+    loaded_by = getpid();
+}
+
 /* ---- the cl_mem API, reached through the core's wrappers ---- */
 
 __attribute__((visibility("default")))
@@ -360,11 +377,13 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     .trim = cl_trim,
     .device_api = &ps_cl_device_api,
     .sort_segments = cl_sort_segments,
+    .check_env = ps_cl_check_env,
 };
 
 /* Programs built for the cl_mem API belong to the callers' contexts, not
  * to the backend state: free them when the module goes away. */
 __attribute__((destructor)) static void cl_unload(void)
 {
-    ps_cl_program_release_all();
+    if (getpid() == loaded_by)
+        ps_cl_program_release_all();
 }

@@ -37,7 +37,6 @@
  * length, payload length, payload hash), the key ("field=value" strings,
  * each ending in a NUL), the payload.
  */
-#define _GNU_SOURCE     /* secure_getenv */
 #include <config.h>
 
 #include <errno.h>
@@ -85,22 +84,12 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t len)
 }
 #define FNV_INIT 0xcbf29ce484222325ull
 
-/* In a privileged process (setuid, setgid, capabilities) the caller's
- * environment must not choose the directory whose files we run. */
-static const char *env(const char *name)
-{
-#ifdef HAVE_SECURE_GETENV
-    return secure_getenv(name);
-#else
-    return getenv(name);
-#endif
-}
 
 /* The directory's path; 0, or -1 when neither variable gives an absolute
  * one (a relative path would depend on the current directory). */
 static int cache_dir(char *buf, size_t len)
 {
-    const char *x = env("XDG_CACHE_HOME"), *home = env("HOME");
+    const char *x = ps_getenv("XDG_CACHE_HOME"), *home = ps_getenv("HOME");
     int n;
     if (x != NULL && x[0] == '/')
         n = snprintf(buf, len, "%s/portsort", x);
@@ -230,7 +219,7 @@ ps_cl_cache *ps_cl_cache_open(const ps_host *host, cl_device_id dev,
 {
     ps_cl_cache *c;
     char src[64];
-    if (env("PORTSORT_OPENCL_NO_CACHE") != NULL)
+    if (ps_getenv("PORTSORT_OPENCL_NO_CACHE") != NULL)
         return NULL;
     c = malloc(sizeof *c);
     if (c == NULL)

@@ -47,7 +47,7 @@ int ps_cl_pick_device(cl_platform_id *plat, cl_device_id *dev, char *why,
 {
     cl_platform_id plats[MAX_PLATFORMS];
     cl_uint np = 0, i;
-    const char *want = getenv("PORTSORT_OPENCL_DEVICE");
+    const char *want = ps_getenv("PORTSORT_OPENCL_DEVICE");
     unsigned wp = 0, wd = 0;
     int by_index = 0, found_any = 0;
     cl_platform_id any_p = NULL;
@@ -124,7 +124,7 @@ static long device_allocs;
 
 cl_mem ps_cl_create_buffer(cl_context ctx, size_t bytes, cl_int *err)
 {
-    const char *k = getenv("PORTSORT_TEST_FAIL_DEVICE_ALLOC");
+    const char *k = ps_getenv("PORTSORT_TEST_FAIL_DEVICE_ALLOC");
     long c = __atomic_add_fetch(&device_allocs, 1, __ATOMIC_SEQ_CST);
     if (k != NULL && atol(k) == c) {
         *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
@@ -140,7 +140,7 @@ static long result_reads;
 
 cl_int ps_cl_read_result(cl_command_queue q, cl_mem buf, size_t bytes, void *dst)
 {
-    const char *k = getenv("PORTSORT_TEST_FAIL_DEVICE_READ");
+    const char *k = ps_getenv("PORTSORT_TEST_FAIL_DEVICE_READ");
     long c = __atomic_add_fetch(&result_reads, 1, __ATOMIC_SEQ_CST);
     if (k != NULL && atol(k) == c)
         return CL_OUT_OF_RESOURCES;

@@ -48,6 +48,10 @@ int ps_cl_pick_device(cl_platform_id *plat, cl_device_id *dev, char *why,
                       size_t why_len);
 void ps_cl_device_name(cl_device_id dev, char *buf, size_t len);
 
+/* ps_opencl_tune.c: the backend's check_env (PORTSORT_OPENCL_TUNE and
+ * PORTSORT_OPENCL_ALGO): 0, or -1 with why naming what is accepted. */
+int ps_cl_check_env(char *why, size_t why_len);
+
 /* ps_opencl_tune.c: how the kernels are cut for this device and these
  * widths, PORTSORT_OPENCL_TUNE and PORTSORT_OPENCL_ALGO applied. */
 ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits,

@@ -158,7 +158,7 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     p->tune = tune;
     /* PORTSORT_OPENCL_OPTIONS appends build options (experiments, and the
      * test of a failing build); it is part of the cache key like the rest. */
-    extra = getenv("PORTSORT_OPENCL_OPTIONS");
+    extra = ps_getenv("PORTSORT_OPENCL_OPTIONS");
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DPS_KEY_BITS=%u -DPS_VAL_BYTES=%u -DPS_DIGIT_BITS=%u "
              "-DPS_WG=%u -DPS_ITEMS=%u -DPS_SEG_SMALL=%u %s%s", key_bits, val_bytes,

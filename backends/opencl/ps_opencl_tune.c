@@ -11,13 +11,76 @@
 
 #include "ps_opencl_internal.h"
 
-static unsigned env_uint(const char *spec, const char *key, unsigned dflt)
+/* PORTSORT_OPENCL_TUNE: comma-separated key=N, each key at most once.  One
+ * parser serves the check at the choice of backend (ps_cl_check_env) and
+ * the tuning, so the two can never disagree about what a value means. */
+enum { T_WG, T_ITEMS, T_BITS, T_BLOCKS, T_SEG, T_HUGE, T_PORTION, T_KEYS };
+static const char *const tune_keys[T_KEYS] = { "wg", "items", "bits", "blocks",
+                                               "seg", "huge", "portion" };
+static const char tune_accepted[] =
+    "comma-separated key=N with each of wg, items, bits, blocks, seg, huge, "
+    "portion at most once, N a whole number from 1 to 2^31-1 (bits: 1 to 8)";
+
+typedef struct tune_spec {
+    unsigned set;                   /* bit k: tune_keys[k] given */
+    unsigned long long v[T_KEYS];
+} tune_spec;
+
+/* 0 with *out filled (nothing set when the variable is unset or empty),
+ * or -1 with why saying what is accepted. */
+static int tune_parse(tune_spec *out, char *why, size_t why_len)
 {
-    const char *p = spec != NULL ? strstr(spec, key) : NULL;
-    size_t kl = strlen(key);
-    if (p == NULL || p[kl] != '=')
-        return dflt;
-    return (unsigned)strtoul(p + kl + 1, NULL, 10);
+    const char *spec = ps_getenv_set("PORTSORT_OPENCL_TUNE"), *p = spec;
+    memset(out, 0, sizeof *out);
+    if (spec == NULL)
+        return 0;
+    for (;;) {
+        size_t len = strcspn(p, ","), klen = strcspn(p, "=,"), k;
+        char num[16];
+        unsigned long long v;
+        for (k = 0; k < T_KEYS; k++)
+            if (strlen(tune_keys[k]) == klen && strncmp(p, tune_keys[k], klen) == 0)
+                break;
+        if (k == T_KEYS || (out->set >> k & 1u) || p[klen] != '='
+            || len - klen - 1 >= sizeof num)
+            return ps_env_refuse("PORTSORT_OPENCL_TUNE", spec, tune_accepted,
+                                 why, why_len);
+        memcpy(num, p + klen + 1, len - klen - 1);
+        num[len - klen - 1] = '\0';
+        if (ps_env_digits(num, k == T_BITS ? 8 : 0x7fffffffull, &v) != 0 || v == 0)
+            return ps_env_refuse("PORTSORT_OPENCL_TUNE", spec, tune_accepted,
+                                 why, why_len);
+        out->set |= 1u << k;
+        out->v[k] = v;
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+static const char *const algo_words[] = { "onesweep", "portable", NULL };
+enum { ALGO_ONESWEEP, ALGO_PORTABLE };
+
+/* -1: the device's default; else ALGO_*.  why filled on a refusal. */
+static int algo_parse(int *algo, char *why, size_t why_len)
+{
+    *algo = -1;
+    return ps_env_word("PORTSORT_OPENCL_ALGO", algo_words, "onesweep or portable; "
+                       "unset or empty: the device's default", algo, why, why_len);
+}
+
+int ps_cl_check_env(char *why, size_t why_len)
+{
+    tune_spec spec;
+    int algo;
+    return algo_parse(&algo, why, why_len) < 0 || tune_parse(&spec, why, why_len) < 0
+           ? -1 : 0;
+}
+
+/* Key k of the tuning, or dflt when it is not given. */
+static unsigned tuned(const tune_spec *s, unsigned k, unsigned dflt)
+{
+    return s->set >> k & 1u ? (unsigned)s->v[k] : dflt;
 }
 
 /* Local memory the largest kernel (ps_downsweep / ps_sort_local, and
@@ -69,7 +132,9 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     cl_ulong lmem = 32768;
     size_t maxwg = 1;
     ps_cl_tune t;
-    const char *spec = getenv("PORTSORT_OPENCL_TUNE"), *spec0 = spec;
+    tune_spec spec;
+    char why[8];
+    int algo;
     unsigned kb = key_bits / 8;
 
     clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
@@ -89,18 +154,18 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
         t.bits = 8;
         t.max_blocks = cus * 4;
     }
-    t.wg = env_uint(spec, "wg", t.wg);
-    t.items = env_uint(spec, "items", t.items);
-    t.bits = env_uint(spec, "bits", t.bits);
-    t.max_blocks = env_uint(spec, "blocks", t.max_blocks);
-    t.seg_small = env_uint(spec, "seg", 0);     /* 0: chosen below */
-    t.seg_huge = env_uint(spec, "huge", 1u << 20);
-    spec = getenv("PORTSORT_OPENCL_ALGO");
+    /* Both variables were checked at the choice of backend; a value set
+     * since then that does not parse leaves the defaults. */
+    tune_parse(&spec, why, sizeof why);
+    t.wg = tuned(&spec, T_WG, t.wg);
+    t.items = tuned(&spec, T_ITEMS, t.items);
+    t.bits = tuned(&spec, T_BITS, t.bits);
+    t.max_blocks = tuned(&spec, T_BLOCKS, t.max_blocks);
+    t.seg_small = tuned(&spec, T_SEG, 0);     /* 0: chosen below */
+    t.seg_huge = tuned(&spec, T_HUGE, 1u << 20);
     t.onesweep = (type & CL_DEVICE_TYPE_GPU) != 0;
-    if (spec != NULL && strcmp(spec, "onesweep") == 0)
-        t.onesweep = 1;
-    else if (spec != NULL && strcmp(spec, "portable") == 0)
-        t.onesweep = 0;
+    if (algo_parse(&algo, why, sizeof why) == 1)
+        t.onesweep = algo == ALGO_ONESWEEP;
     /* Keep to what the kernels support: a power-of-two work-group within
      * the device's limit, 1..8 digit bits, then shrink the tile and the
      * radix until local memory suffices. */
@@ -145,7 +210,7 @@ ps_cl_tune ps_cl_tune_for(cl_device_id dev, unsigned key_bits, unsigned val_byte
     /* Onesweep portions of about 2^28 keys (CUB's), never 2^30. */
     {
         size_t tile = (size_t)t.wg * t.items, most = (((size_t)1 << 30) - 1) / tile;
-        t.os_portion = env_uint(spec0, "portion", (unsigned)(((size_t)1 << 28) / tile));
+        t.os_portion = tuned(&spec, T_PORTION, (unsigned)(((size_t)1 << 28) / tile));
         if (t.os_portion == 0)
             t.os_portion = 1;
         if (t.os_portion > most)

@@ -26,6 +26,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +52,8 @@
  * is 13-20% faster from 256K keys up to 4M, even though 4M keys (twice 16
  * MiB) would fit the 32 MiB L3, and no slower at 64K. */
 #define PS_STREAM_BYTES ((size_t)1 << 20)
+/* The most threads a sort uses (PORTSORT_THREADS accepts up to this). */
+#define PS_THREADS_MAX PS_TEAM_MAX
 /* The cache keeps at most one block of scratch, of at most this size. */
 #define PS_CACHE_MAX (((size_t)1 << 30) * (sizeof(size_t) >= 8 ? 4 : 1))
 
@@ -138,33 +141,69 @@ static void openmp_trim(void *state)
         host->release(drop);
 }
 
+/* ---- fork() ----------------------------------------------------------- */
+
+/* The scratch cache's lock is taken around every fork, so that no other
+ * thread of the parent holds it at that moment, and the child gets the
+ * lock free and the cached block, which no thread of the child is using.
+ * The handlers are registered by a constructor, before any fork the
+ * library could miss.  (The pool of threads has handlers of its own,
+ * ps_openmp_team.c: a child starts a pool of its own and sorts in
+ * parallel too.) */
+static void omp_fork_prepare(void)
+{
+    pthread_mutex_lock(&cache_lock);
+}
+
+static void omp_fork_parent(void)
+{
+    pthread_mutex_unlock(&cache_lock);
+}
+
+static void omp_fork_child(void)
+{
+    cache_busy = 0;
+    cache_drop = 0;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+__attribute__((constructor)) static void openmp_watch_forks(void)
+{
+    pthread_atfork(omp_fork_prepare, omp_fork_parent, omp_fork_child);
+}
+
 /* ---- the ops ---------------------------------------------------------- */
 
-/* The threads of a sort: PORTSORT_THREADS, else OMP_NUM_THREADS (its
- * first number, as OpenMP reads it, for the programs that set it for every
- * OpenMP library they use), else the CPUs this process may use
- * (ps_team_cpus: its affinity and its cgroup's quota).  Read once, at
- * init. */
-static int threads_from(const char *name)
+/* The threads of a sort: PORTSORT_THREADS, else OMP_NUM_THREADS (its first
+ * number, as OpenMP reads it: programs set it for every parallel library
+ * they use), else the CPUs this process may use (ps_team_cpus: its
+ * affinity and its cgroup's quota).  Read once, at init; check_env has
+ * refused a malformed PORTSORT_THREADS before (a value set later is
+ * ignored).  OMP_NUM_THREADS is OpenMP's, not ours to refuse: a value that
+ * does not start with a number from 1 up is ignored. */
+static int threads_parse(int *out, char *why, size_t why_len)
 {
-    const char *e = getenv(name);
-    if (e != NULL && e[0] != '\0') {
-        char *end;
-        long v = strtol(e, &end, 10);
-        if ((*end == '\0' || *end == ',') && v >= 1 && v <= PS_TEAM_MAX)
-            return (int)v;
-        if (host != NULL)
-            host->log("openmp: ignoring %s=%s (want 1..%d)", name, e, PS_TEAM_MAX);
-    }
-    return 0;
+    unsigned long long v;
+    int r = ps_env_number("PORTSORT_THREADS", 1, PS_THREADS_MAX, &v, why, why_len);
+    if (r == 1)
+        *out = (int)v;
+    return r;
 }
 
 static int threads_wanted(void)
 {
-    int t = threads_from("PORTSORT_THREADS");
-    if (t == 0)
-        t = threads_from("OMP_NUM_THREADS");
-    return t > 0 ? t : ps_team_cpus();
+    char why[160];
+    int t = 0;
+    const char *omp = ps_getenv_set("OMP_NUM_THREADS");
+    if (threads_parse(&t, why, sizeof why) == 1)
+        return t;
+    if (omp != NULL) {
+        char *end;
+        long v = strtol(omp, &end, 10);
+        if (end != omp && (*end == '\0' || *end == ',') && v >= 1)
+            return v < PS_THREADS_MAX ? (int)v : PS_THREADS_MAX;
+    }
+    return ps_team_cpus();
 }
 
 static void openmp_probe(ps_probe *out)
@@ -176,31 +215,41 @@ static void openmp_probe(ps_probe *out)
              t == 1 ? "" : "s");
 }
 
+
 /* Which sorting networks the leaves may use (ps_openmp_net.h): the best
  * the CPU runs, or less when PORTSORT_OPENMP_SIMD says so (`avx2` or
  * `none`; the tests use it to run every path on one machine).  Read once,
  * at init. */
 static int net_isa;
 
-static const char *const net_isa_names[] = { "none", "avx2", "avx512" };
+static const char *const net_isa_names[] = { "none", "avx2", "avx512", NULL };
+
+static int net_parse(int *out, char *why, size_t why_len)
+{
+    return ps_env_word("PORTSORT_OPENMP_SIMD", net_isa_names, "avx512, avx2 or none",
+                       out, why, why_len);
+}
 
 static int net_wanted(void)
 {
 #if defined(PS_HAVE_AVX512_TARGET)
-    const char *e = getenv("PORTSORT_OPENMP_SIMD");
-    int have = ps_omp_net_isa(), want = have, i;
-    if (e != NULL && e[0] != '\0') {
-        for (i = 0; i <= PS_NET_AVX512; i++)
-            if (strcmp(e, net_isa_names[i]) == 0)
-                want = i;
-        if (strcmp(e, net_isa_names[want]) != 0 && host != NULL)
-            host->log("openmp: ignoring PORTSORT_OPENMP_SIMD=%s "
-                      "(want avx512, avx2 or none)", e);
-    }
+    char why[160];
+    int have = ps_omp_net_isa(), want = have;
+    net_parse(&want, why, sizeof why);
     return want < have ? want : have;
 #else
     return PS_NET_NONE;
 #endif
+}
+
+/* Both variables, at the choice of backend (ps_backend_ops.check_env):
+ * refused whatever the CPU or the build supports, so that a script's value
+ * means the same everywhere. */
+static int openmp_check_env(char *why, size_t why_len)
+{
+    int t, isa;
+    return threads_parse(&t, why, why_len) < 0 || net_parse(&isa, why, why_len) < 0
+           ? -1 : 0;
 }
 
 static int openmp_init(const ps_host *h, void **state)
@@ -327,23 +376,29 @@ static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
 /* The sort planned in c, with its scratch. */
 static void run(ps_omp_ctx *c, unsigned char *block)
 {
-    size_t kb = c->bits / 8, n = c->n;
-    int i;
+    size_t kb = c->bits / 8;
     layout(c, block);
-    for (i = 0; i < 2; i++) {
-        uintptr_t ka = (uintptr_t)c->k[i], va = (uintptr_t)c->v[i];
-        int big = n * (kb + c->vs) > PS_STREAM_BYTES;
-        c->shift[i] = (ka & (PS_UNIT_BYTES - 1)) / kb;
-        c->stream[i] = 0;
-        if (big && ka % kb == 0)
-            c->stream[i] |= 1;
-        if (big && c->vs && va % 16 == 0 && (c->shift[i] * c->vs) % 16 == 0)
-            c->stream[i] |= 2;
-    }
+    ps_omp_place(c, c->n * (kb + c->vs) > PS_STREAM_BYTES);
     c->pack = kb == 4 && c->vs == 4;
-    c->pk_shift = ((uintptr_t)c->k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
-    c->pk_stream = n * 8 > PS_STREAM_BYTES;
     ps_omp_sort(c);
+}
+
+/* The team of a sort (NULL: the calling thread alone).  The first time
+ * the pool could not start a thread (RLIMIT_NPROC, a cgroup's pids.max,
+ * no memory for a stack), PORTSORT_VERBOSE=1 says so: the sorts go on
+ * with the threads there are. */
+static ps_team *team_open(void)
+{
+    static int told;
+    ps_team *t = ps_team_open(team_size);
+    int err, failed = ps_team_start_failures(&err);
+    if (failed && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        host->log("openmp: %d of the %d threads asked for could be started "
+                  "(%s); sorting with %d", ps_team_members(t), team_size,
+                  err == EAGAIN ? "the process's thread limit"
+                  : err == ENOMEM ? "no memory for another stack"
+                  : "pthread_create failed", ps_team_members(t));
+    return t;
 }
 
 static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
@@ -352,7 +407,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     ps_omp_ctx c;
     size_t bytes;
     unsigned char *block;
-    int from_cache;
+    int from_cache, st = PS_OK;
     ps_team *team;
 
     if (n <= PS_SMALL_N) {
@@ -361,23 +416,21 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
         return PS_OK;
     }
     /* The team first: the scratch has an area per member it got. */
-    team = n >= PS_PARALLEL_MIN ? ps_team_open(team_size) : NULL;
+    team = n >= PS_PARALLEL_MIN ? team_open() : NULL;
     bytes = plan(&c, keys, values, vs, n, type, flags, team);
+    block = bytes != 0 ? scratch_take(bytes, &from_cache) : NULL;
     if (bytes == 0) {
-        ps_team_close(team);
         host->fail("openmp: %zu elements overflow the scratch size", n);
-        return PS_ERR_TOO_LARGE;
-    }
-    block = scratch_take(bytes, &from_cache);
-    if (block == NULL) {
-        ps_team_close(team);
+        st = PS_ERR_TOO_LARGE;
+    } else if (block == NULL) {
         host->fail("openmp: cannot allocate %zu bytes of scratch", bytes);
-        return PS_ERR_NO_MEMORY;
+        st = PS_ERR_NO_MEMORY;
+    } else {
+        run(&c, block);
+        scratch_put(block, from_cache);
     }
-    run(&c, block);
     ps_team_close(team);
-    scratch_put(block, from_cache);
-    return PS_OK;
+    return st;
 }
 
 static int openmp_sort_keys(void *state, void *keys, size_t n, ps_type type,
@@ -575,7 +628,7 @@ static void segments_chunk(unsigned char *k, unsigned char *v, size_t vs,
     }
 }
 
-/* The short segments' work, handed out a chunk of segments at a time. */
+/* The short segments' work, handed out `grain` segments at a time. */
 typedef struct seg_job {
     unsigned char *k, *v, *block;
     size_t vs, sb, grain, num_segments;
@@ -584,6 +637,8 @@ typedef struct seg_job {
     unsigned flags;
 } seg_job;
 
+/* Chunk g of the segments (the last one shorter), in member's slice of
+ * the block. */
 static void item_segments(void *arg, int member, size_t g)
 {
     const seg_job *j = arg;
@@ -624,9 +679,9 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
             nshort++;
         }
     }
+    /* One team for both: the chunks of short segments and the long ones. */
     team = short_keys >= PS_SEG_PARALLEL_MIN || longest_long != 0
-           ? ps_team_open(team_size) : NULL;
-    /* The short segments' slices: one per member when they are shared. */
+           ? team_open() : NULL;
     nt = short_keys >= PS_SEG_PARALLEL_MIN ? (size_t)ps_team_members(team) : 1;
     if (longest_short > PS_SMALL_N)
         sb = round64(plan(&c, keys, values, vs, longest_short, type, flags, NULL));
@@ -693,4 +748,5 @@ const ps_backend_ops ps_openmp_ops = {
     .trim = openmp_trim,
     .device_api = NULL, /* no device API: host memory is its device */
     .sort_segments = openmp_sort_segments,
+    .check_env = openmp_check_env,
 };

@@ -189,7 +189,7 @@ struct ps_omp_kernels {
 
     /* Histograms of np digits of w bits of keys[0, m): digit j is image
      * bits [lo + j * w, ...), bits from hi up masked off; table j at
-     * h + (j << w).  Returns the image of keys[0]. */
+     * h + (j << w).  Returns the image of keys[0] (m >= 1). */
     uint64_t (*leaf_hist)(const ps_omp_ctx *c, const void *keys, size_t m,
                           unsigned lo, unsigned hi, unsigned w, unsigned np,
                           uint32_t *h);
@@ -214,9 +214,9 @@ struct ps_omp_kernels {
     void (*insert)(void *keys, unsigned char *values, size_t vs, size_t m,
                    ps_xf xf);
     /* The same result for keys in buckets of about one each (a split
-     * leaf), by a branch-free bubble pass fused with an insertion sort;
-     * prefetches npf keys (and values) of the next leaf from pf (and pv)
-     * and the lines after keys[m) for writing. */
+     * leaf), m >= 1, by a branch-free bubble pass fused with an insertion
+     * sort; prefetches npf keys (and values) of the next leaf from pf (and
+     * pv) and the lines after keys[m) for writing. */
     void (*bubble)(const ps_omp_ctx *c, void *keys, unsigned char *values,
                    size_t m, const void *pf, const unsigned char *pv,
                    size_t npf);
@@ -238,6 +238,32 @@ extern const ps_omp_kernels ps_omp_kernels8, ps_omp_kernels16,
  * its width's kernels.  On the calling thread when c->team is NULL, else
  * with the team's members.  Cannot fail (ps_openmp_msd.c). */
 void ps_omp_sort(const ps_omp_ctx *c);
+
+/* Where c's arrays (c->k[0, 1] and c->v[0, 1], already set) lie against
+ * the write-combining units of the scatters: c->shift, c->stream,
+ * c->pk_shift and c->pk_stream.  `stream`: the sort is big enough that
+ * its scatters should stream whole units past the caches (ps_openmp.c's
+ * run() decides, by size); they then do so for every array whose units
+ * the streaming stores can write, 16-byte aligned: keys always (they are
+ * aligned to their size), values when the array and its shift allow it.
+ * The kernels' unit tests place their arrays through it too, so that they
+ * test the scatters as the sort calls them. */
+static inline void ps_omp_place(ps_omp_ctx *c, int stream)
+{
+    size_t kb = c->bits / 8;
+    int i;
+    for (i = 0; i < 2; i++) {
+        uintptr_t ka = (uintptr_t)c->k[i], va = (uintptr_t)c->v[i];
+        c->shift[i] = (ka & (PS_UNIT_BYTES - 1)) / kb;
+        c->stream[i] = 0;
+        if (stream && ka % kb == 0)
+            c->stream[i] |= 1;
+        if (stream && c->vs && va % 16 == 0 && (c->shift[i] * c->vs) % 16 == 0)
+            c->stream[i] |= 2;
+    }
+    c->pk_shift = ((uintptr_t)c->k[1] & (PS_UNIT_BYTES - 1)) / sizeof(uint64_t);
+    c->pk_stream = stream;
+}
 
 /* b rounded up to a multiple of 64: the parts of the scratch block start
  * on cache lines. */

@@ -84,6 +84,9 @@ static void wake_all(uint32_t *word)
 
 #define LINE_ALIGNED __attribute__((aligned(64)))
 
+/* Each worker's stack. */
+#define PS_STACK_BYTES ((size_t)2 << 20)
+
 /* A word others wait on, and how many of them sleep in the kernel. */
 typedef struct waitword {
     uint32_t value;
@@ -208,6 +211,10 @@ static void grow(int want)
     if (pthread_attr_init(&attr) != 0)
         return;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* A stack of its own size, not RLIMIT_STACK's (which may be hundreds
+     * of MiB, each reserved in the address space): a member's deepest
+     * call is a leaf under a few MSD levels of small frames. */
+    pthread_attr_setstacksize(&attr, PS_STACK_BYTES);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     while (pool.workers < want) {
@@ -215,8 +222,8 @@ static void grow(int want)
         int err = pthread_create(&t, &attr, worker_main,
                                  (void *)(intptr_t)(pool.workers + 1));
         if (err != 0) {
-            pool.failures++;
-            pool.fail_err = err;
+            __atomic_store_n(&pool.fail_err, err, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&pool.failures, 1, __ATOMIC_RELEASE);
             break;
         }
         pool.workers++;
@@ -321,8 +328,9 @@ void ps_team_close(ps_team *t)
 
 int ps_team_start_failures(int *err)
 {
-    *err = pool.fail_err;
-    return pool.failures;
+    int f = __atomic_load_n(&pool.failures, __ATOMIC_ACQUIRE);
+    *err = __atomic_load_n(&pool.fail_err, __ATOMIC_RELAXED);
+    return f;
 }
 
 /* ---- how many CPUs this process may use -------------------------------- */

@@ -2,7 +2,7 @@
 # The environment variables of the library, through the tool: the library
 # is silent on stderr unless PORTSORT_VERBOSE=1, which then says which
 # backends were tried and why each was skipped; PORTSORT_THREADS sets the
-# OpenMP backend's thread count.
+# OpenMP backend's thread count; malformed values are refused.
 . "${srcdir:-.}/test/cli/cli-common.sh"
 
 printf '3\n1\n2\n' >"$work/in.txt"
@@ -35,12 +35,21 @@ if "$PORTSORT" info | grep -q '^  openmp *usable'; then
         PORTSORT_THREADS=$t "$PORTSORT" info | grep -q "openmp .*host CPU, $t thread" ||
             fail "PORTSORT_THREADS=$t sets the OpenMP thread count"
     done
-    PORTSORT_THREADS=bogus PORTSORT_VERBOSE=1 PORTSORT_BACKEND=openmp \
-        "$PORTSORT" info >/dev/null 2>"$work/err"
-    grep -q "ignoring PORTSORT_THREADS=bogus" "$work/err" ||
-        fail "a bad PORTSORT_THREADS is reported under PORTSORT_VERBOSE"
 else
     echo "openmp not built: PORTSORT_THREADS not tested"
 fi
+
+# A malformed value is refused, whichever backend is chosen: the sort fails
+# with the tool's one line naming the variable and what it accepts (the
+# library itself prints nothing), and nothing is written.
+for bad in PORTSORT_THREADS=bogus PORTSORT_VERBOSE=no PORTSORT_GPU_MIN_N=1e6; do
+    rm -f "$work/out4.txt"
+    env "$bad" PORTSORT_BACKEND=serial "$PORTSORT" sort --text --type u32 \
+        -o "$work/out4.txt" "$work/in.txt" 2>"$work/err" &&
+        fail "$bad: the sort succeeded"
+    [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "$bad: invalid value (accepted: " "$work/err" ||
+        { cat "$work/err"; fail "$bad: not refused with the variable and what is accepted"; }
+    [ -e "$work/out4.txt" ] && fail "$bad: an output was written"
+done
 
 finish

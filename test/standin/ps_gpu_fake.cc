@@ -26,6 +26,7 @@
 
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "ps_gpu_fake.h"
 
@@ -91,10 +92,30 @@ int env_int(const char *name, int dflt)
     return e != nullptr ? std::atoi(e) : dflt;
 }
 
+// CUDA cannot be used in a child forked after the parent initialised it:
+// its calls fail or hang there, releases included.  The stand-in ends such
+// a child with a message instead, so that a test sees every call the
+// library makes there (ps_test_gpu_fake's forked child, which exits
+// through the library's destructors).
+pid_t owner;
+
+void fork_check()
+{
+    pid_t me = getpid();
+    if (owner == 0)
+        owner = me;
+    if (owner != me) {
+        std::fprintf(stderr, "ps_gpu_fake: the runtime was called in a child "
+                     "forked after its parent initialised it\n");
+        std::abort();
+    }
+}
+
 // The device the calling thread's runtime work goes to, binding a primary
 // context first if none is current.
 int bind()
 {
+    fork_check();
     if (t_depth == 0) {
         int d = t_rt_device < 0 ? 0 : t_rt_device;
         contexts |= 1u << d;
@@ -254,13 +275,15 @@ int ps_fake_last_launch_device(void) { return last_launch; }
 static int drv_device_get(int *dev, int ordinal) { *dev = ordinal; return 0; }
 static int drv_retain(void **ctx, int dev)
 {
+    fork_check();
     contexts |= 1u << dev;
     *ctx = &ctx_token[dev];
     return 0;
 }
-static int drv_release(int) { return 0; }
+static int drv_release(int) { fork_check(); return 0; }
 static int drv_push(void *ctx)
 {
+    fork_check();
     if (t_depth == 16)
         return 201;
     t_stack[t_depth++] = (int)(static_cast<char *>(ctx) - ctx_token);
@@ -371,14 +394,24 @@ psfakeError_t psfakeStreamCreateWithFlags(psfakeStream_t *s, unsigned)
     *s = new psfake_stream();
     return work();
 }
-psfakeError_t psfakeStreamDestroy(psfakeStream_t s) { delete s; return psfakeSuccess; }
+psfakeError_t psfakeStreamDestroy(psfakeStream_t s)
+{
+    fork_check();
+    delete s;
+    return psfakeSuccess;
+}
 psfakeError_t psfakeStreamSynchronize(psfakeStream_t) { return work(); }
 psfakeError_t psfakeEventCreateWithFlags(psfakeEvent_t *e, unsigned)
 {
     *e = new psfake_event();
     return work();
 }
-psfakeError_t psfakeEventDestroy(psfakeEvent_t e) { delete e; return psfakeSuccess; }
+psfakeError_t psfakeEventDestroy(psfakeEvent_t e)
+{
+    fork_check();
+    delete e;
+    return psfakeSuccess;
+}
 psfakeError_t psfakeEventRecord(psfakeEvent_t, psfakeStream_t) { return work(); }
 psfakeError_t psfakeEventSynchronize(psfakeEvent_t) { return work(); }
 psfakeError_t psfakeFuncAttributes_get(psfakeFuncAttributes *a, const void *)

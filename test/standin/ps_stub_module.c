@@ -11,7 +11,9 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ps_backend.h"
 
@@ -20,6 +22,17 @@
 #endif
 
 static const ps_host *host;
+
+/* Code a module runs as soon as it is loaded, before the core sees its
+ * table: what a planted module would use.  With PS_STUB_ANNOUNCE set it
+ * says so on stderr, with the effective user it runs as, so that the
+ * privilege test (test/process.sh) can tell whether a setuid program
+ * loaded it. */
+__attribute__((constructor)) static void stub_loaded(void)
+{
+    if (getenv("PS_STUB_ANNOUNCE") != NULL)
+        fprintf(stderr, "ps_stub: module loaded, euid %d\n", (int)geteuid());
+}
 
 static void stub_probe(ps_probe *out)
 {
