@@ -89,18 +89,22 @@ valgrind)
     cd "$top"
     ;;
 tsan)
-    echo "== ThreadSanitizer: threads, fork and errors on CPU backends"
+    echo "== ThreadSanitizer: threads, fork, errors and segments on CPU backends"
     configure_in build-tsan "-O1 -g -fsanitize=thread"
-    # libgomp is not built with TSan: its barriers are invisible to it, so
-    # OpenMP runs here with one OpenMP thread per call; the races TSan can
-    # see are those between the calling threads (the choice of backend,
-    # cached scratch, error details).
+    # The openmp backend's pool (ps_openmp_team.c) is our code, instrumented:
+    # three members, so that TSan sees its phases and claims, beside the
+    # races between calling threads (the choice of backend, cached scratch,
+    # error details).  Applications' OpenMP regions (ps_test_fork plays
+    # one) run on libgomp, which is not built with TSan: one thread there.
+    # die_after_fork=0: a forked child starts a pool of its own, which TSan
+    # refuses by default.
     for b in $(cpu_backends build-tsan); do
-        for t in ps_test_threads ps_test_fork ps_test_errors; do
+        for t in ps_test_threads ps_test_fork ps_test_errors ps_test_segments; do
             echo "   $t on $b"
-            (cd build-tsan && OMP_NUM_THREADS=1 PORTSORT_BACKEND=$b \
-                TSAN_OPTIONS=halt_on_error=1:exitcode=24 top_builddir=. \
-                ./test/$t >/dev/null)
+            (cd build-tsan && OMP_NUM_THREADS=1 PORTSORT_THREADS=3 \
+                PORTSORT_BACKEND=$b PS_TEST_MAX_N=100000 \
+                TSAN_OPTIONS=halt_on_error=1:exitcode=24:die_after_fork=0 \
+                top_builddir=. ./test/$t >/dev/null)
         done
     done
     ;;

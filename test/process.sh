@@ -5,10 +5,11 @@
 #    environment: a module planted through PORTSORT_MODULE_PATH is not
 #    loaded (its constructor would say so on stderr), while the same
 #    program without the setuid bit does load it (so the check can fail);
-#  - when the OpenMP runtime cannot start the threads a sort asks for
-#    (RLIMIT_NPROC of an unprivileged user, RLIMIT_AS), the library sorts
-#    with the threads it can have, down to one, and the process goes on:
-#    GNU libgomp would exit(1).
+#  - when the threads a sort asks for cannot be started (RLIMIT_NPROC of
+#    an unprivileged user, RLIMIT_AS), the library sorts with the threads
+#    it can have, down to one, says so under PORTSORT_VERBOSE=1, and the
+#    process goes on (GNU libgomp, which the backend once used, would
+#    exit(1)).
 # The setuid and RLIMIT_NPROC cases need root (to make the program setuid
 # and to run it as nobody: RLIMIT_NPROC does not bind root); elsewhere they
 # are skipped with a message.  Exits 77 when nothing could run.
@@ -37,8 +38,8 @@ openmp=no
 PORTSORT_BACKEND=openmp "$dir/prog" report | grep -q 'backend openmp' && openmp=yes
 
 # The threads of a sort under RLIMIT_AS, which binds every user: stacks of
-# 256 MiB (the default thread stack is RLIMIT_STACK's size), and room for
-# the scratch of 8 threads but not for one more stack.
+# 256 MiB for threads that take RLIMIT_STACK's size (libgomp's did), and
+# room for the scratch of 8 threads but not for one more such stack.
 if [ "$openmp" = yes ]; then
     echo "--- RLIMIT_AS: 8 threads asked for, no room for one more stack"
     if (ulimit -s 262144) 2>/dev/null; then
@@ -49,8 +50,14 @@ if [ "$openmp" = yes ]; then
         cat "$dir/log"
         if [ "$rc" -ne 77 ]; then
             [ "$rc" -eq 0 ] || fail "the sort under RLIMIT_AS ended the process (exit $rc)"
-            grep -q "could be started" "$dir/log" ||
-                fail "the library did not say it sorted with fewer threads"
+            # The pool's threads have stacks of their own size, not
+            # RLIMIT_STACK's, so they may all fit; if one did not, the
+            # library must have said so.
+            if grep -q "could be started" "$dir/log"; then
+                echo "(sorted with fewer threads)"
+            else
+                echo "(every thread could be started: their stacks are small)"
+            fi
             ran=$((ran + 1))
         fi
     else

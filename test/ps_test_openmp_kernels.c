@@ -300,7 +300,7 @@ static void ctx_init(ps_omp_ctx *c, const cfg *g, size_t vs, size_t n,
     c->n = n;
     c->xf = g->xf;
     c->bits = (unsigned)(8 * g->kb);
-    c->nthreads = 1;
+    c->members = 1;
     c->pack = g->kb == 4 && vs == 4;
     ps_omp_place(c, stream);
 }
@@ -446,7 +446,7 @@ static void t_scatter(const cfg *g, size_t vs, size_t m, unsigned sh,
     noise(k[to], n * ke, rng);
     kwant = dup_bytes(k[to], n * ke);
     ctx_init(&c, g, vs, n, k[0], k[1], v[0], v[1], pl->stream);
-    c.nthreads = (int)pl->slices;
+    c.members = (int)pl->slices;
 
     pos = (size_t *)(void *)g_new(&P, "tl->pos", nb * sizeof *pos, 0);
     start = (size_t *)(void *)g_new(&S, "tl->start", nb * sizeof *start, 0);

@@ -1,5 +1,6 @@
 # backends/openmp: the parallel radix sort on the host CPU, built into
-# libportsort when the compiler supports OpenMP.
+# libportsort (unless configure --disable-openmp).  Its threads are its own
+# (ps_openmp_team.c), started with pthreads: it needs no OpenMP runtime.
 if PS_HAVE_OPENMP
 noinst_LTLIBRARIES += backends/openmp/libps_openmp.la
 backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
@@ -7,10 +8,9 @@ backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
 	backends/openmp/ps_openmp_kernels.c \
 	backends/openmp/ps_openmp_kernels-inl.h \
 	backends/openmp/ps_openmp_packed-inl.h \
-	backends/openmp/ps_openmp_net.c backends/openmp/ps_openmp_net.h
-backends_openmp_libps_openmp_la_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
+	backends/openmp/ps_openmp_net.c backends/openmp/ps_openmp_net.h \
+	backends/openmp/ps_openmp_team.c backends/openmp/ps_openmp_team.h
 lib_libportsort_la_LIBADD += backends/openmp/libps_openmp.la
-lib_libportsort_la_LDFLAGS += $(OPENMP_CFLAGS)
 
 check_PROGRAMS += test/ps_test_openmp_large
 test_ps_test_openmp_large_SOURCES = test/ps_test_openmp_large.c test/ps_test_util.c \
@@ -26,6 +26,7 @@ EXTRA_DIST += backends/openmp/ps_openmp_sort.h backends/openmp/ps_openmp_msd.c \
 	backends/openmp/ps_openmp_kernels-inl.h \
 	backends/openmp/ps_openmp_packed-inl.h \
 	backends/openmp/ps_openmp_net.c backends/openmp/ps_openmp_net.h \
+	backends/openmp/ps_openmp_team.c backends/openmp/ps_openmp_team.h \
 	doc/results-openmp.md
 
 # The CPU benchmark, bench/ps_cpubench, is in bench/local.mk.

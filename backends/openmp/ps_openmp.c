@@ -26,7 +26,7 @@
  */
 #include <config.h>
 
-#include <omp.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +36,7 @@
 #include "ps_backend.h"
 #include "ps_openmp_net.h"
 #include "ps_openmp_sort.h"
+#include "ps_openmp_team.h"
 
 /* A bucket of at most this many bytes (keys and values) is finished by one
  * thread in cache.  Measured at 16 KiB to 512 KiB (doc/results-openmp.md):
@@ -52,7 +53,7 @@
  * MiB) would fit the 32 MiB L3, and no slower at 64K. */
 #define PS_STREAM_BYTES ((size_t)1 << 20)
 /* The most threads a sort uses (PORTSORT_THREADS accepts up to this). */
-#define PS_THREADS_MAX 1024
+#define PS_THREADS_MAX PS_TEAM_MAX
 /* The cache keeps at most one block of scratch, of at most this size. */
 #define PS_CACHE_MAX (((size_t)1 << 30) * (sizeof(size_t) >= 8 ? 4 : 1))
 
@@ -142,19 +143,13 @@ static void openmp_trim(void *state)
 
 /* ---- fork() ----------------------------------------------------------- */
 
-/* GNU libgomp does not survive fork(): a parallel region in the child
- * waits for pool threads that only the parent has, and hangs, whether the
- * pool was started by this library or by the application (its own
- * `#pragma omp parallel` before it ever called us).  So a child sorts on
- * its calling thread alone, on the paths that never enter a parallel
- * region, whenever it was forked: the handlers are registered by a
- * constructor, before any fork the library could miss.  They also hand
- * the child a free cache_lock (taken around the fork, so that no other
- * thread of the parent holds it at that moment) and the cached block,
- * which no thread of the child is using. */
-static int in_forked_child;
-static pthread_mutex_t team_lock = PTHREAD_MUTEX_INITIALIZER;
-
+/* The scratch cache's lock is taken around every fork, so that no other
+ * thread of the parent holds it at that moment, and the child gets the
+ * lock free and the cached block, which no thread of the child is using.
+ * The handlers are registered by a constructor, before any fork the
+ * library could miss.  (The pool of threads has handlers of its own,
+ * ps_openmp_team.c: a child starts a pool of its own and sorts in
+ * parallel too.) */
 static void omp_fork_prepare(void)
 {
     pthread_mutex_lock(&cache_lock);
@@ -167,14 +162,9 @@ static void omp_fork_parent(void)
 
 static void omp_fork_child(void)
 {
-    in_forked_child = 1;
     cache_busy = 0;
     cache_drop = 0;
     pthread_mutex_unlock(&cache_lock);
-    /* team_lock guards no data, only the order of first parallel regions
-     * (team_claim), and a child never starts one: whoever held it in the
-     * parent is gone. */
-    pthread_mutex_init(&team_lock, NULL);
 }
 
 __attribute__((constructor)) static void openmp_watch_forks(void)
@@ -182,102 +172,15 @@ __attribute__((constructor)) static void openmp_watch_forks(void)
     pthread_atfork(omp_fork_prepare, omp_fork_parent, omp_fork_child);
 }
 
-/* ---- threads ----------------------------------------------------------- */
-
-/* GNU libgomp ends the process (exit(1), "Thread creation failed") when it
- * cannot start a thread of a team: RLIMIT_NPROC, a container's pids.max,
- * RLIMIT_AS too small for another stack.  The library must not let that
- * happen, so before a parallel region that may start threads the team is
- * checked: the threads are started here (with the attributes libgomp uses
- * unless OMP_STACKSIZE says otherwise: the defaults), all at once, and
- * joined, and the region asks for as many as started, down to 1, where no
- * region is entered at all.
- *
- * libgomp keeps a team's threads for the next region of the same thread of
- * the application (its pool), so a thread checks once per team size: after
- * a region of `had` threads asked for as `asked`, the next region asking
- * for `asked` starts no thread and needs no check.  Nested regions (a sort
- * called inside one of the application's parallel regions) start their
- * threads every time and are checked every time, unless OpenMP gives them
- * one thread (max-active-levels reached).  The first check and region of each thread are made under
- * team_lock, so that threads of the process that check at the same time
- * do not each count on the same room. */
-static _Thread_local int team_asked, team_had;
-
-typedef struct gate {
-    pthread_mutex_t m;
-    pthread_cond_t c;
-    int open;
-} gate;
-
-static void *wait_at_gate(void *arg)
-{
-    gate *g = arg;
-    pthread_mutex_lock(&g->m);
-    while (!g->open)
-        pthread_cond_wait(&g->c, &g->m);
-    pthread_mutex_unlock(&g->m);
-    return NULL;
-}
-
-/* How many of k threads (k < PS_THREADS_MAX) can run at once: started
- * together, held at a gate until the last has started, then joined. */
-static int threads_startable(int k)
-{
-    pthread_t t[PS_THREADS_MAX];
-    gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
-    int i, j;
-    for (i = 0; i < k; i++)
-        if (pthread_create(&t[i], NULL, wait_at_gate, &g) != 0)
-            break;
-    pthread_mutex_lock(&g.m);
-    g.open = 1;
-    pthread_cond_broadcast(&g.c);
-    pthread_mutex_unlock(&g.m);
-    for (j = 0; j < i; j++)
-        pthread_join(t[j], NULL);
-    return i;
-}
-
-/* The threads a sort of this thread may ask its parallel regions for, when
- * it wants `want` (1..PS_THREADS_MAX).  *held says that team_lock is held:
- * pass it to team_done once the sort's regions are over. */
-static int team_claim(int want, int *held)
-{
-    int nested = omp_get_level() > 0, got;
-    *held = 0;
-    if (want <= 1 || in_forked_child)
-        return 1;
-    if (nested && omp_get_active_level() >= omp_get_max_active_levels())
-        return want;    /* libgomp gives such a region one thread */
-    if (!nested && team_asked == want)
-        return team_had;
-    pthread_mutex_lock(&team_lock);
-    *held = 1;
-    got = 1 + threads_startable(want - 1);
-    if (got < want)
-        host->log("openmp: %d of the %d threads asked for could be started "
-                  "(thread or memory limits); sorting with %d", got, want, got);
-    return got;
-}
-
-/* After a sort that asked team_claim for `want` threads and got `got`;
- * ran: its regions ran (libgomp's pool now has their threads). */
-static void team_done(int want, int got, int ran, int held)
-{
-    if (ran && omp_get_level() == 0) {
-        team_asked = want;
-        team_had = got;
-    }
-    if (held)
-        pthread_mutex_unlock(&team_lock);
-}
-
 /* ---- the ops ---------------------------------------------------------- */
 
-/* PORTSORT_THREADS overrides OpenMP's own choice (OMP_NUM_THREADS or the
- * number of cores).  Read once, at init; check_env has refused a malformed
- * value before (a value set later is ignored, as OpenMP's default). */
+/* The threads of a sort: PORTSORT_THREADS, else OMP_NUM_THREADS (its first
+ * number, as OpenMP reads it: programs set it for every parallel library
+ * they use), else the CPUs this process may use (ps_team_cpus: its
+ * affinity and its cgroup's quota).  Read once, at init; check_env has
+ * refused a malformed PORTSORT_THREADS before (a value set later is
+ * ignored).  OMP_NUM_THREADS is OpenMP's, not ours to refuse: a value that
+ * does not start with a number from 1 up is ignored. */
 static int threads_parse(int *out, char *why, size_t why_len)
 {
     unsigned long long v;
@@ -291,7 +194,16 @@ static int threads_wanted(void)
 {
     char why[160];
     int t = 0;
-    return threads_parse(&t, why, sizeof why) == 1 ? t : omp_get_max_threads();
+    const char *omp = ps_getenv_set("OMP_NUM_THREADS");
+    if (threads_parse(&t, why, sizeof why) == 1)
+        return t;
+    if (omp != NULL) {
+        char *end;
+        long v = strtol(omp, &end, 10);
+        if (end != omp && (*end == '\0' || *end == ',') && v >= 1)
+            return v < PS_THREADS_MAX ? (int)v : PS_THREADS_MAX;
+    }
+    return ps_team_cpus();
 }
 
 static void openmp_probe(ps_probe *out)
@@ -344,8 +256,6 @@ static int openmp_init(const ps_host *h, void **state)
 {
     host = h;
     team_size = threads_wanted();
-    if (team_size > PS_THREADS_MAX)
-        team_size = PS_THREADS_MAX;     /* team_claim's bound */
     net_isa = net_wanted();
     host->log("openmp: %d threads, leaf networks: %s", team_size,
               net_isa_names[net_isa]);
@@ -359,10 +269,12 @@ static void openmp_release(void *state)
 }
 
 /* Lay the scratch block out (or, with base NULL, just size it): scratch
- * keys, scratch values, per-thread counts, per-thread areas.  Returns the
- * bytes needed, or 0 on size_t overflow. */
-static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
+ * keys, scratch values, the counts and OR/AND of each chunk of a team
+ * pass, each member's area.  Returns the bytes needed, or 0 on size_t
+ * overflow. */
+static size_t layout(ps_omp_ctx *c, unsigned char *base)
 {
+    const size_t members = (size_t)c->members, chunks = c->chunks;
     size_t kb = c->bits / 8, t;
     size_t line = PS_UNIT_BYTES / (c->vs > kb ? c->vs : kb);  /* elements per unit */
     size_t mr = PS_MSD_RADIX, lr = (size_t)1 << PS_LEAF_BITS;
@@ -372,8 +284,8 @@ static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
         return 0;
     kbytes = round64(c->n * kb);
     vbytes = round64(c->n * c->vs);
-    shared = round64((size_t)threads * 2 * sizeof(uint64_t))
-             + round64((size_t)threads * mr * sizeof(size_t));
+    shared = round64(chunks * 2 * sizeof(uint64_t))
+             + round64(chunks * mr * sizeof(size_t));
     c->tls_stride = round64(sizeof(ps_omp_tls)) + buckets * PS_UNIT_BYTES
                     + round64(buckets * line * c->vs)
                     + round64(2 * mr * sizeof(size_t))
@@ -388,10 +300,10 @@ static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
         c->k[1] = base;
         c->v[1] = c->vs ? base + kbytes : NULL;
         c->orand = (uint64_t *)(void *)p;
-        p += round64((size_t)threads * 2 * sizeof(uint64_t));
-        c->tcount = (size_t *)(void *)p;
+        p += round64(chunks * 2 * sizeof(uint64_t));
+        c->ccount = (size_t *)(void *)p;
         c->tls = base + kbytes + vbytes + shared;
-        for (t = 0; t < (size_t)threads; t++) {
+        for (t = 0; t < members; t++) {
             ps_omp_tls *tl;
             p = c->tls + t * c->tls_stride;
             tl = (ps_omp_tls *)(void *)p;
@@ -414,7 +326,7 @@ static size_t layout(ps_omp_ctx *c, unsigned char *base, int threads)
             tl->net_skip = 0;
         }
     }
-    return kbytes + vbytes + shared + (size_t)threads * c->tls_stride;
+    return kbytes + vbytes + shared + members * c->tls_stride;
 }
 
 /* Arrays of at most this many keys are sorted by the width's insertion
@@ -432,13 +344,13 @@ static const ps_omp_kernels *kernels_of(size_t kb)
     }
 }
 
-/* Fill in what a sort of n elements decides before it has scratch, and
- * return the scratch bytes it needs (0: more than size_t holds).  The
- * bytes never shrink as n grows for one key and value size, so the block
- * of the longest of several sorts serves them all (the segmented sort).
- * team: the threads team_claim gave the sort. */
+/* Fill in what a sort of n elements with team t (NULL: the calling
+ * thread alone) decides before it has scratch, and return the scratch
+ * bytes it needs (0: more than size_t holds).  The bytes never shrink as n
+ * grows for one key and value size and team, so the block of the longest
+ * of several sorts serves them all (the segmented sort). */
 static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
-                   ps_type type, unsigned flags, int team)
+                   ps_type type, unsigned flags, ps_team *t)
 {
     size_t kb = ps_type_bytes(type);
     memset(c, 0, sizeof *c);
@@ -449,23 +361,44 @@ static size_t plan(ps_omp_ctx *c, void *keys, void *values, size_t vs, size_t n,
     c->vs = values != NULL ? vs : 0;
     c->n = n;
     c->bits = (unsigned)(8 * kb);
-    c->nthreads = n < PS_PARALLEL_MIN ? 1 : team;
+    c->team = n < PS_PARALLEL_MIN ? NULL : t;
+    c->members = ps_team_members(c->team);
+    /* Two chunks a member: see chunks_of (ps_openmp_msd.c). */
+    c->chunks = c->team != NULL ? 2 * (size_t)c->members : 1;
     c->leaf_cap = (c->vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c->vs);
     c->net = c->vs != 0 ? PS_NET_NONE
              : kb == 4 ? net_isa
              : kb == 8 && net_isa == PS_NET_AVX512 ? PS_NET_AVX512 : PS_NET_NONE;
     c->pk_net = net_isa == PS_NET_AVX512 && kb == 4 && c->vs == 4;
-    return layout(c, NULL, c->nthreads);
+    return layout(c, NULL);
 }
 
 /* The sort planned in c, with its scratch. */
 static void run(ps_omp_ctx *c, unsigned char *block)
 {
     size_t kb = c->bits / 8;
-    layout(c, block, c->nthreads);
+    layout(c, block);
     ps_omp_place(c, c->n * (kb + c->vs) > PS_STREAM_BYTES);
     c->pack = kb == 4 && c->vs == 4;
     ps_omp_sort(c);
+}
+
+/* The team of a sort (NULL: the calling thread alone).  The first time
+ * the pool could not start a thread (RLIMIT_NPROC, a cgroup's pids.max,
+ * no memory for a stack), PORTSORT_VERBOSE=1 says so: the sorts go on
+ * with the threads there are. */
+static ps_team *team_open(void)
+{
+    static int told;
+    ps_team *t = ps_team_open(team_size);
+    int err, failed = ps_team_start_failures(&err);
+    if (failed && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        host->log("openmp: %d of the %d threads asked for could be started "
+                  "(%s); sorting with %d", ps_team_members(t), team_size,
+                  err == EAGAIN ? "the process's thread limit"
+                  : err == ENOMEM ? "no memory for another stack"
+                  : "pthread_create failed", ps_team_members(t));
+    return t;
 }
 
 static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
@@ -474,14 +407,16 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     ps_omp_ctx c;
     size_t bytes;
     unsigned char *block;
-    int from_cache, team, held = 0, st = PS_OK;
+    int from_cache, st = PS_OK;
+    ps_team *team;
 
     if (n <= PS_SMALL_N) {
         kernels_of(ps_type_bytes(type))->insert(keys, values, vs, n,
                                                 ps_xf_make(type, flags));
         return PS_OK;
     }
-    team = n < PS_PARALLEL_MIN ? 1 : team_claim(team_size, &held);
+    /* The team first: the scratch has an area per member it got. */
+    team = n >= PS_PARALLEL_MIN ? team_open() : NULL;
     bytes = plan(&c, keys, values, vs, n, type, flags, team);
     block = bytes != 0 ? scratch_take(bytes, &from_cache) : NULL;
     if (bytes == 0) {
@@ -494,8 +429,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
         run(&c, block);
         scratch_put(block, from_cache);
     }
-    if (n >= PS_PARALLEL_MIN)
-        team_done(team_size, team, st == PS_OK, held);
+    ps_team_close(team);
     return st;
 }
 
@@ -530,7 +464,7 @@ static void segment_solo(unsigned char *keys, unsigned char *values,
                                                 ps_xf_make(type, flags));
         return;
     }
-    plan(&c, keys, values, vs, m, type, flags, 1);
+    plan(&c, keys, values, vs, m, type, flags, NULL);
     run(&c, mine);
 }
 
@@ -694,32 +628,43 @@ static void segments_chunk(unsigned char *k, unsigned char *v, size_t vs,
     }
 }
 
-/* Chunk g of `grain` segments (the last one shorter), with `mine` as its
- * scratch. */
-static void segments_grain(unsigned char *k, unsigned char *v, size_t vs,
-                           const size_t *offsets, size_t num_segments, size_t g,
-                           size_t grain, ps_type type, unsigned flags,
-                           unsigned char *mine)
+/* The short segments' work, handed out `grain` segments at a time. */
+typedef struct seg_job {
+    unsigned char *k, *v, *block;
+    size_t vs, sb, grain, num_segments;
+    const size_t *offsets;
+    ps_type type;
+    unsigned flags;
+} seg_job;
+
+/* Chunk g of the segments (the last one shorter), in member's slice of
+ * the block. */
+static void item_segments(void *arg, int member, size_t g)
 {
-    size_t hi = (g + 1) * grain < num_segments ? (g + 1) * grain : num_segments;
-    segments_chunk(k, v, vs, offsets, g * grain, hi, type, flags, mine);
+    const seg_job *j = arg;
+    size_t hi = (g + 1) * j->grain < j->num_segments ? (g + 1) * j->grain
+                                                     : j->num_segments;
+    segments_chunk(j->k, j->v, j->vs, j->offsets, g * j->grain, hi, j->type,
+                   j->flags, j->block + (size_t)member * j->sb);
 }
 
-/* Short segments are shared out among the threads, a chunk of segments at
- * a time, each sorted by one thread as a plain sort of its size would be,
- * in that thread's slice of the block.  Long ones then get the whole team
- * each, one after another, in the block's last part, planned for the
- * longest of them (plan's bytes never shrink with n).  Everything is
- * allocated before a key moves, so nothing fails half-way. */
+/* Short segments are shared out among the team's members, a chunk of
+ * segments at a time, each sorted by one member as a plain sort of its
+ * size would be, in that member's slice of the block.  Long ones then get
+ * the whole team each, one after another, in the block's last part,
+ * planned for the longest of them (plan's bytes never shrink with n).
+ * Everything is allocated before a key moves, so nothing fails half-way. */
 static int openmp_sort_segments(void *state, void *keys, void *values,
                                 size_t vs, size_t n, const size_t *offsets,
                                 size_t num_segments, ps_type type,
                                 unsigned flags)
 {
     size_t kb = ps_type_bytes(type), s, longest_short = 0, longest_long = 0;
-    size_t short_keys = 0, nshort = 0, sb = 0, lb = 0, grain, chunks;
+    size_t short_keys = 0, nshort = 0, sb = 0, lb = 0, chunks, nt;
     unsigned char *block, *k = keys, *v = values;
-    int nt, team, claimed, held = 0, from_cache;
+    int from_cache;
+    ps_team *team;
+    seg_job job;
     ps_omp_ctx c;
 
     (void)state;
@@ -734,62 +679,53 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
             nshort++;
         }
     }
-    /* One claim for both kinds of region: the chunks' and the long
-     * segments' sorts. */
-    claimed = short_keys >= PS_SEG_PARALLEL_MIN || longest_long;
-    team = claimed ? team_claim(team_size, &held) : 1;
-    nt = short_keys < PS_SEG_PARALLEL_MIN ? 1 : team;
+    /* One team for both: the chunks of short segments and the long ones. */
+    team = short_keys >= PS_SEG_PARALLEL_MIN || longest_long != 0
+           ? team_open() : NULL;
+    nt = short_keys >= PS_SEG_PARALLEL_MIN ? (size_t)ps_team_members(team) : 1;
     if (longest_short > PS_SMALL_N)
-        sb = round64(plan(&c, keys, values, vs, longest_short, type, flags, 1));
+        sb = round64(plan(&c, keys, values, vs, longest_short, type, flags, NULL));
     if (segments_net_kind(kb, vs) != SEG_NET_NONE && sb < PS_SEG_NET_BYTES)
         sb = round64(PS_SEG_NET_BYTES);
     if (longest_long)
         lb = plan(&c, keys, values, vs, longest_long, type, flags, team);
-    if ((longest_long && lb == 0) || (sb != 0 && (size_t)nt > (SIZE_MAX - 64) / sb)
-        || lb > SIZE_MAX - (size_t)nt * sb - 64) {
+    if ((longest_long && lb == 0) || (sb != 0 && nt > (SIZE_MAX - 64) / sb)
+        || lb > SIZE_MAX - nt * sb - 64) {
+        ps_team_close(team);
         host->fail("openmp: %zu elements overflow the scratch size", longest_long);
-        if (claimed)
-            team_done(team_size, team, 0, held);
         return PS_ERR_TOO_LARGE;
     }
-    block = scratch_take((size_t)nt * sb + lb + 64, &from_cache);
+    block = scratch_take(nt * sb + lb + 64, &from_cache);
     if (block == NULL) {
+        ps_team_close(team);
         host->fail("openmp: cannot allocate %zu bytes of scratch",
-                   (size_t)nt * sb + lb + 64);
-        if (claimed)
-            team_done(team_size, team, 0, held);
+                   nt * sb + lb + 64);
         return PS_ERR_NO_MEMORY;
     }
     /* Chunks of a few thousand keys: enough work to pay for taking one,
-     * small enough to balance segments of very different lengths.  On one
-     * thread (a forked child among others) no region at all. */
-    grain = 4096 / (nshort ? short_keys / nshort + 1 : 1) + 1;
-    chunks = nshort ? (num_segments + grain - 1) / grain : 0;
-    if (nt > 1 && chunks > 1) {
-        #pragma omp parallel num_threads(nt)
-        {
-            size_t g;
-            #pragma omp for schedule(dynamic, 1)
-            for (g = 0; g < chunks; g++)
-                segments_grain(k, v, vs, offsets, num_segments, g, grain, type,
-                               flags, block + (size_t)omp_get_thread_num() * sb);
-        }
-    } else {
-        size_t g;
-        for (g = 0; g < chunks; g++)
-            segments_grain(k, v, vs, offsets, num_segments, g, grain, type, flags,
-                           block);
-    }
+     * small enough to balance segments of very different lengths. */
+    job.k = k;
+    job.v = v;
+    job.block = block;
+    job.vs = vs;
+    job.sb = sb;
+    job.grain = 4096 / (nshort ? short_keys / nshort + 1 : 1) + 1;
+    job.num_segments = num_segments;
+    job.offsets = offsets;
+    job.type = type;
+    job.flags = flags;
+    chunks = nshort ? (num_segments + job.grain - 1) / job.grain : 0;
+    ps_team_for(nt > 1 ? team : NULL, chunks, item_segments, &job);
     for (s = 0; longest_long && s < num_segments; s++) {
         size_t a = offsets[s], m = offsets[s + 1] - a;
         if (m < PS_PARALLEL_MIN)
             continue;
-        plan(&c, k + a * kb, v != NULL ? v + a * vs : NULL, vs, m, type, flags, team);
-        run(&c, block + (size_t)nt * sb);
+        plan(&c, k + a * kb, v != NULL ? v + a * vs : NULL, vs, m, type, flags,
+             team);
+        run(&c, block + nt * sb);
     }
+    ps_team_close(team);
     scratch_put(block, from_cache);
-    if (claimed)
-        team_done(team_size, team, 1, held);
     return PS_OK;
 }
 

@@ -11,15 +11,20 @@
  * finished by one thread (leaf): an insertion sort, sorting networks, a
  * split pass and insertion sorts, or LSD passes.  Every pass is a stable
  * counting scatter, so the whole sort is stable.  4-byte keys with 4-byte
- * values may take the packed route (pk_route) instead.
+ * values may take the packed route (pk_fits) instead.
+ *
+ * The team's passes run as phases of ps_openmp_team.h: the calling thread
+ * decides each one and every member, the caller included, takes chunks of
+ * it; nothing waits for a member by name, so a member that another
+ * process has descheduled holds back only the chunk it holds.
  */
 #include <config.h>
 
-#include <omp.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "ps_openmp_net.h"
+#include "ps_openmp_team.h"
 #include "ps_openmp_sort.h"
 
 /* A leaf of at most this many keys is finished by insertion sort alone
@@ -40,11 +45,6 @@
 static inline ps_omp_tls *tls_of(const ps_omp_ctx *c, int t)
 {
     return (ps_omp_tls *)(void *)(c->tls + (size_t)t * c->tls_stride);
-}
-
-static inline size_t *tcount_of(const ps_omp_ctx *c, int t)
-{
-    return c->tcount + (size_t)t * PS_MSD_RADIX;
 }
 
 /* Position i of array `where`, as a pointer (keys or values). */
@@ -121,9 +121,9 @@ static inline int is_leaf(const ps_omp_ctx *c, size_t m, unsigned depth)
     return m <= c->leaf_cap || (depth >= PS_MAX_DEPTH - 1 && m <= UINT32_MAX);
 }
 
-/* A bucket (at depth + 1) is sorted by the whole team when it is too big
- * for a leaf and large next to its range: then splitting the buckets among
- * single threads would leave threads idle.  Never at the last level of the
+/* A bucket (at depth + 1) is sorted by the whole team (of nt members) when
+ * it is too big for a leaf and large next to its range: then splitting the
+ * buckets among single threads would leave threads idle.  Never at the last level of the
  * budget, where a bucket is a leaf, and leaves are one thread's. */
 static inline int team_worthy(const ps_omp_ctx *c, size_t bm, size_t m, int nt,
                               unsigned depth)
@@ -556,24 +556,16 @@ static int pk_fits(const ps_omp_ctx *c, int where, unsigned depth,
     return 1;
 }
 
-/* The packed route from a pass whose bucket bounds are known: every thread
- * of the team (team != 0), or the one caller, scatters its slice [slo, shi),
- * cursors already in tl->pos and tl->start, then the buckets become leaves. */
-static void pk_route(const ps_omp_ctx *c, ps_omp_tls *tl, size_t slo,
-                     size_t shi, const size_t *bounds, unsigned lo,
-                     unsigned sh, unsigned mask, int team)
+/* The packed route of one thread from a pass whose bucket bounds are
+ * known: it scatters [a, a + m), cursors already in tl->pos and
+ * tl->start, then the buckets become leaves. */
+static void pk_solo(const ps_omp_ctx *c, ps_omp_tls *tl, size_t a, size_t m,
+                    const size_t *bounds, unsigned lo, unsigned sh,
+                    unsigned mask)
 {
-    long bd;
-    c->kt->packed->scatter(c, tl, slo, shi, sh, mask);
-    if (!team) {
-        for (bd = 0; bd <= (long)mask; bd++)
-            if (bounds[bd + 1] > bounds[bd])
-                pk_leaf(c, tl, bounds[bd], bounds[bd + 1] - bounds[bd], lo, sh);
-        return;
-    }
-#pragma omp barrier
-#pragma omp for schedule(dynamic, 8)
-    for (bd = 0; bd <= (long)mask; bd++)
+    unsigned bd;
+    c->kt->packed->scatter(c, tl, a, a + m, sh, mask);
+    for (bd = 0; bd <= mask; bd++)
         if (bounds[bd + 1] > bounds[bd])
             pk_leaf(c, tl, bounds[bd], bounds[bd + 1] - bounds[bd], lo, sh);
 }
@@ -631,7 +623,7 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
     memcpy(tl->pos, bounds, (mask + 1) * sizeof *bounds);
     memcpy(tl->start, bounds, (mask + 1) * sizeof *bounds);
     if (pk_fits(c, where, depth, bounds, mask)) {
-        pk_route(c, tl, a, a + m, bounds, lo, sh, mask, 0);
+        pk_solo(c, tl, a, m, bounds, lo, sh, mask);
         return;
     }
     c->kt->scatter(c, tl, where, a, a + m, sh, mask);
@@ -643,103 +635,228 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
     }
 }
 
-/* Sort positions [a, a + m) of array `where` by image bits [lo, hi), with
- * every thread of the team calling it alike (it has barriers).  Each thread
- * counts and scatters its own slice of the range; a thread's part of every
- * bucket follows the parts of the threads before it, which keeps the pass
- * stable.  pre_sh/pre_b name a digit whose counts are already in
- * c->tcount (pre_b = 0: none). */
+
+/* ---- the team: passes over chunks, as phases ------------------------- */
+
+/* The smallest chunk a team pass hands out: below this, taking it costs
+ * more than it saves. */
+#define PS_CHUNK_MIN 8192
+/* Buckets of a pass that one item of the leaf phase finishes: neighbours,
+ * so that a leaf's prefetch of the next bucket (next_span) mostly helps
+ * the same member. */
+#define PS_LEAF_GROUP 8
+
+/* Chunks a team pass over m elements cuts its range into: c->chunks (two
+ * per member, so that a member that is descheduled in the middle of one
+ * holds back a small part of the pass), fewer for a short range.  The same
+ * m always gives the same cut: the survey's counts are the first pass's. */
+static size_t chunks_of(const ps_omp_ctx *c, size_t m)
+{
+    size_t k = m / PS_CHUNK_MIN;
+    if (k < 1)
+        k = 1;
+    return k < c->chunks ? k : c->chunks;
+}
+
+/* Where chunk j of nch over [a, a + m) starts: a + floor(m * j / nch),
+ * computed without the product overflowing. */
+static inline size_t chunk_at(size_t a, size_t m, size_t nch, size_t j)
+{
+    return a + (m / nch) * j + (m % nch) * j / nch;
+}
+
+static inline size_t *ccount_of(const ps_omp_ctx *c, size_t j)
+{
+    return c->ccount + j * PS_MSD_RADIX;
+}
+
+/* What the items of one team pass share (read-only while they run). */
+typedef struct pass {
+    const ps_omp_ctx *c;
+    int where;
+    size_t a, m, nch;
+    unsigned lo, sh, mask, depth;
+    const size_t *bounds;
+} pass;
+
+static void item_survey(void *arg, int member, size_t j)
+{
+    const pass *p = arg;
+    const ps_omp_ctx *c = p->c;
+    c->kt->survey(c, chunk_at(p->a, p->m, p->nch, j),
+                  chunk_at(p->a, p->m, p->nch, j + 1), p->sh, p->mask,
+                  ccount_of(c, j), tls_of(c, member)->start, c->orand + 2 * j);
+}
+
+static void item_hist(void *arg, int member, size_t j)
+{
+    const pass *p = arg;
+    (void)member;
+    p->c->kt->hist(p->c, p->where, chunk_at(p->a, p->m, p->nch, j),
+                   chunk_at(p->a, p->m, p->nch, j + 1), p->sh, p->mask,
+                   ccount_of(p->c, j));
+}
+
+/* The cursors of chunk j (team turned its counts into starts). */
+static ps_omp_tls *chunk_cursors(const pass *p, int member, size_t j)
+{
+    ps_omp_tls *tl = tls_of(p->c, member);
+    size_t bytes = ((size_t)p->mask + 1) * sizeof(size_t);
+    memcpy(tl->pos, ccount_of(p->c, j), bytes);
+    memcpy(tl->start, ccount_of(p->c, j), bytes);
+    return tl;
+}
+
+static void item_scatter(void *arg, int member, size_t j)
+{
+    const pass *p = arg;
+    p->c->kt->scatter(p->c, chunk_cursors(p, member, j), p->where,
+                      chunk_at(p->a, p->m, p->nch, j),
+                      chunk_at(p->a, p->m, p->nch, j + 1), p->sh, p->mask);
+}
+
+static void item_pk_scatter(void *arg, int member, size_t j)
+{
+    const pass *p = arg;
+    p->c->kt->packed->scatter(p->c, chunk_cursors(p, member, j),
+                              chunk_at(p->a, p->m, p->nch, j),
+                              chunk_at(p->a, p->m, p->nch, j + 1), p->sh,
+                              p->mask);
+}
+
+/* Chunk j of the range back from the scratch to the caller's array. */
+static void item_copy(void *arg, int member, size_t j)
+{
+    const pass *p = arg;
+    const ps_omp_ctx *c = p->c;
+    size_t lo = chunk_at(p->a, p->m, p->nch, j);
+    size_t hi = chunk_at(p->a, p->m, p->nch, j + 1);
+    (void)member;
+    memcpy(key_at(c, 0, lo), key_at(c, 1, lo), (hi - lo) * (c->bits / 8));
+    if (c->vs)
+        memcpy(value_at(c, 0, lo), value_at(c, 1, lo), (hi - lo) * c->vs);
+}
+
+/* Buckets g * PS_LEAF_GROUP on of a pass: those the team did not sort
+ * itself, each by the member that takes the item. */
+static void item_leaves(void *arg, int member, size_t g)
+{
+    const pass *p = arg;
+    const ps_omp_ctx *c = p->c;
+    ps_omp_tls *tl = tls_of(c, member);
+    size_t d, end = (g + 1) * PS_LEAF_GROUP;
+    if (end > (size_t)p->mask + 1)
+        end = (size_t)p->mask + 1;
+    for (d = g * PS_LEAF_GROUP; d < end; d++) {
+        size_t bm = p->bounds[d + 1] - p->bounds[d];
+        if (bm > 0 && !team_worthy(c, bm, p->m, c->members, p->depth))
+            solo(c, tl, 1 - p->where, p->bounds[d], bm, p->lo, p->sh,
+                 p->depth + 1, 0, 0, skewed(bm, p->m));
+    }
+}
+
+static void item_pk_leaves(void *arg, int member, size_t g)
+{
+    const pass *p = arg;
+    ps_omp_tls *tl = tls_of(p->c, member);
+    size_t d, end = (g + 1) * PS_LEAF_GROUP;
+    if (end > (size_t)p->mask + 1)
+        end = (size_t)p->mask + 1;
+    for (d = g * PS_LEAF_GROUP; d < end; d++)
+        if (p->bounds[d + 1] > p->bounds[d])
+            pk_leaf(p->c, tl, p->bounds[d], p->bounds[d + 1] - p->bounds[d],
+                    p->lo, p->sh);
+}
+
+/* Sort positions [a, a + m) of array `where` by image bits [lo, hi) with
+ * the team: the calling thread (member 0) decides each pass and runs it
+ * as phases, counting and scattering a chunk per item.  Chunk j's part of
+ * every bucket follows the parts of chunks 0 .. j - 1, which keeps the
+ * pass stable whichever member scatters which chunk.  pre_sh/pre_b name a
+ * digit whose counts per chunk are already in c->ccount (pre_b = 0:
+ * none).  Buckets worth the whole team are sorted by it, one after the
+ * other; the rest go out as items of one leaf phase. */
 static void team(const ps_omp_ctx *c, int where, size_t a, size_t m,
                  unsigned lo, unsigned hi, unsigned depth, unsigned pre_sh,
                  unsigned pre_b, int skew)
 {
-    int t = omp_get_thread_num(), nt = omp_get_num_threads(), u;
-    ps_omp_tls *tl = tls_of(c, t);
-    size_t slo = a + m * (size_t)t / (size_t)nt;
-    size_t shi = a + m * (size_t)(t + 1) / (size_t)nt;
-    size_t *bounds = tl->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
-    size_t *tot = tl->pos;
+    size_t *bounds = tls_of(c, 0)->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
+    /* The caller's cursors are free until the scatter phase. */
+    size_t *tot = tls_of(c, 0)->pos;
+    pass p;
     unsigned b, sh, mask, d;
+    size_t j;
 
     /* team_worthy keeps the team above the last level of the budget. */
     PS_DEBUG_ASSERT(depth < PS_MAX_DEPTH - 1);
+    p.c = c;
+    p.where = where;
+    p.a = a;
+    p.m = m;
+    p.nch = chunks_of(c, m);
+    p.depth = depth;
+    p.bounds = bounds;
     for (;;) {
         if (hi <= lo) {
-            if (where != 0) {
-                memcpy(key_at(c, 0, slo), key_at(c, 1, slo),
-                       (shi - slo) * (c->bits / 8));
-                if (c->vs)
-                    memcpy(value_at(c, 0, slo), value_at(c, 1, slo),
-                           (shi - slo) * c->vs);
-            }
-#pragma omp barrier
+            if (where != 0)
+                ps_team_for(c->team, p.nch, item_copy, &p);
             return;
         }
         b = msd_bits(c, m, lo, hi, skew);
         sh = hi - b;
         mask = (1u << b) - 1;
-        if (sh != pre_sh || b != pre_b) {
-            c->kt->hist(c, where, slo, shi, sh, mask, tcount_of(c, t));
-#pragma omp barrier
-        }
+        p.lo = lo;
+        p.sh = sh;
+        p.mask = mask;
+        if (sh != pre_sh || b != pre_b)
+            ps_team_for(c->team, p.nch, item_hist, &p);
         pre_b = 0;
-        /* Every thread derives the same bounds from all the counts. */
         memset(tot, 0, ((size_t)mask + 1) * sizeof *tot);
-        for (u = 0; u < nt; u++) {
-            const size_t *cu = tcount_of(c, u);
+        for (j = 0; j < p.nch; j++) {
+            const size_t *cj = ccount_of(c, j);
             for (d = 0; d <= mask; d++)
-                tot[d] += cu[d];
+                tot[d] += cj[d];
         }
         if (!bucket_bounds(tot, mask + 1, a, m, bounds))
             break;
         hi = sh;    /* constant digit: the data stays where it is */
         skew = 1;
-        /* Nobody counts into tcount again until all have read it. */
-#pragma omp barrier
     }
+    /* Each chunk's counts become where its part of every bucket starts. */
     for (d = 0; d <= mask; d++) {
-        size_t p = bounds[d];
-        for (u = 0; u < t; u++)
-            p += tcount_of(c, u)[d];
-        tl->pos[d] = tl->start[d] = p;
+        size_t s = bounds[d];
+        for (j = 0; j < p.nch; j++) {
+            size_t *cj = ccount_of(c, j), k = cj[d];
+            cj[d] = s;
+            s += k;
+        }
     }
     if (pk_fits(c, where, depth, bounds, mask)) {
-        pk_route(c, tl, slo, shi, bounds, lo, sh, mask, 1);
+        ps_team_for(c->team, p.nch, item_pk_scatter, &p);
+        ps_team_for(c->team, (mask + PS_LEAF_GROUP) / PS_LEAF_GROUP,
+                    item_pk_leaves, &p);
         return;
     }
-    c->kt->scatter(c, tl, where, slo, shi, sh, mask);
-#pragma omp barrier
-    /* Buckets big enough to be worth the whole team are sorted by it, one
-     * after the other; the rest go to single threads, spread dynamically
-     * since their sizes differ. */
+    ps_team_for(c->team, p.nch, item_scatter, &p);
     for (d = 0; d <= mask; d++) {
         size_t bm = bounds[d + 1] - bounds[d];
-        if (team_worthy(c, bm, m, nt, depth))
+        if (team_worthy(c, bm, m, c->members, depth))
             team(c, 1 - where, bounds[d], bm, lo, sh, depth + 1, 0, 0,
                  skewed(bm, m));
     }
-    {
-        long bd;
-#pragma omp for schedule(dynamic, 8)
-        for (bd = 0; bd <= (long)mask; bd++) {
-            size_t bm = bounds[bd + 1] - bounds[bd];
-            if (bm > 0 && !team_worthy(c, bm, m, nt, depth))
-                solo(c, tl, 1 - where, bounds[bd], bm, lo, sh, depth + 1, 0,
-                     0, skewed(bm, m));
-        }
-    }
-    /* The omp for ends with a barrier: threads leave together, so that no
-     * thread counts the next range into tcount while another reads it. */
+    ps_team_for(c->team, (mask + PS_LEAF_GROUP) / PS_LEAF_GROUP, item_leaves,
+                &p);
 }
 
 /* Bits [lo, hi) of the image that vary over the keys, from the OR and AND
- * that each thread's survey left (of every image, or of every key where
- * the image is a plain xor).  Returns 0 when all keys are equal. */
-static int varying(const ps_omp_ctx *c, int nt, unsigned *lo, unsigned *hi)
+ * that each of the survey's nch parts left (of every image, or of every
+ * key where the image is a plain xor).  Returns 0 when all keys are
+ * equal. */
+static int varying(const ps_omp_ctx *c, size_t nch, unsigned *lo, unsigned *hi)
 {
     uint64_t o = 0, n = ~(uint64_t)0, v;
-    int u;
-    for (u = 0; u < nt; u++) {
+    size_t u;
+    for (u = 0; u < nch; u++) {
         o |= c->orand[2 * u];
         n &= c->orand[2 * u + 1];
     }
@@ -753,16 +870,16 @@ static int varying(const ps_omp_ctx *c, int nt, unsigned *lo, unsigned *hi)
 }
 
 /* The whole sort: one read finds the varying bits (bits that never vary
- * need no pass) and counts the first MSD digit, then the MSD team passes
- * and the leaves. */
+ * need no pass) and counts the first MSD digit, then the MSD passes and
+ * the leaves: on this thread alone (no team), or by the team. */
 void ps_omp_sort(const ps_omp_ctx *c)
 {
     const unsigned w = c->bits;
     unsigned b0 = msd_bits(c, c->n, 0, w, 0), sh0 = w - b0;
     unsigned mask0 = (1u << b0) - 1;
-    if (c->nthreads <= 1) {
+    unsigned lo, hi;
+    if (c->team == NULL) {
         ps_omp_tls *tl = tls_of(c, 0);
-        unsigned lo, hi;
         if (is_leaf(c, c->n, 0))
             c->kt->survey_leaf(c, c->n, tl->pos, tl->start, c->orand);
         else
@@ -772,16 +889,16 @@ void ps_omp_sort(const ps_omp_ctx *c)
             solo(c, tl, 0, 0, c->n, lo, hi, 0, sh0, hi == w ? b0 : 0, 0);
         return;
     }
-#pragma omp parallel num_threads(c->nthreads)
     {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        size_t slo = c->n * (size_t)t / (size_t)nt;
-        size_t shi = c->n * (size_t)(t + 1) / (size_t)nt;
-        unsigned lo, hi;
-        c->kt->survey(c, slo, shi, sh0, mask0, tcount_of(c, t),
-                      tls_of(c, t)->start, c->orand + 2 * t);
-#pragma omp barrier
-        if (varying(c, nt, &lo, &hi))
+        pass p;
+        memset(&p, 0, sizeof p);
+        p.c = c;
+        p.m = c->n;
+        p.nch = chunks_of(c, c->n);
+        p.sh = sh0;
+        p.mask = mask0;
+        ps_team_for(c->team, p.nch, item_survey, &p);
+        if (varying(c, p.nch, &lo, &hi))
             team(c, 0, 0, c->n, lo, hi, 0, sh0, hi == w ? b0 : 0, 0);
     }
 }

@@ -7,6 +7,8 @@
  *                        width: the MSD recursion (one thread or the
  *                        team), the choice of a leaf sort, the passes of
  *                        a leaf, the level budget;
+ *   ps_openmp_team.c     the threads: a pool the library owns, and the
+ *                        phases the control hands its members;
  *   ps_openmp_kernels.c  the loops over keys, compiled once per key
  *                        width from ps_openmp_kernels-inl.h (and
  *                        ps_openmp_packed-inl.h for 4-byte pairs) and
@@ -78,7 +80,7 @@ _Static_assert((PS_MAX_DEPTH - 1) * PS_MSD_BITS >= 64,
  * threads: 195 vs 178 and 395 vs 370 Mkeys/s). */
 #define PS_UNIT_BYTES 256
 
-/* One thread's part of the scratch block (ps_openmp.c lays it out). */
+/* One member's part of the scratch block (ps_openmp.c lays it out). */
 typedef struct ps_omp_tls {
     size_t *pos;        /* [msd radix] write cursor per bucket */
     size_t *start;      /* [msd radix] where this thread's part of a bucket starts */
@@ -103,7 +105,9 @@ typedef struct ps_omp_ctx {
     size_t leaf_cap;            /* elements a leaf may hold */
     ps_xf xf;
     unsigned bits;              /* key width in bits */
-    int nthreads;
+    struct ps_team *team;       /* NULL: the sort runs on the calling thread */
+    int members;                /* threads of the team (1 without one) */
+    size_t chunks;              /* the most chunks a team pass cuts */
     unsigned stream[2];         /* bit 0: keys of array i may be streamed,
                                    bit 1: values */
     size_t shift[2];            /* array i's offset, in keys, from a line */
@@ -115,9 +119,9 @@ typedef struct ps_omp_ctx {
                                    (PS_NET_*; 8-byte: AVX-512 only) */
     int pk_net;                 /* the same for packed pairs */
     size_t pk_shift;            /* its offset, in elements, from a unit */
-    uint64_t *orand;            /* [threads][2] OR and AND of the images */
-    size_t *tcount;             /* [threads][msd radix] */
-    unsigned char *tls;         /* [threads] ps_omp_tls + its arrays */
+    uint64_t *orand;            /* [chunks][2] OR and AND of the images */
+    size_t *ccount;             /* [chunks][msd radix] counts, then starts */
+    unsigned char *tls;         /* [members] ps_omp_tls + its arrays */
     size_t tls_stride;
 } ps_omp_ctx;
 
@@ -231,8 +235,8 @@ extern const ps_omp_kernels ps_omp_kernels8, ps_omp_kernels16,
     ps_omp_kernels32, ps_omp_kernels64;
 
 /* Run the sort that c plans (ps_openmp.c): its scratch laid out, c->kt
- * its width's kernels.  On one thread when c->nthreads is 1, else in a parallel
- * region of c->nthreads.  Cannot fail (ps_openmp_msd.c). */
+ * its width's kernels.  On the calling thread when c->team is NULL, else
+ * with the team's members.  Cannot fail (ps_openmp_msd.c). */
 void ps_omp_sort(const ps_omp_ctx *c);
 
 /* Where c's arrays (c->k[0, 1] and c->v[0, 1], already set) lie against
