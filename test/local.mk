@@ -80,6 +80,12 @@ check-long: $(check_PROGRAMS) $(check_LTLIBRARIES)
 	done
 .PHONY: check-long
 
+# The tests make check runs, one a line: .ci/sanitize.sh runs all but a
+# named few of them under ASan.
+list-tests:
+	@for t in $(TESTS); do echo "$$t"; done
+.PHONY: list-tests
+
 # The libFuzzer target (configure --enable-fuzzing with CC=clang); see
 # .ci/fuzz.sh for how CI runs it and doc/reliability.md for results.
 # ps_fuzz_shapes is the structured target: its input chooses type, size,
