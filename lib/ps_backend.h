@@ -1,8 +1,9 @@
 /*
  * ps_backend.h - what a libportsort backend implements.
  *
- * A backend is one const ps_backend_ops table.  Serial and OpenMP are
- * compiled into libportsort; OpenCL, CUDA and HIP are libtool modules named
+ * A backend is one const ps_backend_ops table.  The built-in ones (serial,
+ * OpenMP) are listed in lib/ps_registry.c's table, the only core file that
+ * names a backend; OpenCL, CUDA and HIP are libtool modules named
  * ps_<name>.so in the package library directory, each exporting its table
  * as the symbol PS_BACKEND_ENTRY ("ps_backend_entry").  A backend includes
  * this header and nothing else of the core, and never another backend.

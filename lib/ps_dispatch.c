@@ -2,12 +2,12 @@
  * ps_dispatch.c - the backends libportsort knows, and the one-time choice
  * among them.
  *
- * The registry holds the backends built into the library (serial, OpenMP),
- * the module backends this package can build (configure's PS_MODULE_NAMES,
- * so that `portsort info` can say "not built"), and every ps_<name>.so the
- * module directories hold (ps_module.c).  The core knows no backend by
- * name beyond that list: the order `auto` tries them in and whether one
- * needs a GPU come from each backend's ops table (priority, device).
+ * The registry holds the backends of ps_registry.c's table (those built
+ * into the library, and the modules this package can build, so that
+ * `portsort info` can say "not built"), and every ps_<name>.so the module
+ * directories hold (ps_module.c).  This file names no backend: the order
+ * `auto` tries them in and whether one needs a GPU come from each
+ * backend's ops table (priority, device).
  *
  * The choice happens once per process, behind pthread_once, from
  * PORTSORT_BACKEND, after every variable the library reads has been
@@ -31,15 +31,6 @@
 #include <string.h>
 
 #include "ps_internal.h"
-
-extern const ps_backend_ops ps_serial_ops;
-#ifdef PS_HAVE_OPENMP
-extern const ps_backend_ops ps_openmp_ops;
-#endif
-
-#ifndef PS_MODULE_NAMES
-#  define PS_MODULE_NAMES ""
-#endif
 
 typedef struct slot {
     char name[PS_MODULE_NAME_MAX];
@@ -114,14 +105,12 @@ static void add_found_module(const char *name, void *arg)
  * PORTSORT_MODULE_PATH is read for the scan). */
 static void build_registry(void)
 {
-    const char *p = PS_MODULE_NAMES;
+    const char *p = ps_module_names;
+    size_t i;
 
-    add_slot("serial", 6, &ps_serial_ops, 0);
-#ifdef PS_HAVE_OPENMP
-    add_slot("openmp", 6, &ps_openmp_ops, 0);
-#else
-    add_slot("openmp", 6, NULL, 0);     /* reported as not built in */
-#endif
+    for (i = 0; i < ps_nbuiltins; i++)
+        add_slot(ps_builtins[i].name, strlen(ps_builtins[i].name),
+                 ps_builtins[i].ops, 0);
     while (*p != '\0') {
         size_t len = strcspn(p, " ");
         add_slot(p, len, NULL, 1);

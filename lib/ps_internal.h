@@ -30,6 +30,16 @@ void ps_log(const char *fmt, ...) PS_PRINTF(1, 2);
 void *ps_alloc(size_t bytes);
 void ps_release(void *p);
 
+/* ps_registry.c: the built-in backends (ops NULL: left out of this build),
+ * and the module backends this package can build, space-separated. */
+typedef struct ps_builtin {
+    const char *name;
+    const ps_backend_ops *ops;
+} ps_builtin;
+extern const ps_builtin ps_builtins[];
+extern const size_t ps_nbuiltins;
+extern const char ps_module_names[];
+
 /* ps_dispatch.c: ps_host.lost, marking a backend's device gone. */
 void ps_backend_lost(const char *name, const char *why);
 
