@@ -59,9 +59,27 @@
 #define PS_FORCE_INLINE static inline
 #endif
 
-/* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
- * loader refuses a module whose table carries another value. */
-#define PS_BACKEND_ABI 5u
+/* How the two tables below grow without breaking anyone (OpenSSL 3's
+ * providers and pocl's device ops work the same way):
+ *  - a new member is only ever added at the end of ps_backend_ops or
+ *    ps_host, and each table records its own size as it was built
+ *    (ps_backend_ops.size, through PS_BACKEND_HEAD; ps_host.size);
+ *  - the core reads a backend's table through a whole copy of the part the
+ *    backend has (ps_ops_adopt, lib/ps_registry.c), so a member the backend
+ *    predates reads as NULL or 0, and each member says what the core does
+ *    then: its own default (sort_segments), nothing (trim), or a refusal
+ *    whose detail names the backend and what it lacks (device_api; a new
+ *    operation without a default returns PS_ERR_BACKEND_UNAVAILABLE);
+ *    members the core predates are ignored;
+ *  - a module calls a service of ps_host that is newer than this ABI only
+ *    when PS_HOST_HAS(host, member), so a module newer than the core runs
+ *    with the services the core has.
+ * PS_BACKEND_ABI is bumped only when a member's meaning, type or place
+ * changes (or ps_probe grows, see there), which breaks every module; the
+ * loader refuses a module built for another value, and one whose table is
+ * shorter than PS_BACKEND_OPS_MIN.  Adding an operation (strings, top-k,
+ * records) does not bump it: see doc/architecture.md, "An operation". */
+#define PS_BACKEND_ABI 6u
 
 /* Name of the symbol a backend module exports (a const ps_backend_ops). */
 #define PS_BACKEND_ENTRY ps_backend_entry
@@ -71,6 +89,7 @@
  * hidden functions, so everything they need from it comes through here. */
 typedef struct ps_host {
     unsigned abi;                 /* PS_BACKEND_ABI */
+    size_t size;                  /* sizeof(ps_host) in the core */
     int verbose;                  /* PORTSORT_VERBOSE was set */
     /* Print a line on stderr when verbose; a no-op otherwise. */
     void (*log)(const char *fmt, ...);
@@ -92,8 +111,15 @@ typedef struct ps_host {
     void (*lost)(const char *name, const char *why);
 } ps_host;
 
+/* 1 when the core's ps_host has `member` (see PS_BACKEND_ABI). */
+#define PS_HOST_HAS(h, member) \
+    ((h)->size >= offsetof(ps_host, member) + sizeof((h)->member))
+
 /* What a probe found.  A probe never aborts: any runtime error is reported
- * as usable = 0 with the reason in detail. */
+ * as usable = 0 with the reason in detail.  The core owns this struct and
+ * the backend writes into it, so it does not grow like the tables: a
+ * module newer than the core would write past it.  A member added here
+ * bumps PS_BACKEND_ABI. */
 typedef struct ps_probe {
     int usable;                   /* 1 when the backend can sort here */
     int gpu;                      /* 1 when its device is a GPU */
@@ -111,6 +137,10 @@ typedef struct ps_probe {
 typedef struct ps_backend_ops {
     /* PS_BACKEND_ABI at the time the backend was built. */
     unsigned abi;
+    /* sizeof(ps_backend_ops) at the time the backend was built: how much of
+     * this table it has (see PS_BACKEND_ABI).  Every table starts with
+     * PS_BACKEND_HEAD, which sets both. */
+    size_t size;
     /* The backend's name, as PORTSORT_BACKEND and ps_device_api() spell
      * it: lower-case letters, digits and '_', under PS_MODULE_NAME_MAX
      * bytes.  A module's file must be ps_<name>.so. */
@@ -155,7 +185,9 @@ typedef struct ps_backend_ops {
     /* The backend's device API, a table defined by its public header (for
      * example ps_cuda_api in portsort_cuda.h), returned to users by
      * ps_device_api().  Its functions run after init, with the module's own
-     * state.  NULL when the backend has none. */
+     * state.  NULL when the backend has none (or its module predates this
+     * member): ps_device_api() then returns NULL, its detail saying that
+     * the backend has no device API. */
     const void *device_api;
     /* Sort each segment of a segmented array on its own, stably
      * (ps_sort_segments): segment s is elements offsets[s] to
@@ -178,6 +210,21 @@ typedef struct ps_backend_ops {
      * is never probed.  It must only read the environment: no runtime call,
      * no output.  May be NULL (no variables). */
     int (*check_env)(char *why, size_t why_len);
+    /* New members go here, at the end, each saying what NULL or 0 (a
+     * backend that predates it) makes the core do; every caller in the
+     * core tests for NULL.  Members above sort_pairs are never NULL
+     * (PS_BACKEND_OPS_MIN, and the loader checks the function pointers). */
 } ps_backend_ops;
+
+/* The first two members of every backend's table: a table written with
+ * designated initializers after it records the ABI and size of the header
+ * it was compiled against. */
+#define PS_BACKEND_HEAD .abi = PS_BACKEND_ABI, .size = sizeof(ps_backend_ops)
+
+/* The members every backend has had since this ABI began (abi to
+ * sort_pairs): a table shorter than this is refused.  Fixed for the life
+ * of an ABI; the members after it may be NULL in an older module. */
+#define PS_BACKEND_OPS_MIN \
+    (offsetof(ps_backend_ops, sort_pairs) + sizeof(void (*)(void)))
 
 #endif /* PS_BACKEND_H */

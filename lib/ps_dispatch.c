@@ -7,7 +7,8 @@
  * `portsort info` can say "not built"), and every ps_<name>.so the module
  * directories hold (ps_module.c).  This file names no backend: the order
  * `auto` tries them in and whether one needs a GPU come from each
- * backend's ops table (priority, device).
+ * backend's ops table (priority, device), which it reads through a whole
+ * copy (ps_ops_adopt), so that a member a module predates reads as NULL.
  *
  * The choice happens once per process, behind pthread_once, from
  * PORTSORT_BACKEND, after every variable the library reads has been
@@ -43,7 +44,8 @@ typedef struct slot {
     int busy;                       /* a thread is advancing it */
     pthread_t busy_by;
     int present;                    /* a module file was found */
-    const ps_backend_ops *ops;      /* NULL when not built or broken */
+    const ps_backend_ops *ops;      /* &table; NULL when not built or broken */
+    ps_backend_ops table;           /* the backend's table, adopted whole */
     int env_bad;                    /* its check_env refused a variable */
     ps_probe result;                /* detail also when not loaded, env_bad */
     /* Filled once by init_slot(), the same way (init_busy, init_lock). */
@@ -255,18 +257,24 @@ static int is_device(const slot *s)
 static void load(slot *s)
 {
     char why[sizeof s->result.detail];
+    const ps_backend_ops *raw = NULL;
     if (s->builtin != NULL) {
-        s->ops = s->builtin;
+        raw = s->builtin;
     } else if (s->module) {
-        s->ops = ps_module_load(s->name, &s->present, s->result.detail,
-                                sizeof s->result.detail);
-        if (s->ops != NULL)
+        raw = ps_module_load(s->name, &s->present, s->result.detail,
+                             sizeof s->result.detail);
+        if (raw != NULL)
             __atomic_store_n(&module_loaded, 1, __ATOMIC_RELAXED);
     } else {
         snprintf(s->result.detail, sizeof s->result.detail,
                  "not built into this libportsort (configure --enable-%s)",
                  s->name);
     }
+    /* From here on the core reads the table through its whole copy: the
+     * members a backend predates are NULL there (ps_backend.h). */
+    if (raw != NULL && ps_ops_adopt(&s->table, raw, s->result.detail,
+                                    sizeof s->result.detail) == 0)
+        s->ops = &s->table;
     if (s->ops != NULL && s->ops->check_env != NULL) {
         why[0] = '\0';
         if (s->ops->check_env(why, sizeof why) != 0) {
