@@ -1,8 +1,9 @@
 /*
  * ps_backend.h - what a libportsort backend implements.
  *
- * A backend is one const ps_backend_ops table.  Serial and OpenMP are
- * compiled into libportsort; OpenCL, CUDA and HIP are libtool modules named
+ * A backend is one const ps_backend_ops table.  The built-in ones (serial,
+ * OpenMP) are listed in lib/ps_registry.c's table, the only core file that
+ * names a backend; OpenCL, CUDA and HIP are libtool modules named
  * ps_<name>.so in the package library directory, each exporting its table
  * as the symbol PS_BACKEND_ENTRY ("ps_backend_entry").  A backend includes
  * this header and nothing else of the core, and never another backend.
@@ -18,8 +19,8 @@
  *    then gather), and implements argsort the same way, so a backend only
  *    sorts keys and pairs with its native value sizes.
  *  - The backend owns the order transforms (signed, float, descending); the
- *    inline helpers below make them a couple of instructions so they can be
- *    fused into the first and last pass.
+ *    inline helpers of ps_keytype.h make them a couple of instructions so
+ *    they can be fused into the first and last pass.
  *  - A backend must leave the caller's arrays unchanged when it returns an
  *    error: allocate everything before touching them.
  */
@@ -31,6 +32,7 @@
 
 #include "portsort.h"
 #include "ps_env.h"     /* ps_getenv and the parsers every variable goes through */
+#include "ps_keytype.h" /* widths of the key types, the order transforms */
 #include "ps_overlap.h"
 
 /* PS_DEBUG_ASSERT(x): an invariant a backend relies on (a recursion's
@@ -57,9 +59,27 @@
 #define PS_FORCE_INLINE static inline
 #endif
 
-/* Bumped whenever ps_backend_ops or ps_host changes incompatibly.  The
- * loader refuses a module whose table carries another value. */
-#define PS_BACKEND_ABI 5u
+/* How the two tables below grow without breaking anyone (OpenSSL 3's
+ * providers and pocl's device ops work the same way):
+ *  - a new member is only ever added at the end of ps_backend_ops or
+ *    ps_host, and each table records its own size as it was built
+ *    (ps_backend_ops.size, through PS_BACKEND_HEAD; ps_host.size);
+ *  - the core reads a backend's table through a whole copy of the part the
+ *    backend has (ps_ops_adopt, lib/ps_registry.c), so a member the backend
+ *    predates reads as NULL or 0, and each member says what the core does
+ *    then: its own default (sort_segments), nothing (trim), or a refusal
+ *    whose detail names the backend and what it lacks (device_api; a new
+ *    operation without a default returns PS_ERR_BACKEND_UNAVAILABLE);
+ *    members the core predates are ignored;
+ *  - a module calls a service of ps_host that is newer than this ABI only
+ *    when PS_HOST_HAS(host, member), so a module newer than the core runs
+ *    with the services the core has.
+ * PS_BACKEND_ABI is bumped only when a member's meaning, type or place
+ * changes (or ps_probe grows, see there), which breaks every module; the
+ * loader refuses a module built for another value, and one whose table is
+ * shorter than PS_BACKEND_OPS_MIN.  Adding an operation (strings, top-k,
+ * records) does not bump it: see doc/architecture.md, "An operation". */
+#define PS_BACKEND_ABI 6u
 
 /* Name of the symbol a backend module exports (a const ps_backend_ops). */
 #define PS_BACKEND_ENTRY ps_backend_entry
@@ -69,6 +89,7 @@
  * hidden functions, so everything they need from it comes through here. */
 typedef struct ps_host {
     unsigned abi;                 /* PS_BACKEND_ABI */
+    size_t size;                  /* sizeof(ps_host) in the core */
     int verbose;                  /* PORTSORT_VERBOSE was set */
     /* Print a line on stderr when verbose; a no-op otherwise. */
     void (*log)(const char *fmt, ...);
@@ -90,8 +111,15 @@ typedef struct ps_host {
     void (*lost)(const char *name, const char *why);
 } ps_host;
 
+/* 1 when the core's ps_host has `member` (see PS_BACKEND_ABI). */
+#define PS_HOST_HAS(h, member) \
+    ((h)->size >= offsetof(ps_host, member) + sizeof((h)->member))
+
 /* What a probe found.  A probe never aborts: any runtime error is reported
- * as usable = 0 with the reason in detail. */
+ * as usable = 0 with the reason in detail.  The core owns this struct and
+ * the backend writes into it, so it does not grow like the tables: a
+ * module newer than the core would write past it.  A member added here
+ * bumps PS_BACKEND_ABI. */
 typedef struct ps_probe {
     int usable;                   /* 1 when the backend can sort here */
     int gpu;                      /* 1 when its device is a GPU */
@@ -109,6 +137,10 @@ typedef struct ps_probe {
 typedef struct ps_backend_ops {
     /* PS_BACKEND_ABI at the time the backend was built. */
     unsigned abi;
+    /* sizeof(ps_backend_ops) at the time the backend was built: how much of
+     * this table it has (see PS_BACKEND_ABI).  Every table starts with
+     * PS_BACKEND_HEAD, which sets both. */
+    size_t size;
     /* The backend's name, as PORTSORT_BACKEND and ps_device_api() spell
      * it: lower-case letters, digits and '_', under PS_MODULE_NAME_MAX
      * bytes.  A module's file must be ps_<name>.so. */
@@ -153,7 +185,9 @@ typedef struct ps_backend_ops {
     /* The backend's device API, a table defined by its public header (for
      * example ps_cuda_api in portsort_cuda.h), returned to users by
      * ps_device_api().  Its functions run after init, with the module's own
-     * state.  NULL when the backend has none. */
+     * state.  NULL when the backend has none (or its module predates this
+     * member): ps_device_api() then returns NULL, its detail saying that
+     * the backend has no device API. */
     const void *device_api;
     /* Sort each segment of a segmented array on its own, stably
      * (ps_sort_segments): segment s is elements offsets[s] to
@@ -176,95 +210,21 @@ typedef struct ps_backend_ops {
      * is never probed.  It must only read the environment: no runtime call,
      * no output.  May be NULL (no variables). */
     int (*check_env)(char *why, size_t why_len);
+    /* New members go here, at the end, each saying what NULL or 0 (a
+     * backend that predates it) makes the core do; every caller in the
+     * core tests for NULL.  Members above sort_pairs are never NULL
+     * (PS_BACKEND_OPS_MIN, and the loader checks the function pointers). */
 } ps_backend_ops;
 
-/* ------------------------------------------------------------------------
- * Order transforms.
- *
- * Every key is mapped to an unsigned integer of the same width whose
- * unsigned order is the requested order:
- *   unsigned   k
- *   signed     k ^ sign bit
- *   float      k ^ sign bit when positive, ~k when negative (totalOrder)
- *   descending the above, complemented
- * Equal keys map to equal images, so a stable sort of the images is a
- * stable sort of the keys in either direction.  ps_xf_make() computes two
- * masks once per call; encoding is then k ^ flip ^ (smear(k) & fneg), where
- * smear(k) is all ones when k's top bit is set.
- * ------------------------------------------------------------------------ */
-typedef struct ps_xf {
-    uint64_t flip;  /* xor applied to every key */
-    uint64_t fneg;  /* xor applied on top when the key's top bit is set */
-} ps_xf;
+/* The first two members of every backend's table: a table written with
+ * designated initializers after it records the ABI and size of the header
+ * it was compiled against. */
+#define PS_BACKEND_HEAD .abi = PS_BACKEND_ABI, .size = sizeof(ps_backend_ops)
 
-static inline int ps_type_is_signed(ps_type t)
-{
-    return t >= PS_I8 && t <= PS_I64;
-}
-
-static inline int ps_type_is_float(ps_type t)
-{
-    return t == PS_F16 || t == PS_BF16 || t == PS_F32 || t == PS_F64;
-}
-
-/* Width in bytes of a type: 1, 2, 4 or 8, and 0 for a value that is not
- * a ps_type.  Every type is listed: a new one must be added here (the
- * compiler's -Wswitch names the switch that lacks it), not fall into a
- * default width. */
-static inline unsigned ps_type_bytes(ps_type t)
-{
-    switch (t) {
-    case PS_U8: case PS_I8: return 1;
-    case PS_U16: case PS_I16: case PS_F16: case PS_BF16: return 2;
-    case PS_U32: case PS_I32: case PS_F32: return 4;
-    case PS_U64: case PS_I64: case PS_F64: return 8;
-    }
-    return 0;
-}
-
-/* The last ps_type: valid types are PS_U8..PS_TYPE_LAST. */
-#define PS_TYPE_LAST PS_BF16
-
-/* 1 when t names a key type of this version of the library. */
-static inline int ps_type_valid(int t)
-{
-    return t >= PS_U8 && t <= PS_TYPE_LAST;
-}
-
-static inline ps_xf ps_xf_make(ps_type t, unsigned flags)
-{
-    unsigned bits = 8u * ps_type_bytes(t);
-    uint64_t all = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
-    uint64_t sign = (uint64_t)1 << (bits - 1);
-    ps_xf xf = { 0, 0 };
-    if (ps_type_is_signed(t) || ps_type_is_float(t))
-        xf.flip = sign;
-    if (ps_type_is_float(t))
-        xf.fneg = all & ~sign;
-    if (flags & PS_DESCENDING)
-        xf.flip ^= all;
-    return xf;
-}
-
-#define PS_XF_DEFINE(W)                                                      \
-static inline uint##W##_t ps_enc##W(uint##W##_t k, ps_xf xf)                 \
-{                                                                            \
-    uint##W##_t smear = (uint##W##_t)(0 - (uint##W##_t)(k >> (W - 1)));      \
-    return (uint##W##_t)(k ^ (uint##W##_t)xf.flip                            \
-                         ^ (smear & (uint##W##_t)xf.fneg));                  \
-}                                                                            \
-/* Inverse of ps_enc##W.  Undoing flip leaves k ^ (smear(k) & fneg), whose \
- * top bit is still k's (fneg never has it), so the same step undoes it. */ \
-static inline uint##W##_t ps_dec##W(uint##W##_t t, ps_xf xf)                 \
-{                                                                            \
-    uint##W##_t u = (uint##W##_t)(t ^ (uint##W##_t)xf.flip);                 \
-    uint##W##_t smear = (uint##W##_t)(0 - (uint##W##_t)(u >> (W - 1)));      \
-    return (uint##W##_t)(u ^ (smear & (uint##W##_t)xf.fneg));                \
-}
-PS_XF_DEFINE(8)
-PS_XF_DEFINE(16)
-PS_XF_DEFINE(32)
-PS_XF_DEFINE(64)
-#undef PS_XF_DEFINE
+/* The members every backend has had since this ABI began (abi to
+ * sort_pairs): a table shorter than this is refused.  Fixed for the life
+ * of an ABI; the members after it may be NULL in an older module. */
+#define PS_BACKEND_OPS_MIN \
+    (offsetof(ps_backend_ops, sort_pairs) + sizeof(void (*)(void)))
 
 #endif /* PS_BACKEND_H */

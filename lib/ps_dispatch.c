@@ -2,12 +2,13 @@
  * ps_dispatch.c - the backends libportsort knows, and the one-time choice
  * among them.
  *
- * The registry holds the backends built into the library (serial, OpenMP),
- * the module backends this package can build (configure's PS_MODULE_NAMES,
- * so that `portsort info` can say "not built"), and every ps_<name>.so the
- * module directories hold (ps_module.c).  The core knows no backend by
- * name beyond that list: the order `auto` tries them in and whether one
- * needs a GPU come from each backend's ops table (priority, device).
+ * The registry holds the backends of ps_registry.c's table (those built
+ * into the library, and the modules this package can build, so that
+ * `portsort info` can say "not built"), and every ps_<name>.so the module
+ * directories hold (ps_module.c).  This file names no backend: the order
+ * `auto` tries them in and whether one needs a GPU come from each
+ * backend's ops table (priority, device), which it reads through a whole
+ * copy (ps_ops_adopt), so that a member a module predates reads as NULL.
  *
  * The choice happens once per process, behind pthread_once, from
  * PORTSORT_BACKEND, after every variable the library reads has been
@@ -32,15 +33,6 @@
 
 #include "ps_internal.h"
 
-extern const ps_backend_ops ps_serial_ops;
-#ifdef PS_HAVE_OPENMP
-extern const ps_backend_ops ps_openmp_ops;
-#endif
-
-#ifndef PS_MODULE_NAMES
-#  define PS_MODULE_NAMES ""
-#endif
-
 typedef struct slot {
     char name[PS_MODULE_NAME_MAX];
     const ps_backend_ops *builtin;  /* compiled in; NULL otherwise */
@@ -52,7 +44,8 @@ typedef struct slot {
     int busy;                       /* a thread is advancing it */
     pthread_t busy_by;
     int present;                    /* a module file was found */
-    const ps_backend_ops *ops;      /* NULL when not built or broken */
+    const ps_backend_ops *ops;      /* &table; NULL when not built or broken */
+    ps_backend_ops table;           /* the backend's table, adopted whole */
     int env_bad;                    /* its check_env refused a variable */
     ps_probe result;                /* detail also when not loaded, env_bad */
     /* Filled once by init_slot(), the same way (init_busy, init_lock). */
@@ -114,14 +107,12 @@ static void add_found_module(const char *name, void *arg)
  * PORTSORT_MODULE_PATH is read for the scan). */
 static void build_registry(void)
 {
-    const char *p = PS_MODULE_NAMES;
+    const char *p = ps_module_names;
+    size_t i;
 
-    add_slot("serial", 6, &ps_serial_ops, 0);
-#ifdef PS_HAVE_OPENMP
-    add_slot("openmp", 6, &ps_openmp_ops, 0);
-#else
-    add_slot("openmp", 6, NULL, 0);     /* reported as not built in */
-#endif
+    for (i = 0; i < ps_nbuiltins; i++)
+        add_slot(ps_builtins[i].name, strlen(ps_builtins[i].name),
+                 ps_builtins[i].ops, 0);
     while (*p != '\0') {
         size_t len = strcspn(p, " ");
         add_slot(p, len, NULL, 1);
@@ -266,18 +257,24 @@ static int is_device(const slot *s)
 static void load(slot *s)
 {
     char why[sizeof s->result.detail];
+    const ps_backend_ops *raw = NULL;
     if (s->builtin != NULL) {
-        s->ops = s->builtin;
+        raw = s->builtin;
     } else if (s->module) {
-        s->ops = ps_module_load(s->name, &s->present, s->result.detail,
-                                sizeof s->result.detail);
-        if (s->ops != NULL)
+        raw = ps_module_load(s->name, &s->present, s->result.detail,
+                             sizeof s->result.detail);
+        if (raw != NULL)
             __atomic_store_n(&module_loaded, 1, __ATOMIC_RELAXED);
     } else {
         snprintf(s->result.detail, sizeof s->result.detail,
                  "not built into this libportsort (configure --enable-%s)",
                  s->name);
     }
+    /* From here on the core reads the table through its whole copy: the
+     * members a backend predates are NULL there (ps_backend.h). */
+    if (raw != NULL && ps_ops_adopt(&s->table, raw, s->result.detail,
+                                    sizeof s->result.detail) == 0)
+        s->ops = &s->table;
     if (s->ops != NULL && s->ops->check_env != NULL) {
         why[0] = '\0';
         if (s->ops->check_env(why, sizeof why) != 0) {

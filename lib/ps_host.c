@@ -87,6 +87,7 @@ static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 static void host_init(void)
 {
     host_services.abi = PS_BACKEND_ABI;
+    host_services.size = sizeof host_services;
     host_services.verbose = ps_verbose();
     host_services.log = ps_log;
     host_services.fail = host_fail;

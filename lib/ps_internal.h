@@ -30,6 +30,31 @@ void ps_log(const char *fmt, ...) PS_PRINTF(1, 2);
 void *ps_alloc(size_t bytes);
 void ps_release(void *p);
 
+/* ps_registry.c: the built-in backends (ops NULL: left out of this build),
+ * and the module backends this package can build, space-separated. */
+typedef struct ps_builtin {
+    const char *name;
+    const ps_backend_ops *ops;
+} ps_builtin;
+extern const ps_builtin ps_builtins[];
+extern const size_t ps_nbuiltins;
+extern const char ps_module_names[];
+
+/* ps_registry.c: 0 when *in is a table this core can take (its
+ * PS_BACKEND_ABI, and at least PS_BACKEND_OPS_MIN bytes); else -1 with
+ * `why` saying what it has instead ("backend ABI 5, this libportsort
+ * needs 6"), to follow the module's path.  Reads in->size only when abi
+ * matches. */
+int ps_ops_check(const ps_backend_ops *in, char *why, size_t why_len);
+
+/* ps_registry.c: take a backend's table in: *out becomes a full
+ * ps_backend_ops holding the part of *in that its backend was built with
+ * (in->size), and NULL or 0 for the members it predates; out->size is the
+ * core's.  -1, *out zeroed and `why` as ps_ops_check's, when the check
+ * refuses *in. */
+int ps_ops_adopt(ps_backend_ops *out, const ps_backend_ops *in, char *why,
+                 size_t why_len);
+
 /* ps_dispatch.c: ps_host.lost, marking a backend's device gone. */
 void ps_backend_lost(const char *name, const char *why);
 

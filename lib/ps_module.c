@@ -215,6 +215,7 @@ static const ps_backend_ops *open_module(const char *path, const char *name,
     void *handle;
     const ps_backend_ops *ops;
     const char *err;
+    char what[160];
 
     dlerror();
     handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -230,9 +231,9 @@ static const ps_backend_ops *open_module(const char *path, const char *name,
         dlclose(handle);
         return NULL;
     }
-    if (ops->abi != PS_BACKEND_ABI) {
-        snprintf(why, why_len, "%s has backend ABI %u, this libportsort needs %u",
-                 path, ops->abi, PS_BACKEND_ABI);
+    if (ps_ops_check(ops, what, sizeof what) != 0) {
+        snprintf(why, why_len, "%s has %s: rebuild it against this "
+                 "libportsort", path, what);
         dlclose(handle);
         return NULL;
     }

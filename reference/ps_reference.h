@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "ps_backend.h"
+#include "ps_keytype.h"
 
 /*
  * Sort n keys of `type` in place, with values (value_size bytes each, any

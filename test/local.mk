@@ -28,11 +28,14 @@ test_ps_test_modules_LDADD = lib/libportsort.la
 
 # Stand-in backend modules, built for the tests only from
 # test/standin/ps_stub_module.c: one that works, one with the wrong ABI,
-# one whose probe finds no device, and one that fails in the middle of a
-# sort.  ps_test_modules installs them under real backend names in a
-# private module directory.
+# one whose probe finds no device, one that fails in the middle of a
+# sort, and three whose ops tables are of other sizes than the core's: the
+# shortest one it takes (an older module), a longer one (a newer module)
+# and one too short.  ps_test_modules installs them under real backend
+# names in a private module directory.
 check_LTLIBRARIES += test/ps_stub_good.la test/ps_stub_badabi.la \
-	test/ps_stub_nodevice.la test/ps_stub_failing.la
+	test/ps_stub_nodevice.la test/ps_stub_failing.la test/ps_stub_short.la \
+	test/ps_stub_newer.la test/ps_stub_tooshort.la
 PS_STUB_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 test_ps_stub_good_la_SOURCES = test/standin/ps_stub_module.c
 test_ps_stub_good_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=0
@@ -46,6 +49,15 @@ test_ps_stub_nodevice_la_LDFLAGS = $(PS_STUB_LDFLAGS)
 test_ps_stub_failing_la_SOURCES = test/standin/ps_stub_module.c
 test_ps_stub_failing_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=3
 test_ps_stub_failing_la_LDFLAGS = $(PS_STUB_LDFLAGS)
+test_ps_stub_short_la_SOURCES = test/standin/ps_stub_module.c
+test_ps_stub_short_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=4
+test_ps_stub_short_la_LDFLAGS = $(PS_STUB_LDFLAGS)
+test_ps_stub_newer_la_SOURCES = test/standin/ps_stub_module.c
+test_ps_stub_newer_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=5
+test_ps_stub_newer_la_LDFLAGS = $(PS_STUB_LDFLAGS)
+test_ps_stub_tooshort_la_SOURCES = test/standin/ps_stub_module.c
+test_ps_stub_tooshort_la_CPPFLAGS = $(AM_CPPFLAGS) -DPS_STUB_MODE=6
+test_ps_stub_tooshort_la_LDFLAGS = $(PS_STUB_LDFLAGS)
 
 # The library at the edges of the process (test/process.sh): a setuid
 # program and thread limits.  Linked with libportsort statically (libtool's

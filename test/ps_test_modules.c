@@ -139,6 +139,63 @@ static void good_named(void)
         t_fail("sorting through the module is wrong");
 }
 
+/* Segments through the chosen backend, sorted; then ps_release_cache and
+ * an exit that runs the library's destructor (the module's trim and
+ * release), which run() would skip with _exit. */
+static void segments_cache_exit(void)
+{
+    uint32_t k[100];
+    size_t off[4] = { 0, 30, 31, 100 }, s, i;
+    uint64_t seed = 5;
+    for (i = 0; i < 100; i++)
+        k[i] = (uint32_t)t_rand(&seed);
+    if (ps_sort_segments(k, NULL, 0, 100, off, 3, PS_U32, 0) != PS_OK)
+        t_fail("segments through the module: %s", ps_error_detail());
+    for (s = 0; s < 3; s++)
+        for (i = off[s] + 1; i < off[s + 1]; i++)
+            if (k[i - 1] > k[i])
+                t_fail("segment %zu unsorted", s);
+    if (ps_release_cache() != PS_OK)
+        t_fail("ps_release_cache: %s", ps_error_detail());
+    fflush(stdout);
+    exit(0);
+}
+
+/* A module built before every optional member of the table existed (stub
+ * mode 4: the shortest table the core takes, whose later members are
+ * traps).  The core reads only the part it has: its check_env (which would
+ * refuse) is never called, segments take the core's own path, trim and
+ * release are not called, and ps_device_api refuses with a reason. */
+static void short_table(void)
+{
+    good_named();
+    if (ps_device_api("cuda") != NULL || !strstr(ps_error_detail(), "no device API"))
+        t_fail("ps_device_api of a module that predates device_api: '%s'",
+               ps_error_detail());
+    segments_cache_exit();
+}
+
+/* A module built for a later revision of the table (stub mode 5: members
+ * past the core's end, each a trap): taken, with every member the core
+ * knows, and the rest neither called nor copied over the core's state. */
+static void newer_table(void)
+{
+    const unsigned *api;
+    good_named();
+    api = ps_device_api("cuda");
+    if (api == NULL || api[0] != 0x50535441u)
+        t_fail("ps_device_api of a newer module: %s", ps_error_detail());
+    segments_cache_exit();
+}
+
+static void too_short(void)
+{
+    refused(PS_ERR_BACKEND_UNAVAILABLE, "shorter than");
+    if (ps_init() != PS_ERR_BACKEND_UNAVAILABLE
+        || strstr(ps_error_detail(), "rebuild") == NULL)
+        t_fail("the refusal does not say what to do: '%s'", ps_error_detail());
+}
+
 /* ps_device_api hands out the module's table, whatever PORTSORT_BACKEND
  * chose, and refuses backends without one with a reason. */
 static void device_api(void)
@@ -457,6 +514,10 @@ int main(void)
     run("device API of a module, serial chosen", "good", "cuda", "serial", device_api);
     run("device API of a module without device", "nodevice", "cuda", NULL,
         device_api_nodevice);
+    run("an ops table older than the core's", "short", "cuda", "cuda", short_table);
+    run("an ops table newer than the core's", "newer", "cuda", "cuda", newer_table);
+    run("an ops table too short, named", "tooshort", "cuda", "cuda", too_short);
+    run("an ops table too short, auto", "tooshort", "cuda", "auto", auto_skips_broken);
     run("wrong ABI, named", "badabi", "cuda", "cuda", bad_abi);
     run("wrong ABI, auto", "badabi", "cuda", "auto", auto_skips_broken);
     run("missing module, named", "", "cuda", "cuda", missing);

@@ -526,7 +526,7 @@ static void gpu_trim(void *state)
 
 __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
-    .abi = PS_BACKEND_ABI,
+    PS_BACKEND_HEAD,
     .name = PS_GPU_NAME,
     .priority = PS_GPU_PRIORITY,
     .device = 1,

@@ -364,7 +364,7 @@ __attribute__((constructor)) static void cl_loaded(void)
 
 __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
-    .abi = PS_BACKEND_ABI,
+    PS_BACKEND_HEAD,
     .name = "opencl",
     .priority = 100,
     .device = 1,

@@ -735,7 +735,7 @@ static int openmp_sort_segments(void *state, void *keys, void *values,
 #define PS_OPENMP_VALUE_SIZES (PS_VALUE_SIZE_BIT(4) | PS_VALUE_SIZE_BIT(8))
 
 const ps_backend_ops ps_openmp_ops = {
-    .abi = PS_BACKEND_ABI,
+    PS_BACKEND_HEAD,
     .name = "openmp",
     .priority = 20,
     .device = 0,

@@ -162,7 +162,7 @@ static int sample_sort_pairs(void *state, void *keys, void *values,
  * PORTSORT_BACKEND=sample reaches it.  device 0: a CPU backend. */
 __attribute__((visibility("default")))
 const ps_backend_ops PS_BACKEND_ENTRY = {
-    .abi = PS_BACKEND_ABI,
+    PS_BACKEND_HEAD,
     .name = "sample",
     .priority = 1,
     .device = 0,

@@ -70,7 +70,7 @@ static int serial_sort_segments(void *state, void *keys, void *values,
 }
 
 const ps_backend_ops ps_serial_ops = {
-    .abi = PS_BACKEND_ABI,
+    PS_BACKEND_HEAD,
     .name = "serial",
     .priority = 10,
     .device = 0,
