@@ -26,6 +26,14 @@ test_ps_test_segments_LDADD = lib/libportsort.la
 test_ps_test_modules_SOURCES = test/ps_test_modules.c test/ps_test_util.c
 test_ps_test_modules_LDADD = lib/libportsort.la
 
+# The device plan's arithmetic (backends/device), called directly at its
+# limits: no device needed, so it runs in every configuration.
+check_PROGRAMS += test/ps_test_device_plan
+test_ps_test_device_plan_SOURCES = test/ps_test_device_plan.c
+test_ps_test_device_plan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/device
+test_ps_test_device_plan_LDADD = backends/device/libps_device.la
+TESTS += test/ps_test_device_plan
+
 # Stand-in backend modules, built for the tests only from
 # test/standin/ps_stub_module.c: one that works, one with the wrong ABI,
 # one whose probe finds no device, and one that fails in the middle of a
