@@ -258,10 +258,13 @@ static int cl_sort_pairs(void *state, void *keys, void *values,
     cl_state *s = state;
     unsigned kb = ps_type_bytes(type), vb = values ? (unsigned)value_size : 0;
     ps_cl_tune tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
-    size_t sbytes = ps_cl_scratch_bytes(&tune, n, kb, vb);
+    ps_dev_tune dt = ps_cl_dev_tune(&tune);
+    size_t sbytes = 0;
     ps_cl_job job;
-    int st = check_sizes(s, n, n * kb, n * vb, sbytes);
+    int st = ps_dev_scratch_bytes(&dt, n, kb, vb, 0, &sbytes, s->host);
 
+    if (st == PS_OK)
+        st = check_sizes(s, n, n * kb, n * vb, sbytes);
     if (st != PS_OK)
         return st;
     pthread_mutex_lock(&s->lock);
@@ -295,11 +298,13 @@ static int cl_sort_segments(void *state, void *keys, void *values,
     cl_state *s = state;
     unsigned kb = ps_type_bytes(type), vb = values ? (unsigned)value_size : 0;
     ps_cl_tune tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
-    size_t sbytes = ps_cl_seg_scratch_bytes(&tune, n, kb, vb);
-    size_t obytes = (num_segments + 1) * sizeof *offsets;
+    ps_dev_tune dt = ps_cl_dev_tune(&tune);
+    size_t sbytes = 0, obytes = (num_segments + 1) * sizeof *offsets;
     ps_cl_segjob job;
-    int st = check_sizes(s, n, n * kb, n * vb, sbytes);
+    int st = ps_dev_scratch_bytes(&dt, n, kb, vb, 1, &sbytes, s->host);
 
+    if (st == PS_OK)
+        st = check_sizes(s, n, n * kb, n * vb, sbytes);
     if (st == PS_OK && (num_segments > UINT32_MAX || obytes > s->max_alloc)) {
         s->host->fail("opencl: %zu segments are beyond the 2^32 - 1 the kernels "
                       "count", num_segments);
