@@ -273,11 +273,6 @@ static int gpu_init(const ps_host *host, void **state)
     return PS_OK;
 }
 
-static size_t round_up(size_t x)
-{
-    return (x + 255) / 256 * 256;
-}
-
 /* Copies through the two pinned buffers in turn (or straight from pageable
  * memory when pinning failed).  `turn` counts chunks across calls so that a
  * buffer is refilled only after the DMA that read it has finished. */
@@ -404,8 +399,8 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
                      size_t nseg)
 {
     unsigned kb = ps_type_bytes(type), turn = 0;
-    size_t kbytes = round_up(n * kb), vbytes = round_up(n * vb);
-    size_t obytes = offsets != NULL ? round_up((nseg + 1) * 8) : 0;
+    size_t kbytes = ps_dev_align(n * kb), vbytes = ps_dev_align(n * vb);
+    size_t obytes = offsets != NULL ? ps_dev_align((nseg + 1) * 8) : 0, sbytes = 0;
     ps_gpu_job job;
     ps_gpu_segjob seg;
     ps_gpu_saved saved;
@@ -421,15 +416,16 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
                       "the 2^32 - 1 the kernels count", n, nseg);
         return PS_ERR_TOO_LARGE;
     }
+    st = ps_gpu_scratch(s->host, n, kb, vb, offsets != NULL, &sbytes);
+    if (st != PS_OK)
+        return st;
     pthread_mutex_lock(&s->lock);
     st = enter(s, &saved);
     entered = st == PS_OK;
     if (st == PS_OK)
         st = reserve_host(s, kbytes + vbytes);
     if (st == PS_OK)
-        st = reserve(s, kbytes + vbytes + obytes
-                        + (offsets != NULL ? ps_gpu_seg_scratch(n, kb, vb)
-                                           : ps_gpu_scratch(n, kb, vb)));
+        st = reserve(s, kbytes + vbytes + obytes + sbytes);
     if (st == PS_OK) {
         memset(&job, 0, sizeof job);
         job.keys = s->dbuf;
