@@ -189,10 +189,10 @@ static void check_sort_plan(const ps_dev_sort_plan *p, const ps_dev_tune *t,
     CHECK(p->region[PS_DEV_BINS].bytes == p->digit_words * 4);
     CHECK(p->region[PS_DEV_COUNTS].bytes == 0 && p->region[PS_DEV_TOTALS].bytes == 0);
     CHECK(p->portion_tiles >= 1 && p->portion_tiles <= t->os_portion);
-    /* A portion's count fits the status words' 30 bits, its status words'
-     * indices 32 bits. */
+    /* A portion's count fits the status words' 30 bits, the index of its
+     * last status word (ps_onesweep: tile x 256 + digit) 32 bits. */
     CHECK(p->portion_tiles * p->tile < ((size_t)1 << 30));
-    CHECK((1 + (uint64_t)p->portion_tiles) * PS_DEV_OS_RADIX <= (uint64_t)UINT32_MAX + 1);
+    CHECK((uint64_t)p->portion_tiles * PS_DEV_OS_RADIX - 1 <= UINT32_MAX);
     CHECK(p->region[PS_DEV_STATUS].bytes == (1 + p->portion_tiles) * PS_DEV_OS_RADIX * 4);
     CHECK(p->portions == (p->ntiles + p->portion_tiles - 1) / p->portion_tiles);
     /* The first and last few launches (a pass may have millions). */

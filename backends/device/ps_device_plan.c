@@ -99,9 +99,11 @@ static void plan_onesweep(ps_dev_sort_plan *p, const ps_dev_tune *t)
     p->blocks = min_size(p->ntiles, t->max_blocks);
     p->radix = PS_DEV_OS_RADIX;
     p->passes = p->key_bytes;
-    /* A portion's keys fit the status words' 30-bit counts, and its status
-     * words (after the tile counter) their 32-bit indices. */
-    most = min_size(OS_PORTION_KEYS / p->tile, UINT32_MAX / PS_DEV_OS_RADIX - 1);
+    /* A portion's keys fit the status words' 30-bit counts, and the index
+     * of its last tile's last status word (tile x 256 + digit, after the
+     * row of the tile counter) 32 bits. */
+    most = min_size(OS_PORTION_KEYS / p->tile,
+                    ((size_t)UINT32_MAX + 1) / PS_DEV_OS_RADIX);
     p->portion_tiles = min_size(min_size(p->ntiles, t->os_portion), most);
     p->portions = div_up(p->ntiles, p->portion_tiles);
     p->region[PS_DEV_BINS].bytes = (size_t)p->passes * PS_DEV_OS_RADIX * 4;
