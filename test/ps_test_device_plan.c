@@ -41,7 +41,25 @@ static void quiet(const char *fmt, ...)
     (void)fmt;
 }
 
-static const ps_host host = { PS_BACKEND_ABI, 0, quiet, record, NULL, NULL, NULL };
+/* Host memory for ps_dev_stage_reserve: malloc, or NULL when fail_alloc
+ * is set; every call counted. */
+static int fail_alloc;
+static long allocs, releases;
+
+static void *test_alloc(size_t bytes)
+{
+    allocs++;
+    return fail_alloc ? NULL : malloc(bytes > 0 ? bytes : 1);
+}
+
+static void test_release(void *p)
+{
+    releases++;
+    free(p);
+}
+
+static const ps_host host = { PS_BACKEND_ABI, 0, quiet, record, test_alloc,
+                              test_release, NULL };
 
 /* The case being checked, printed with a failure. */
 static char where[256];
@@ -298,6 +316,26 @@ static void check_seg_plan(const ps_dev_seg_plan *s, const ps_dev_tune *t, size_
     CHECK(s->passes * s->digit_bits >= 8 * kb && s->radix == 1u << s->digit_bits);
 }
 
+/* A host-array sort's layout: the caller's arrays, the offsets and the
+ * sort's scratch (sbytes, from its own plan) apart and aligned in one
+ * device buffer; the host staging holds the keys and values at the same
+ * offsets. */
+static void check_host_plan(const ps_dev_tune *t, size_t n, unsigned kb, unsigned vb,
+                            int segments, size_t nseg, size_t sbytes)
+{
+    ps_dev_host_plan h;
+    const ps_dev_region *r = h.region;
+    CHECK(ps_dev_plan_host(&h, t, n, kb, vb, segments, nseg, &host) == PS_OK);
+    check_regions(r, PS_DEV_HOST_NREGIONS, h.bytes);
+    CHECK(r[PS_DEV_HOST_KEYS].off == 0 && r[PS_DEV_HOST_KEYS].bytes == n * kb);
+    CHECK(r[PS_DEV_HOST_VALS].bytes == n * vb);
+    CHECK(r[PS_DEV_HOST_OFFS].bytes == (segments ? (nseg + 1) * 8 : 0));
+    CHECK(r[PS_DEV_HOST_SCRATCH].bytes == sbytes);
+    CHECK(h.stage_bytes >= n * (kb + vb) && h.stage_bytes <= h.bytes);
+    CHECK(h.stage_bytes == end_of(&r[PS_DEV_HOST_VALS]) || vb == 0);
+    CHECK(end_of(&r[PS_DEV_HOST_KEYS]) <= h.stage_bytes);
+}
+
 static size_t nsizes;
 static size_t sizes[128];
 
@@ -344,13 +382,17 @@ static void test_tunings(void)
                              "n = %zu", tunes[ti].name, kb, vb, sizes[i]);
                     CHECK(ps_dev_plan_sort(&p, &t, sizes[i], kb, vb, &host) == PS_OK);
                     check_sort_plan(&p, &t, sizes[i], kb, vb);
+                    check_host_plan(&t, sizes[i], kb, vb, 0, 0, p.bytes);
                     st = ps_dev_plan_segments(&s, &t, sizes[i], kb, vb, &host);
-                    if (st == PS_OK)
+                    if (st == PS_OK) {
                         check_seg_plan(&s, &t, sizes[i], kb, vb);
-                    else
+                        check_host_plan(&t, sizes[i], kb, vb, 1, sizes[i] / 3 + 1,
+                                        s.bytes);
+                    } else {
                         /* Only tiles too small for n are refused. */
                         CHECK(st == PS_ERR_TOO_LARGE && strstr(detail, t.tile_knob)
                               && strstr(detail, "sort_segments"));
+                    }
                 }
             }
         }
@@ -498,6 +540,54 @@ static void test_large_tiles(void)
     CHECK(j == nt && seen == done);
 }
 
+/* Host arrays beyond what the kernels count: refused before any size
+ * wraps; the staging buffer grows only when it must, and its failure
+ * leaves nothing behind. */
+static void test_host(void)
+{
+    ps_dev_tune t = tune_for(&tunes[0], 4, 4);
+    size_t big[] = { (size_t)UINT32_MAX + 1, (size_t)1 << 40, SIZE_MAX / 8, SIZE_MAX };
+    ps_dev_host_plan h;
+    void *buf = NULL;
+    size_t cap = 0, i;
+    snprintf(where, sizeof where, "host-array plan");
+    for (i = 0; i < sizeof big / sizeof *big; i++) {
+        detail[0] = '\0';
+        CHECK(ps_dev_plan_host(&h, &t, 1000, 4, 4, 1, big[i], &host) == PS_ERR_TOO_LARGE);
+        CHECK(strstr(detail, "segments are beyond the 2^32 - 1") != NULL);
+        CHECK(strstr(detail, t.who) == detail);
+        detail[0] = '\0';
+        CHECK(ps_dev_plan_host(&h, &t, big[i], 4, 4, 0, 0, &host) == PS_ERR_TOO_LARGE);
+        CHECK(strstr(detail, "2^32 - 1 keys") != NULL);
+        CHECK(ps_dev_plan_host(&h, &t, big[i], 4, 4, 1, 2, NULL) == PS_ERR_TOO_LARGE);
+    }
+    /* The most the kernels count, of both. */
+    CHECK(ps_dev_plan_host(&h, &t, 1000, 4, 4, 1, UINT32_MAX, &host) == PS_OK);
+    CHECK(h.region[PS_DEV_HOST_OFFS].bytes == ((size_t)UINT32_MAX + 1) * 8);
+    CHECK(ps_dev_scratch_bytes(&t, UINT32_MAX, 8, 8, 0, &cap, &host) == PS_OK);
+    check_host_plan(&t, UINT32_MAX, 8, 8, 0, 0, cap);
+    cap = 0;
+
+    snprintf(where, sizeof where, "host staging");
+    allocs = releases = 0;
+    CHECK(ps_dev_stage_reserve(&host, "dev", &buf, &cap, 1000) == PS_OK);
+    CHECK(buf != NULL && cap == 1000 && allocs == 1);
+    memset(buf, 0xa5, cap);
+    CHECK(ps_dev_stage_reserve(&host, "dev", &buf, &cap, 1000) == PS_OK);
+    CHECK(ps_dev_stage_reserve(&host, "dev", &buf, &cap, 10) == PS_OK);
+    CHECK(cap == 1000 && allocs == 1);      /* kept: large enough */
+    CHECK(ps_dev_stage_reserve(&host, "dev", &buf, &cap, 1001) == PS_OK);
+    CHECK(cap == 1001 && allocs == 2 && releases == 2);   /* NULL, then 1000 */
+    fail_alloc = 1;
+    detail[0] = '\0';
+    CHECK(ps_dev_stage_reserve(&host, "dev", &buf, &cap, 5000) == PS_ERR_NO_MEMORY);
+    CHECK(buf == NULL && cap == 0 && releases == 3);
+    CHECK(strncmp(detail, "dev: cannot allocate 5000 bytes of host memory", 46) == 0);
+    fail_alloc = 0;
+    CHECK(ps_dev_stage_reserve(&host, "dev", &buf, &cap, 64) == PS_OK && cap == 64);
+    host.release(buf);
+}
+
 static void test_layout_basics(void)
 {
     size_t end = 0;
@@ -531,6 +621,7 @@ int main(void)
     test_seg_overflow();
     test_passes();
     test_large_tiles();
+    test_host();
     printf("device plan: %ld checks passed\n", checks);
     return 0;
 }

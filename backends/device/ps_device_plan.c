@@ -60,12 +60,15 @@ static size_t most_blocks(const ps_dev_tune *t)
     return min_size(t->max_blocks, UINT32_MAX >> t->bits);
 }
 
-/* The regions listed in order, each placed after the one before. */
+/* The regions listed in order, each placed after the one before; an
+ * empty one is left at offset 0, so that the layout ends with the last
+ * region that holds something, not with the padding before an empty one. */
 static size_t place_all(ps_dev_region *r, const int *order, size_t count)
 {
     size_t end = 0, i;
     for (i = 0; i < count; i++)
-        r[order[i]].off = ps_dev_place(&end, r[order[i]].bytes);
+        r[order[i]].off = r[order[i]].bytes > 0 ? ps_dev_place(&end, r[order[i]].bytes)
+                                                : 0;
     return end;
 }
 
@@ -247,6 +250,55 @@ int ps_dev_scratch_bytes(const ps_dev_tune *t, size_t n, unsigned key_bytes,
     if (st == PS_OK)
         *bytes = segments ? s.bytes : p.bytes;
     return st;
+}
+
+int ps_dev_plan_host(ps_dev_host_plan *h, const ps_dev_tune *t, size_t n,
+                     unsigned key_bytes, unsigned val_bytes, int segments,
+                     size_t num_segments, const ps_host *host)
+{
+    static const int order[] = { PS_DEV_HOST_KEYS, PS_DEV_HOST_VALS,
+                                 PS_DEV_HOST_OFFS, PS_DEV_HOST_SCRATCH };
+    size_t sbytes = 0;
+    int st;
+    /* n is checked by the sort's plan; the segments' count here, before
+     * (num_segments + 1) x 8 could wrap. */
+    if (segments && num_segments > UINT32_MAX) {
+        if (host != NULL)
+            host->fail("%s: %zu segments are beyond the 2^32 - 1 the kernels "
+                       "count", t->who, num_segments);
+        return PS_ERR_TOO_LARGE;
+    }
+    st = ps_dev_scratch_bytes(t, n, key_bytes, val_bytes, segments, &sbytes, host);
+    if (st != PS_OK)
+        return st;
+    *h = (ps_dev_host_plan){ .bytes = 0 };
+    h->region[PS_DEV_HOST_KEYS].bytes = n * key_bytes;
+    h->region[PS_DEV_HOST_VALS].bytes = n * val_bytes;
+    h->region[PS_DEV_HOST_OFFS].bytes = segments ? (num_segments + 1) * 8 : 0;
+    h->region[PS_DEV_HOST_SCRATCH].bytes = sbytes;
+    h->bytes = place_all(h->region, order, sizeof order / sizeof *order);
+    /* The staging mirrors the keys and values of the device buffer. */
+    h->stage_bytes = h->region[PS_DEV_HOST_KEYS].bytes;
+    if (val_bytes > 0)
+        h->stage_bytes = h->region[PS_DEV_HOST_VALS].off + h->region[PS_DEV_HOST_VALS].bytes;
+    return PS_OK;
+}
+
+int ps_dev_stage_reserve(const ps_host *host, const char *who, void **buf,
+                         size_t *cap, size_t bytes)
+{
+    if (*cap >= bytes)
+        return PS_OK;
+    host->release(*buf);
+    *cap = 0;
+    *buf = host->alloc(bytes);
+    if (*buf == NULL) {
+        host->fail("%s: cannot allocate %zu bytes of host memory for the sorted "
+                   "output", who, bytes);
+        return PS_ERR_NO_MEMORY;
+    }
+    *cap = bytes;
+    return PS_OK;
 }
 
 size_t ps_dev_seg_batch_first(const ps_dev_seg_plan *s, uint32_t *list, size_t nl)

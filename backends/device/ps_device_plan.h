@@ -75,8 +75,9 @@ size_t ps_dev_align(size_t x);
  * region of 0 bytes still aligns *end. */
 size_t ps_dev_place(size_t *end, size_t bytes);
 
-/* The regions of a plain sort's scratch.  Those of the path not taken
- * have off = bytes = 0. */
+/* The regions of a plain sort's scratch.  Those of the path not taken,
+ * and every empty one (VALS of a sort of keys alone), have
+ * off = bytes = 0. */
 enum {
     PS_DEV_KEYS,            /* the alternate keys, n x key bytes */
     PS_DEV_VALS,            /* the alternate values, n x value bytes */
@@ -190,6 +191,42 @@ int ps_dev_plan_segments(ps_dev_seg_plan *s, const ps_dev_tune *t, size_t n,
 int ps_dev_scratch_bytes(const ps_dev_tune *t, size_t n, unsigned key_bytes,
                          unsigned val_bytes, int segments, size_t *bytes,
                          const ps_host *host);
+
+/* A sort of the caller's host arrays: one device buffer holds the keys,
+ * the values, the segment offsets and the sort's scratch, in that order
+ * (a host that makes a buffer each takes the sizes alone), and the results
+ * come back into one host staging buffer, keys then values at the same
+ * offsets, before the caller's arrays are written, all or nothing. */
+enum {
+    PS_DEV_HOST_KEYS,       /* n x key bytes */
+    PS_DEV_HOST_VALS,       /* n x value bytes */
+    PS_DEV_HOST_OFFS,       /* the segments' num_segments + 1 offsets, 64-bit */
+    PS_DEV_HOST_SCRATCH,    /* the plain or segmented sort's scratch */
+    PS_DEV_HOST_NREGIONS
+};
+
+typedef struct ps_dev_host_plan {
+    ps_dev_region region[PS_DEV_HOST_NREGIONS];
+    size_t bytes;           /* the device buffer: the last region's end */
+    size_t stage_bytes;     /* the host staging: keys and values at their
+                               offsets above */
+} ps_dev_host_plan;
+
+/* Fills *h for a host-array sort of n keys: a plain one when segments is
+ * 0, else one of num_segments segments.  PS_OK; PS_ERR_TOO_LARGE when n
+ * or num_segments is beyond the 2^32 - 1 the kernels count, or the sort's
+ * plan refuses; PS_ERR_INVALID_ARG for a tuning out of range.  host->fail
+ * as above. */
+int ps_dev_plan_host(ps_dev_host_plan *h, const ps_dev_tune *t, size_t n,
+                     unsigned key_bytes, unsigned val_bytes, int segments,
+                     size_t num_segments, const ps_host *host);
+
+/* The host staging buffer *buf (of *cap bytes, from host->alloc) grown to
+ * at least `bytes`, before any device work so that its failure leaves
+ * nothing to undo: PS_OK, or PS_ERR_NO_MEMORY with host->fail naming
+ * `who` (*buf NULL, *cap 0). */
+int ps_dev_stage_reserve(const ps_host *host, const char *who, void **buf,
+                         size_t *cap, size_t bytes);
 
 /* The large list read back (nl (start, length) pairs): puts the segments
  * shorter than s->huge first, which are sorted together in tiles, and
