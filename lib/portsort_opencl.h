@@ -147,7 +147,10 @@ static inline int ps_opencl_sort_pairs(cl_command_queue queue, cl_mem keys,
 
 /* Bytes of scratch for ps_opencl_sort_segments() of n elements of `type`
  * with values of value_size bytes (0: keys only) on queue's device, in
- * *bytes; it does not depend on the offsets.  0 when n < 2. */
+ * *bytes; it does not depend on the offsets.  0 when n < 2.
+ * PS_ERR_TOO_LARGE, as the sort would return, where the device's tiles are
+ * too short for n (a PORTSORT_OPENCL_TUNE of a few keys per tile: the
+ * sort's bookkeeping would pass the kernels' 32-bit indices). */
 static inline int ps_opencl_segments_scratch_size(cl_command_queue queue,
                                                   size_t n, ps_type type,
                                                   size_t value_size,

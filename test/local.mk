@@ -161,6 +161,16 @@ test_ps_test_openmp_kernels_LDADD = backends/openmp/libps_openmp.la \
 TESTS += test/ps_test_openmp_kernels
 endif
 
+# The device plan's arithmetic (backends/device; issue 28, item 4), called
+# directly at its limits for every tuning the OpenCL, CUDA and HIP hosts
+# make: no device needed, so it runs in every configuration (well under a
+# second).
+check_PROGRAMS += test/ps_test_device_plan
+test_ps_test_device_plan_SOURCES = test/ps_test_device_plan.c
+test_ps_test_device_plan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/device
+test_ps_test_device_plan_LDADD = backends/device/libps_device.la
+TESTS += test/ps_test_device_plan
+
 # The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,
 # always run; it skips when neither module is built), and the differential
 # test on them where a GPU is (cuda.sh, hip.sh skip elsewhere).

@@ -496,6 +496,54 @@ static void overlaps(void)
     free(h2);
 }
 
+/* The scratch-size queries answer from the plan the sorts make: a
+ * scratch one byte short of the answer is refused, and a size whose
+ * segmented layout the kernels' 32-bit word indices cannot address (tiles
+ * of 2 keys, 2^25 keys) is refused by the query itself, as by the sort,
+ * naming the tuning to change, instead of answering a size the sort would
+ * then refuse. */
+static void scratch_queries(void)
+{
+    size_t n = 70001, bytes = 0;
+    cl_mem dk = buffer(n * 4, NULL), dofs, sc;
+    cl_ulong offs[] = { 0, 3000, 3000, 70001 };
+    int st;
+
+    if (ps_opencl_scratch_size(q, n, PS_U32, 0, &bytes) != PS_OK || bytes == 0)
+        t_fail("scratch_size for %zu keys: %s", n, ps_error_detail());
+    sc = buffer(bytes, NULL);
+    if (ps_opencl_sort_keys(q, dk, 0, n, PS_U32, 0, sc, bytes - 1) != PS_ERR_INVALID_ARG)
+        t_fail("a scratch of scratch_size - 1 bytes was accepted");
+    if (ps_opencl_sort_keys(q, dk, 0, n, PS_U32, 0, sc, bytes) != PS_OK)
+        t_fail("a scratch of scratch_size bytes was refused: %s", ps_error_detail());
+    clReleaseMemObject(sc);
+    dofs = buffer(sizeof offs, offs);
+    if (ps_opencl_segments_scratch_size(q, n, PS_U32, 0, &bytes) != PS_OK || bytes == 0)
+        t_fail("segments_scratch_size for %zu keys: %s", n, ps_error_detail());
+    sc = buffer(bytes, NULL);
+    if (ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, n, dofs, 3, PS_U32, 0, sc,
+                                bytes - 1) != PS_ERR_INVALID_ARG)
+        t_fail("a segments scratch of segments_scratch_size - 1 bytes was accepted");
+    if (ps_opencl_sort_segments(q, dk, 0, NULL, 0, 0, n, dofs, 3, PS_U32, 0, sc,
+                                bytes) != PS_OK)
+        t_fail("a segments scratch of segments_scratch_size bytes was refused: %s",
+               ps_error_detail());
+    clFinish(q);
+    clReleaseMemObject(sc);
+    clReleaseMemObject(dofs);
+    clReleaseMemObject(dk);
+
+    setenv("PORTSORT_OPENCL_TUNE", "wg=1,items=2", 1);
+    st = ps_opencl_segments_scratch_size(q, (size_t)1 << 25, PS_U32, 4, &bytes);
+    if (st != PS_ERR_TOO_LARGE || strstr(ps_error_detail(), "PORTSORT_OPENCL_TUNE") == NULL)
+        t_fail("segments_scratch_size, tiles of 2 keys, 2^25 keys: got %d (%s), not "
+               "PS_ERR_TOO_LARGE naming the tuning", st, ps_error_detail());
+    if (ps_opencl_segments_scratch_size(q, (size_t)1 << 20, PS_U32, 4, &bytes) != PS_OK)
+        t_fail("segments_scratch_size, tiles of 2 keys, 2^20 keys: %s",
+               ps_error_detail());
+    unsetenv("PORTSORT_OPENCL_TUNE");
+}
+
 static int api_tests(void)
 {
     static const size_t sizes[] = { 0, 1, 2, 100, 2048, 2049, 5000, 70001 };
@@ -526,6 +574,7 @@ static int api_tests(void)
                  (size_t[]){ 0, 4, 8 }[(t + f) % 3], (t + f) & 1, seed++);
     segs_refused();
     overlaps();
+    scratch_queries();
 
     /* A scratch that is too small is refused before anything runs. */
     dk = buffer(100000 * 4, NULL);

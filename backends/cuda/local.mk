@@ -8,15 +8,16 @@ PS_CUDA_KERNEL_LOS = $(PS_GPU_KV:%=backends/cuda/ps_cuda_k%.lo) \
 	backends/cuda/ps_cuda_util.lo
 backends_cuda_ps_cuda_la_SOURCES = $(PS_GPU_HOST_SOURCES)
 backends_cuda_ps_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(PS_CUDA_CPPFLAGS) \
-	-I$(top_srcdir)/backends/gpu -DPS_GPU_CUDA \
+	-I$(top_srcdir)/backends/gpu -I$(top_srcdir)/backends/device -DPS_GPU_CUDA \
 	-DPS_GPU_ARCH_LIST='"$(PS_CUDA_ARCH)"'
 # --exclude-libs keeps the static runtime's symbols out of the module's
 # exports: only ps_backend_entry is visible.
 backends_cuda_ps_cuda_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--exclude-libs,ALL
-backends_cuda_ps_cuda_la_LIBADD = $(PS_CUDA_KERNEL_LOS) $(PS_CUDA_LIBS) \
-	$(PTHREAD_LIBS) -lstdc++
-backends_cuda_ps_cuda_la_DEPENDENCIES = $(PS_CUDA_KERNEL_LOS)
+backends_cuda_ps_cuda_la_LIBADD = $(PS_CUDA_KERNEL_LOS) backends/device/libps_device.la \
+	$(PS_CUDA_LIBS) $(PTHREAD_LIBS) -lstdc++
+backends_cuda_ps_cuda_la_DEPENDENCIES = $(PS_CUDA_KERNEL_LOS) \
+	backends/device/libps_device.la
 CLEANFILES += $(PS_CUDA_KERNEL_LOS) $(PS_CUDA_KERNEL_LOS:.lo=.o)
 
 PS_NVCC = $(NVCC) $(PS_NVCC_FLAGS) $(PS_GPU_KINC) -I$(top_srcdir)/lib

@@ -60,12 +60,14 @@ PS_FAKE_DEFS = -DPS_GPU_FAKE -DPS_GPU_MAX_BLOCKS=3 -DPS_GPU_STAGE_BYTES=1000 \
 	-DPS_GPU_OS_PORTION_TILES=2 -DPS_GPU_COPY_SPLIT_MIN=256 \
 	-DPS_GPU_SEG_HUGE=20000
 test_ps_gpu_fake_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu \
+	-I$(top_srcdir)/backends/device \
 	-I$(top_srcdir)/test/standin $(PS_FAKE_DEFS) \
 	-DPS_GPU_ARCH_LIST='"CPU stand-in"'
 test_ps_gpu_fake_la_CXXFLAGS = -std=c++20 $(PTHREAD_CFLAGS)
 test_ps_gpu_fake_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
-test_ps_gpu_fake_la_LIBADD = $(PS_FAKE_KERNEL_LOS) $(PTHREAD_LIBS)
-test_ps_gpu_fake_la_DEPENDENCIES = $(PS_FAKE_KERNEL_LOS)
+test_ps_gpu_fake_la_LIBADD = $(PS_FAKE_KERNEL_LOS) backends/device/libps_device.la \
+	$(PTHREAD_LIBS)
+test_ps_gpu_fake_la_DEPENDENCIES = $(PS_FAKE_KERNEL_LOS) backends/device/libps_device.la
 CLEANFILES += $(PS_FAKE_KERNEL_LOS) $(PS_FAKE_KERNEL_LOS:.lo=.o)
 test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/standin/ps_gpu_fake.h
 	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(CXX) -x c++ -std=c++20 -O2 -fPIC $(PTHREAD_CFLAGS) $(PS_GPU_KINC) -I$(srcdir)/test/standin $(PS_FAKE_DEFS),$(srcdir)/backends/gpu/ps_gpu_kernels.cu,test/ps_gpu_fake_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v})

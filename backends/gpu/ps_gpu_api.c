@@ -17,8 +17,6 @@
 
 #include "ps_gpu_internal.h"
 
-#define ALIGN 256u
-
 /* Set by init, which ps_device_api() always runs before handing the table
  * out. */
 static const ps_host *api_host;
@@ -41,11 +39,6 @@ int ps_gpu_forked(const ps_host *host)
     host->fail(PS_GPU_NAME ": initialised in a parent process; the "
                PS_GPU_UPPER " runtime cannot be used in a forked child");
     return 1;
-}
-
-static size_t round_up(size_t x)
-{
-    return (x + ALIGN - 1) / ALIGN * ALIGN;
 }
 
 static int check(const char *fn, size_t n, ps_type type, unsigned flags,
@@ -73,18 +66,28 @@ static int check(const char *fn, size_t n, ps_type type, unsigned flags,
     return PS_OK;
 }
 
-/* Scratch of each operation: argsort sorts a copy of the keys with 8-byte
- * indices as values. */
-static size_t need(ps_gpu_op op, size_t n, ps_type type, size_t value_size)
+/* Scratch of each operation in *bytes: argsort sorts a copy of the keys
+ * (at offset 0) with 8-byte indices as values, its sort's scratch after
+ * them (at ps_dev_align(n * key bytes)). */
+static int need(ps_gpu_op op, size_t n, ps_type type, size_t value_size,
+                size_t *bytes)
 {
     unsigned kb = ps_type_bytes(type);
+    size_t end = 0, sort = 0;
+    int st;
+    *bytes = 0;
     if (n < 2)
-        return 0;
+        return PS_OK;
     if (op == PS_GPU_ARGSORT)
-        return round_up(n * kb) + ps_gpu_scratch(n, kb, 8);
-    if (op == PS_GPU_SORT_SEGMENTS)
-        return ps_gpu_seg_scratch(n, kb, (unsigned)value_size);
-    return ps_gpu_scratch(n, kb, op == PS_GPU_SORT_PAIRS ? (unsigned)value_size : 0);
+        ps_dev_place(&end, n * kb);
+    st = ps_gpu_scratch(api_host, n, kb,
+                        op == PS_GPU_ARGSORT ? 8
+                        : op == PS_GPU_SORT_KEYS ? 0 : (unsigned)value_size,
+                        op == PS_GPU_SORT_SEGMENTS, &sort);
+    if (st == PS_OK)
+        ps_dev_place(&end, sort);
+    *bytes = end;
+    return st;
 }
 
 static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
@@ -104,7 +107,7 @@ static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
     st = check("scratch_size", n, type, 0,
                op == PS_GPU_SORT_SEGMENTS ? value_size : 0);
     if (st == PS_OK)
-        *bytes = need(op, n, type, value_size);
+        st = need(op, n, type, value_size, bytes);
     return st;
 }
 
@@ -247,8 +250,9 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
         if (st != PS_OK)
             return st;
     }
-    bytes = need(op, n, type, value_size);
-    st = scratch_for(fn, bytes, s, &scratch, scratch_bytes, &own, &pooled);
+    st = need(op, n, type, value_size, &bytes);
+    if (st == PS_OK)
+        st = scratch_for(fn, bytes, s, &scratch, scratch_bytes, &own, &pooled);
     if (st != PS_OK)
         return st;
     job.keys = (void *)keys;
@@ -274,7 +278,7 @@ static int run(const char *fn, ps_gpu_op op, const void *keys, void *vals,
             st = ps_gpu_status(api_host, e, "argsort: copy of the keys");
         job.keys = scratch;
         job.val_bytes = 8;
-        job.scratch = (char *)scratch + round_up(kbytes);
+        job.scratch = (char *)scratch + ps_dev_align(kbytes);
     }
     if (st == PS_OK)
         st = ps_gpu_enqueue(api_host, &job);
@@ -318,6 +322,7 @@ static int api_sort_segments(void *d_keys, void *d_values, size_t value_size,
 {
     static const char fn[] = "sort_segments";
     ps_rt_stream s = (ps_rt_stream)stream;
+    size_t bytes;
     void *own = NULL;
     int pooled = 0;
     ps_gpu_segjob job;
@@ -357,8 +362,9 @@ static int api_sort_segments(void *d_keys, void *d_values, size_t value_size,
         if (st != PS_OK)
             return st;
     }
-    st = scratch_for(fn, need(PS_GPU_SORT_SEGMENTS, n, type, value_size), s,
-                     &d_scratch, scratch_bytes, &own, &pooled);
+    st = need(PS_GPU_SORT_SEGMENTS, n, type, value_size, &bytes);
+    if (st == PS_OK)
+        st = scratch_for(fn, bytes, s, &d_scratch, scratch_bytes, &own, &pooled);
     if (st != PS_OK)
         return st;
     job.keys = d_keys;

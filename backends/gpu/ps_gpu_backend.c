@@ -273,11 +273,6 @@ static int gpu_init(const ps_host *host, void **state)
     return PS_OK;
 }
 
-static size_t round_up(size_t x)
-{
-    return (x + 255) / 256 * 256;
-}
-
 /* Copies through the two pinned buffers in turn (or straight from pageable
  * memory when pinning failed).  `turn` counts chunks across calls so that a
  * buffer is refilled only after the DMA that read it has finished. */
@@ -342,24 +337,6 @@ static int copy_out(gstate *s, void *dst, const void *src, size_t bytes)
     return PS_OK;
 }
 
-/* Host memory for the output of this sort: the cached buffer, grown when
- * too small. */
-static int reserve_host(gstate *s, size_t bytes)
-{
-    if (s->hbytes >= bytes)
-        return PS_OK;
-    s->host->release(s->hbuf);
-    s->hbytes = 0;
-    s->hbuf = s->host->alloc(bytes);
-    if (s->hbuf == NULL) {
-        s->host->fail(PS_GPU_NAME ": cannot allocate %zu bytes of host memory "
-                      "for the sorted output", bytes);
-        return PS_ERR_NO_MEMORY;
-    }
-    s->hbytes = bytes;
-    return PS_OK;
-}
-
 /* Device memory for this sort: the cached buffer, grown when too small. */
 static int reserve(gstate *s, size_t bytes)
 {
@@ -397,15 +374,17 @@ static int reserve(gstate *s, size_t bytes)
     return PS_OK;
 }
 
-/* offsets: NULL for a plain sort, else a segmented one (the offsets are
- * copied to the device after the values). */
+/* offsets: NULL for a plain sort, else a segmented one.  The device
+ * buffer and the host staging are laid out by the plan (keys, values,
+ * offsets, scratch). */
 static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
                      ps_type type, unsigned flags, const size_t *offsets,
                      size_t nseg)
 {
     unsigned kb = ps_type_bytes(type), turn = 0;
-    size_t kbytes = round_up(n * kb), vbytes = round_up(n * vb);
-    size_t obytes = offsets != NULL ? round_up((nseg + 1) * 8) : 0;
+    ps_dev_tune t = ps_gpu_tune(ps_gpu_kernels_for(kb, vb));
+    ps_dev_host_plan h;
+    const ps_dev_region *r = h.region;
     ps_gpu_job job;
     ps_gpu_segjob seg;
     ps_gpu_saved saved;
@@ -416,34 +395,32 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
         return PS_ERR_BACKEND_UNAVAILABLE;
     if (ps_gpu_lost(s->host))
         return PS_ERR_DEVICE;
-    if (n > UINT32_MAX || nseg > UINT32_MAX) {
-        s->host->fail(PS_GPU_NAME ": n = %zu keys (or %zu segments) is beyond "
-                      "the 2^32 - 1 the kernels count", n, nseg);
-        return PS_ERR_TOO_LARGE;
-    }
+    st = ps_dev_plan_host(&h, &t, n, kb, vb, offsets != NULL, nseg, s->host);
+    if (st != PS_OK)
+        return st;
     pthread_mutex_lock(&s->lock);
     st = enter(s, &saved);
     entered = st == PS_OK;
     if (st == PS_OK)
-        st = reserve_host(s, kbytes + vbytes);
+        st = ps_dev_stage_reserve(s->host, PS_GPU_NAME, &s->hbuf, &s->hbytes,
+                                  h.stage_bytes);
     if (st == PS_OK)
-        st = reserve(s, kbytes + vbytes + obytes
-                        + (offsets != NULL ? ps_gpu_seg_scratch(n, kb, vb)
-                                           : ps_gpu_scratch(n, kb, vb)));
+        st = reserve(s, h.bytes);
     if (st == PS_OK) {
+        char *dbuf = s->dbuf;
         memset(&job, 0, sizeof job);
-        job.keys = s->dbuf;
-        job.vals = vb ? (char *)s->dbuf + kbytes : NULL;
+        job.keys = dbuf + r[PS_DEV_HOST_KEYS].off;
+        job.vals = vb ? dbuf + r[PS_DEV_HOST_VALS].off : NULL;
         job.val_bytes = vb;
         job.n = n;
         job.type = type;
         job.flags = flags;
-        job.scratch = (char *)s->dbuf + kbytes + vbytes;
+        job.scratch = dbuf + r[PS_DEV_HOST_SCRATCH].off;
         job.stream = s->stream;
         job.skip_constant = 1;
-        st = copy_in(s, job.keys, keys, n * kb, &turn);
+        st = copy_in(s, job.keys, keys, r[PS_DEV_HOST_KEYS].bytes, &turn);
         if (st == PS_OK && vb)
-            st = copy_in(s, job.vals, vals, n * vb, &turn);
+            st = copy_in(s, job.vals, vals, r[PS_DEV_HOST_VALS].bytes, &turn);
         if (st == PS_OK && offsets != NULL) {
             /* size_t offsets are the kernels' 64-bit words on the 64-bit
              * hosts these runtimes run on. */
@@ -452,14 +429,15 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
             seg.vals = job.vals;
             seg.val_bytes = vb;
             seg.n = n;
-            seg.offs = (char *)job.scratch;
+            seg.offs = dbuf + r[PS_DEV_HOST_OFFS].off;
             seg.nseg = nseg;
             seg.type = type;
             seg.flags = flags;
-            seg.scratch = (char *)job.scratch + obytes;
+            seg.scratch = job.scratch;
             seg.stream = s->stream;
             seg.skip_constant = 1;
-            st = copy_in(s, job.scratch, offsets, (nseg + 1) * 8, &turn);
+            st = copy_in(s, dbuf + r[PS_DEV_HOST_OFFS].off, offsets,
+                         r[PS_DEV_HOST_OFFS].bytes, &turn);
             if (st == PS_OK)
                 st = ps_gpu_seg_enqueue(s->host, &seg);
         } else if (st == PS_OK) {
@@ -473,13 +451,17 @@ static int sort_host(gstate *s, void *keys, void *vals, unsigned vb, size_t n,
         /* All or nothing: the caller's arrays change only after both
          * copies have arrived. */
         if (st == PS_OK)
-            st = copy_out(s, s->hbuf, job.keys, n * kb);
+            st = copy_out(s, (char *)s->hbuf + r[PS_DEV_HOST_KEYS].off, job.keys,
+                          r[PS_DEV_HOST_KEYS].bytes);
         if (st == PS_OK && vb)
-            st = copy_out(s, (char *)s->hbuf + kbytes, job.vals, n * vb);
+            st = copy_out(s, (char *)s->hbuf + r[PS_DEV_HOST_VALS].off, job.vals,
+                          r[PS_DEV_HOST_VALS].bytes);
         if (st == PS_OK) {
-            memcpy(keys, s->hbuf, n * kb);
+            memcpy(keys, (char *)s->hbuf + r[PS_DEV_HOST_KEYS].off,
+                   r[PS_DEV_HOST_KEYS].bytes);
             if (vb)
-                memcpy(vals, (char *)s->hbuf + kbytes, n * vb);
+                memcpy(vals, (char *)s->hbuf + r[PS_DEV_HOST_VALS].off,
+                       r[PS_DEV_HOST_VALS].bytes);
         }
     }
     if (entered)

@@ -13,6 +13,7 @@
 
 #include "ps_backend.h"
 #include "portsort_gpu.h"
+#include "ps_device_plan.h"
 #include "ps_gpu_tune.h"
 
 #if defined(PS_GPU_CUDA)
@@ -134,9 +135,22 @@ typedef struct ps_gpu_kernels {
     const void *seg_classify, *seg_small_sort, *seg_medium, *seg_up, *seg_down;
 } ps_gpu_kernels;
 
-/* ps_gpu_kernels.cu (12 objects) and ps_gpu_util.cu. */
+/* ps_gpu_sort.c: the instantiation for these widths (its table is one of
+ * the 12 objects compiled from ps_gpu_kernels.cu). */
 const ps_gpu_kernels *ps_gpu_kernels_for(unsigned key_bytes, unsigned val_bytes);
+/* ps_gpu_util.cu: fills a device array of n 64-bit words with 0 .. n - 1. */
 extern const void *const ps_gpu_iota64_kernel;
+
+/* ps_gpu_sort.c: the device plan's tuning (backends/device/ps_device_plan.h)
+ * for an instantiation: the PS_GPU_* constants it was compiled with, and
+ * the path PORTSORT_GPU_ALGO asks for, read at every call, so a scratch
+ * query and the sort after it must see the same environment. */
+ps_dev_tune ps_gpu_tune(const ps_gpu_kernels *k);
+/* ps_gpu_sort.c: the scratch bytes of a sort (segments 0) or a segmented
+ * sort (1) of n keys, from the plan the sort makes: PS_OK, or its refusal
+ * with host->fail. */
+int ps_gpu_scratch(const ps_host *host, size_t n, unsigned key_bytes,
+                   unsigned val_bytes, int segments, size_t *bytes);
 
 /* ps_gpu_sort.c: one sort of device arrays, enqueued on a stream. */
 typedef struct ps_gpu_job {
@@ -146,7 +160,7 @@ typedef struct ps_gpu_job {
     size_t n;               /* 2 <= n <= UINT32_MAX */
     ps_type type;
     unsigned flags;
-    void *scratch;          /* at least ps_gpu_scratch(n, kb, vb) bytes */
+    void *scratch;          /* at least ps_gpu_scratch(..., 0, ...) bytes */
     ps_rt_stream stream;
     /* Histogram every digit first, wait for it, and skip the passes whose
      * digit is the same for every key.  Synchronises the stream, so only
@@ -155,9 +169,6 @@ typedef struct ps_gpu_job {
     int skip_constant;
 } ps_gpu_job;
 
-/* Scratch bytes of one sort; they depend on the path ps_gpu_enqueue takes
- * (PORTSORT_GPU_ALGO), so query and sort must see the same environment. */
-size_t ps_gpu_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
 int ps_gpu_enqueue(const ps_host *host, const ps_gpu_job *job);
 /* PORTSORT_GPU_ALGO: 1 with *onesweep set (0 portable, 1 onesweep), 0 when
  * unset or empty, -1 with why set when malformed (ps_env_word). */
@@ -177,12 +188,11 @@ typedef struct ps_gpu_segjob {
     size_t nseg;            /* <= UINT32_MAX */
     ps_type type;
     unsigned flags;
-    void *scratch;          /* at least ps_gpu_seg_scratch(n, kb, vb) bytes */
+    void *scratch;          /* at least ps_gpu_scratch(..., 1, ...) bytes */
     ps_rt_stream stream;
     int skip_constant;      /* for the large segments' sorts (ps_gpu_job) */
 } ps_gpu_segjob;
 
-size_t ps_gpu_seg_scratch(size_t n, unsigned key_bytes, unsigned val_bytes);
 int ps_gpu_seg_enqueue(const ps_host *host, const ps_gpu_segjob *job);
 /* ps_gpu_error.c: a runtime error as a status, with host->fail("<backend>:
  * what: why").  A sticky error (PS_RT_STICKY) also marks the device lost:

@@ -8,12 +8,13 @@ PS_HIP_KERNEL_LOS = $(PS_GPU_KV:%=backends/hip/ps_hip_k%.lo) \
 	backends/hip/ps_hip_util.lo
 backends_hip_ps_hip_la_SOURCES = $(PS_GPU_HOST_SOURCES)
 backends_hip_ps_hip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PS_HIP_CPPFLAGS) \
-	-I$(top_srcdir)/backends/gpu -DPS_GPU_HIP \
+	-I$(top_srcdir)/backends/gpu -I$(top_srcdir)/backends/device -DPS_GPU_HIP \
 	-DPS_GPU_ARCH_LIST='"$(PS_HIP_ARCH)"'
 backends_hip_ps_hip_la_LDFLAGS = -module -avoid-version -shared
-backends_hip_ps_hip_la_LIBADD = $(PS_HIP_KERNEL_LOS) $(PS_HIP_LIBS) \
-	$(PTHREAD_LIBS)
-backends_hip_ps_hip_la_DEPENDENCIES = $(PS_HIP_KERNEL_LOS)
+backends_hip_ps_hip_la_LIBADD = $(PS_HIP_KERNEL_LOS) backends/device/libps_device.la \
+	$(PS_HIP_LIBS) $(PTHREAD_LIBS)
+backends_hip_ps_hip_la_DEPENDENCIES = $(PS_HIP_KERNEL_LOS) \
+	backends/device/libps_device.la
 CLEANFILES += $(PS_HIP_KERNEL_LOS) $(PS_HIP_KERNEL_LOS:.lo=.o)
 
 PS_HIPCC = $(HIPCC) -x hip $(PS_HIPCC_FLAGS) $(PS_HIP_CPPFLAGS) $(PS_GPU_KINC) \

@@ -27,10 +27,11 @@ backends_opencl_ps_opencl_la_SOURCES = \
 	backends/opencl/ps_opencl_tune.c
 nodist_backends_opencl_ps_opencl_la_SOURCES = backends/opencl/ps_opencl_source.h
 backends_opencl_ps_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS) \
-	-I$(top_builddir)/backends/opencl
+	-I$(top_builddir)/backends/opencl -I$(top_srcdir)/backends/device
 backends_opencl_ps_opencl_la_LDFLAGS = -module -avoid-version -shared \
 	$(PS_OPENCL_LDFLAGS)
-backends_opencl_ps_opencl_la_LIBADD = $(PS_OPENCL_LIBS) $(PTHREAD_LIBS)
+backends_opencl_ps_opencl_la_LIBADD = backends/device/libps_device.la \
+	$(PS_OPENCL_LIBS) $(PTHREAD_LIBS)
 BUILT_SOURCES += backends/opencl/ps_opencl_source.h
 CLEANFILES += backends/opencl/ps_opencl_source.h
 endif

@@ -145,14 +145,16 @@ static cl_int ensure(cl_state *s, cl_mem *buf, size_t *cap, size_t need)
     return CL_SUCCESS;
 }
 
-/* Refuse sizes the device cannot hold in one buffer each. */
-static int check_sizes(cl_state *s, size_t n, size_t kbytes, size_t vbytes,
-                       size_t sbytes)
+/* Refuse sizes the device cannot hold in one buffer each (the plan has
+ * refused those the kernels cannot count). */
+static int check_sizes(cl_state *s, size_t n, const ps_dev_host_plan *h)
 {
     const ps_host *host = s->host;
-    if (n > UINT32_MAX || kbytes > s->max_alloc || vbytes > s->max_alloc) {
-        host->fail("opencl: %zu keys are beyond what the device can hold in one "
-                   "buffer (%llu bytes) or the kernels count (2^32 - 1)", n,
+    const ps_dev_region *r = h->region;
+    if (r[PS_DEV_HOST_KEYS].bytes > s->max_alloc || r[PS_DEV_HOST_VALS].bytes > s->max_alloc
+        || r[PS_DEV_HOST_OFFS].bytes > s->max_alloc) {
+        host->fail("opencl: %zu keys (or their segments' offsets) are beyond "
+                   "what the device can hold in one buffer (%llu bytes)", n,
                    (unsigned long long)s->max_alloc);
         return PS_ERR_TOO_LARGE;
     }
@@ -160,50 +162,37 @@ static int check_sizes(cl_state *s, size_t n, size_t kbytes, size_t vbytes,
      * larger than the keys, it may pass the limit when they do not (2^32 - 1
      * u8 keys on pocl), and clCreateBuffer would refuse it as a device
      * error. */
-    if (sbytes > s->max_alloc) {
+    if (r[PS_DEV_HOST_SCRATCH].bytes > s->max_alloc) {
         host->fail("opencl: %zu keys need %zu bytes of scratch in one buffer, "
-                   "beyond the device's largest (%llu bytes)", n, sbytes,
-                   (unsigned long long)s->max_alloc);
+                   "beyond the device's largest (%llu bytes)", n,
+                   r[PS_DEV_HOST_SCRATCH].bytes, (unsigned long long)s->max_alloc);
         return PS_ERR_TOO_LARGE;
     }
     return PS_OK;
 }
 
-/* Where the values start in the host staging buffer: after the keys, on
- * a cache line. */
-static size_t staged_values(size_t kbytes)
+/* The cached buffers grown to fit h (one per region of the plan), and the
+ * inputs written to them (the offsets too for a segmented sort).  Under
+ * s->lock; on error the queue is drained.  The host staging for the
+ * results is reserved first, so that its failure comes before any device
+ * work. */
+static int stage_in(cl_state *s, const ps_dev_host_plan *h, const void *keys,
+                    const void *values, const void *offsets)
 {
-    return (kbytes + 63) & ~(size_t)63;
-}
-
-/* The cached buffers grown to fit, and the inputs written to them (the
- * offsets too when obytes > 0).  Under s->lock; on error the queue is
- * drained.  The host staging for the results is reserved first, so that
- * its failure comes before any device work. */
-static int stage_in(cl_state *s, const void *keys, size_t kbytes,
-                    const void *values, size_t vbytes, const void *offsets,
-                    size_t obytes, size_t sbytes)
-{
-    size_t hbytes = staged_values(kbytes) + vbytes;
+    const ps_dev_region *r = h->region;
+    size_t kbytes = r[PS_DEV_HOST_KEYS].bytes, vbytes = r[PS_DEV_HOST_VALS].bytes;
+    size_t obytes = r[PS_DEV_HOST_OFFS].bytes;
     cl_int err;
-    if (s->hcap < hbytes) {
-        s->host->release(s->hbuf);
-        s->hcap = 0;
-        s->hbuf = s->host->alloc(hbytes);
-        if (s->hbuf == NULL) {
-            s->host->fail("opencl: cannot allocate %zu bytes of host memory for "
-                          "the sorted output", hbytes);
-            return PS_ERR_NO_MEMORY;
-        }
-        s->hcap = hbytes;
-    }
+    int st = ps_dev_stage_reserve(s->host, "opencl", &s->hbuf, &s->hcap, h->stage_bytes);
+    if (st != PS_OK)
+        return st;
     err = ensure(s, &s->kbuf, &s->kcap, kbytes);
     if (err == CL_SUCCESS)
         err = ensure(s, &s->vbuf, &s->vcap, vbytes);
     if (err == CL_SUCCESS)
         err = ensure(s, &s->obuf, &s->ocap, obytes);
     if (err == CL_SUCCESS)
-        err = ensure(s, &s->sbuf, &s->scap, sbytes);
+        err = ensure(s, &s->sbuf, &s->scap, r[PS_DEV_HOST_SCRATCH].bytes);
     if (err == CL_SUCCESS)
         err = clEnqueueWriteBuffer(s->q, s->kbuf, CL_FALSE, 0, kbytes, keys, 0,
                                    NULL, NULL);
@@ -221,12 +210,13 @@ static int stage_in(cl_state *s, const void *keys, size_t kbytes,
 
 /* After the sort (status st): the results back into the caller's arrays,
  * all or nothing.  They are read only after every kernel was enqueued
- * without error, and into the staging buffer, copied to the caller's
- * arrays only when both reads have landed (the cost of that copy is in
- * the comment at the top). */
-static int stage_out(cl_state *s, int st, void *keys, size_t kbytes,
-                     void *values, size_t vbytes)
+ * without error, and into the staging buffer (at the plan's offsets),
+ * copied to the caller's arrays only when both reads have landed (the
+ * cost of that copy is in the comment at the top). */
+static int stage_out(cl_state *s, const ps_dev_host_plan *h, int st, void *keys,
+                     void *values)
 {
+    const ps_dev_region *k = &h->region[PS_DEV_HOST_KEYS], *v = &h->region[PS_DEV_HOST_VALS];
     unsigned char *staged = s->hbuf;
     cl_int err;
     if (st != PS_OK) {
@@ -235,9 +225,9 @@ static int stage_out(cl_state *s, int st, void *keys, size_t kbytes,
     }
     err = clFinish(s->q);
     if (err == CL_SUCCESS)
-        err = ps_cl_read_result(s->q, s->kbuf, kbytes, staged);
-    if (err == CL_SUCCESS && vbytes)
-        err = ps_cl_read_result(s->q, s->vbuf, vbytes, staged + staged_values(kbytes));
+        err = ps_cl_read_result(s->q, s->kbuf, k->bytes, staged + k->off);
+    if (err == CL_SUCCESS && v->bytes)
+        err = ps_cl_read_result(s->q, s->vbuf, v->bytes, staged + v->off);
     if (err == CL_SUCCESS)
         err = clFinish(s->q);
     else
@@ -245,10 +235,22 @@ static int stage_out(cl_state *s, int st, void *keys, size_t kbytes,
                              in the staging buffer before it is reused */
     if (err != CL_SUCCESS)
         return ps_cl_status(s->host, err, "reading the result");
-    memcpy(keys, staged, kbytes);
-    if (vbytes)
-        memcpy(values, staged + staged_values(kbytes), vbytes);
+    memcpy(keys, staged + k->off, k->bytes);
+    if (v->bytes)
+        memcpy(values, staged + v->off, v->bytes);
     return PS_OK;
+}
+
+/* The plan of a host-array sort on this device (segments: a segmented
+ * one of nseg segments), and its buffers checked against the device's
+ * largest. */
+static int plan_host(cl_state *s, size_t n, unsigned kb, unsigned vb, int segments,
+                     size_t nseg, ps_dev_host_plan *h)
+{
+    ps_cl_tune tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
+    ps_dev_tune dt = ps_cl_dev_tune(&tune);
+    int st = ps_dev_plan_host(h, &dt, n, kb, vb, segments, nseg, s->host);
+    return st == PS_OK ? check_sizes(s, n, h) : st;
 }
 
 static int cl_sort_pairs(void *state, void *keys, void *values,
@@ -257,15 +259,14 @@ static int cl_sort_pairs(void *state, void *keys, void *values,
 {
     cl_state *s = state;
     unsigned kb = ps_type_bytes(type), vb = values ? (unsigned)value_size : 0;
-    ps_cl_tune tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
-    size_t sbytes = ps_cl_scratch_bytes(&tune, n, kb, vb);
+    ps_dev_host_plan h;
     ps_cl_job job;
-    int st = check_sizes(s, n, n * kb, n * vb, sbytes);
+    int st = plan_host(s, n, kb, vb, 0, 0, &h);
 
     if (st != PS_OK)
         return st;
     pthread_mutex_lock(&s->lock);
-    st = stage_in(s, keys, n * kb, values, (size_t)n * vb, NULL, 0, sbytes);
+    st = stage_in(s, &h, keys, values, NULL);
     if (st == PS_OK) {
         memset(&job, 0, sizeof job);
         job.q = s->q;
@@ -277,7 +278,7 @@ static int cl_sort_pairs(void *state, void *keys, void *values,
         job.val_bytes = vb;
         job.scratch = s->sbuf;
         job.scratch_bytes = s->scap;
-        st = stage_out(s, ps_cl_sort(s->host, &job), keys, n * kb, values, n * vb);
+        st = stage_out(s, &h, ps_cl_sort(s->host, &job), keys, values);
     }
     pthread_mutex_unlock(&s->lock);
     return st;
@@ -294,21 +295,14 @@ static int cl_sort_segments(void *state, void *keys, void *values,
 {
     cl_state *s = state;
     unsigned kb = ps_type_bytes(type), vb = values ? (unsigned)value_size : 0;
-    ps_cl_tune tune = ps_cl_tune_for(s->dev, 8 * kb, vb);
-    size_t sbytes = ps_cl_seg_scratch_bytes(&tune, n, kb, vb);
-    size_t obytes = (num_segments + 1) * sizeof *offsets;
+    ps_dev_host_plan h;
     ps_cl_segjob job;
-    int st = check_sizes(s, n, n * kb, n * vb, sbytes);
+    int st = plan_host(s, n, kb, vb, 1, num_segments, &h);
 
-    if (st == PS_OK && (num_segments > UINT32_MAX || obytes > s->max_alloc)) {
-        s->host->fail("opencl: %zu segments are beyond the 2^32 - 1 the kernels "
-                      "count", num_segments);
-        st = PS_ERR_TOO_LARGE;
-    }
     if (st != PS_OK)
         return st;
     pthread_mutex_lock(&s->lock);
-    st = stage_in(s, keys, n * kb, values, (size_t)n * vb, offsets, obytes, sbytes);
+    st = stage_in(s, &h, keys, values, offsets);
     if (st == PS_OK) {
         memset(&job, 0, sizeof job);
         job.q = s->q;
@@ -322,8 +316,7 @@ static int cl_sort_segments(void *state, void *keys, void *values,
         job.val_bytes = vb;
         job.scratch = s->sbuf;
         job.scratch_bytes = s->scap;
-        st = stage_out(s, ps_cl_sort_segments(s->host, &job), keys, n * kb,
-                       values, n * vb);
+        st = stage_out(s, &h, ps_cl_sort_segments(s->host, &job), keys, values);
     }
     pthread_mutex_unlock(&s->lock);
     return st;

@@ -140,6 +140,7 @@ static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
 {
     cl_device_id dev = NULL;
     ps_cl_tune tune;
+    ps_dev_tune dt;
     unsigned kb = ps_type_bytes(type), vb = (unsigned)value_size;
     int st = check(fn, queue, queue, n, type, 0);
     if (st == PS_OK && bytes == NULL) {
@@ -156,9 +157,9 @@ static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
         return PS_ERR_INVALID_ARG;
     }
     tune = ps_cl_tune_for(dev, 8 * kb, vb);
-    *bytes = segments ? ps_cl_seg_scratch_bytes(&tune, n, kb, vb)
-                      : ps_cl_scratch_bytes(&tune, n, kb, vb);
-    return PS_OK;
+    dt = ps_cl_dev_tune(&tune);
+    /* The plan the sort will make: the same bytes, or the same refusal. */
+    return ps_dev_scratch_bytes(&dt, n, kb, vb, segments, bytes, api_host);
 }
 
 static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,

@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "ps_backend.h"
+#include "ps_device_plan.h"
 
 /* How the kernels are cut for one device (see doc/opencl-tuning.md). */
 typedef struct ps_cl_tune {
@@ -102,8 +103,10 @@ typedef struct ps_cl_job {
     size_t scratch_bytes;
 } ps_cl_job;
 
-size_t ps_cl_scratch_bytes(const ps_cl_tune *tune, size_t n, unsigned key_bytes,
-                           unsigned val_bytes);
+/* The device plan's tuning (backends/device/ps_device_plan.h) from this
+ * device's: the plan gives the tiles, passes and scratch layout of every
+ * sort and answers the scratch-size queries. */
+ps_dev_tune ps_cl_dev_tune(const ps_cl_tune *tune);
 int ps_cl_sort(const ps_host *host, const ps_cl_job *job);
 /* The queue's context, device and whether it runs out of order; a queue
  * that does not answer is PS_ERR_INVALID_ARG, with host->fail. */
@@ -126,8 +129,6 @@ typedef struct ps_cl_segjob {
     size_t scratch_bytes;
 } ps_cl_segjob;
 
-size_t ps_cl_seg_scratch_bytes(const ps_cl_tune *tune, size_t n,
-                               unsigned key_bytes, unsigned val_bytes);
 int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job);
 
 /* clCreateBuffer for every device allocation of the backend, so that tests

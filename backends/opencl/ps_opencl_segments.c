@@ -15,7 +15,9 @@
  *     through the plain device sort (ps_cl_sort) each, on the same
  *     scratch, where a whole device works on one segment.
  * The segments of each class are disjoint from the others', so the steps
- * only need to follow each other in the queue.
+ * only need to follow each other in the queue.  The scratch's layout, the
+ * words' places and the large tiles' descriptors come from the device plan
+ * (backends/device/ps_device_plan.h), shared with the CUDA and HIP host.
  */
 #include <config.h>
 
@@ -23,71 +25,6 @@
 #include <string.h>
 
 #include "ps_opencl_internal.h"
-
-#define ALIGN 256u
-
-static size_t round_up(size_t x)
-{
-    return (x + ALIGN - 1) / ALIGN * ALIGN;
-}
-
-/* Where things are in the scratch buffer: the large segments' sort
- * scratch first (ps_cl_sort uses a buffer from its start), then the
- * classification's words (see ps_seg_classify). */
-typedef struct seg_layout {
-    size_t sort_bytes;      /* for one plain sort of up to n keys */
-    size_t info;            /* byte offset of the classification words */
-    cl_uint lbase, lcap, mbase, mcap, wbase, nwin;
-    cl_uint dbase, tcap, cbase;  /* large tiles' descriptors and counts */
-    size_t bytes;
-    int fits;               /* every word index fits the kernels' 32 bits */
-} seg_layout;
-
-static seg_layout make_layout(const ps_cl_tune *t, size_t n, unsigned kb,
-                              unsigned vb)
-{
-    size_t tile = (size_t)t->wg * t->items;
-    size_t small = t->seg_small < tile ? t->seg_small : tile;
-    seg_layout l;
-    memset(&l, 0, sizeof l);
-    /* A plain sort's scratch does not grow strictly with n (fewer blocks
-     * of more tiles): the slack covers the counts of the most blocks. */
-    l.sort_bytes = ps_cl_scratch_bytes(t, n, kb, vb);
-    if (l.sort_bytes > 0)
-        l.sort_bytes += round_up(((size_t)4 << t->bits) * t->max_blocks);
-    l.info = round_up(l.sort_bytes);
-    l.lcap = (cl_uint)(n / (tile + 1) + 1);
-    l.mcap = (cl_uint)(n / (small + 1) + 1);
-    l.nwin = (cl_uint)((n + tile - 1) / tile);
-    l.lbase = 4;
-    l.mbase = l.lbase + 2 * l.lcap;
-    l.wbase = l.mbase + 2 * l.mcap;
-    /* Large segments cut into tiles: at most one partial tile each. */
-    l.tcap = l.nwin + l.lcap;
-    l.dbase = l.wbase + l.nwin + 1;
-    l.cbase = l.dbase + 5 * l.tcap;
-    /* The kernels index these words with 32 bits.  With the default tiles
-     * the last index stays near n / 4 or below; a tuning of tiny tiles
-     * (wg=1,items=2) makes it several times n, so it is checked here in
-     * 64 bits rather than left to wrap. */
-    {
-        uint64_t nwin = ((uint64_t)n + tile - 1) / tile, lcap = n / (tile + 1) + 1;
-        uint64_t tcap = nwin + lcap;
-        uint64_t last = 4 + 2 * lcap + 2 * ((uint64_t)n / (small + 1) + 1)
-                        + nwin + 1 + 5 * tcap + ((uint64_t)1 << t->bits) * tcap;
-        l.fits = last <= UINT32_MAX;
-        l.bytes = l.info + (size_t)last * 4;
-    }
-    return l;
-}
-
-size_t ps_cl_seg_scratch_bytes(const ps_cl_tune *tune, size_t n, unsigned key_bytes,
-                               unsigned val_bytes)
-{
-    if (n < 2)
-        return 0;
-    return make_layout(tune, n, key_bytes, val_bytes).bytes;
-}
 
 /* One kernel argument, for run(). */
 typedef struct karg {
@@ -119,18 +56,20 @@ static int run(const ps_host *host, cl_command_queue q, int ooo, cl_kernel k,
  * arguments); the large list comes back in info[4 ..]. */
 static int classify_and_sort_short(const ps_host *host, const ps_cl_segjob *job,
                                    ps_cl_prog *p, int ooo, cl_mem scratch,
-                                   const seg_layout *l, cl_uint *info)
+                                   const ps_dev_seg_plan *l, cl_uint *info)
 {
     const ps_cl_tune *t = &p->tune;
-    size_t tile = (size_t)t->wg * t->items;
+    size_t tile = l->tile;
     ps_xf xf = ps_xf_make(job->type, job->flags);
     cl_ulong flip = xf.flip, fneg = xf.fneg, koff = job->koff, voff = job->voff;
-    cl_ulong ooff = 0, ioff = l->info / 4, woff = ioff + l->wbase, moff = ioff + l->mbase;
+    size_t info_off = l->region[PS_DEV_SEG_WORDS].off;
+    cl_ulong ooff = 0, ioff = info_off / 4;
+    cl_ulong woff = ioff + l->wbase, moff = ioff + l->mbase;
     cl_uint n = (cl_uint)job->n, nseg = (cl_uint)job->nseg, zero = 0;
     int vb = job->val_bytes != 0, st;
     cl_int err;
 
-    err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l->info, 16, 0,
+    err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, info_off, 16, 0,
                               NULL, NULL);
     if (err == CL_SUCCESS && ooo)
         err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
@@ -145,9 +84,8 @@ static int classify_and_sort_short(const ps_host *host, const ps_cl_segjob *job,
     }
     if (st != PS_OK)
         return st;
-    err = clEnqueueReadBuffer(job->q, scratch, CL_TRUE, l->info,
-                              ((size_t)l->lbase + 2 * l->lcap) * 4, info, 0, NULL,
-                              NULL);
+    err = clEnqueueReadBuffer(job->q, scratch, CL_TRUE, info_off, l->info_words * 4,
+                              info, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return ps_cl_status(host, err, "reading the segment classes");
     if (info[0] != 0) {
@@ -190,39 +128,26 @@ static int classify_and_sort_short(const ps_host *host, const ps_cl_segjob *job,
  * the segments copied home.  list holds (start, length) pairs. */
 static int sort_large_batched(const ps_host *host, const ps_cl_segjob *job,
                               ps_cl_prog *p, int ooo, cl_mem scratch,
-                              const seg_layout *l, const cl_uint *list, size_t nl)
+                              const ps_dev_seg_plan *l, const cl_uint *list, size_t nl)
 {
-    const ps_cl_tune *t = &p->tune;
-    cl_uint tile = t->wg * t->items, radix = 1u << t->bits, ntiles = 0, done = 0;
-    cl_uint passes = (8 * ps_type_bytes(job->type) + t->bits - 1) / t->bits, q;
-    unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
+    unsigned kb = l->key_bytes, vb = l->val_bytes, wg = p->tune.wg;
+    cl_uint passes = l->passes, q;
     ps_xf xf = ps_xf_make(job->type, job->flags);
     cl_ulong flip = xf.flip, fneg = xf.fneg;
-    cl_ulong doff = l->info / 4 + l->dbase, coff = l->info / 4 + l->cbase;
-    cl_uint *desc;
+    cl_ulong words = l->region[PS_DEV_SEG_WORDS].off / 4;
+    cl_ulong doff = words + l->dbase, coff = words + l->cbase;
+    size_t kalt = l->region[PS_DEV_SEG_KEYS].off, valt = l->region[PS_DEV_SEG_VALS].off;
+    cl_uint ntiles = (cl_uint)ps_dev_seg_tiles(l, list, nl), len = l->radix * ntiles;
+    cl_uint *desc = host->alloc((size_t)ntiles * 5 * sizeof *desc);
     size_t i;
     cl_int err;
     int st = PS_OK;
 
-    for (i = 0; i < nl; i++)
-        ntiles += (list[2 * i + 1] + tile - 1) / tile;
-    desc = host->alloc((size_t)ntiles * 5 * sizeof *desc);
     if (desc == NULL) {
         host->fail("opencl: sort_segments: no host memory for %u tiles", ntiles);
         return PS_ERR_NO_MEMORY;
     }
-    for (i = 0, ntiles = 0; i < nl; i++) {
-        cl_uint a = list[2 * i], m = list[2 * i + 1], nt = (m + tile - 1) / tile, j;
-        for (j = 0; j < nt; j++, ntiles++) {
-            cl_uint *d = desc + 5 * (size_t)ntiles;
-            d[0] = a + j * tile;
-            d[1] = m - j * tile < tile ? m - j * tile : tile;
-            d[2] = (ntiles - j) * radix + j;
-            d[3] = nt;
-            d[4] = a - done;
-        }
-        done += m;
-    }
+    ps_dev_seg_describe(l, list, nl, desc);
     err = clEnqueueWriteBuffer(job->q, scratch, CL_TRUE, (size_t)doff * 4,
                                (size_t)ntiles * 5 * sizeof *desc, desc, 0, NULL, NULL);
     host->release(desc);
@@ -233,21 +158,21 @@ static int sort_large_batched(const ps_host *host, const ps_cl_segjob *job,
     for (q = 0; q < passes && st == PS_OK; q++) {
         cl_mem kin = q % 2 ? scratch : job->keys, kout = q % 2 ? job->keys : scratch;
         cl_mem vin = q % 2 ? scratch : job->vals, vout = q % 2 ? job->vals : scratch;
-        cl_ulong kin_off = q % 2 ? 0 : job->koff, kout_off = q % 2 ? job->koff : 0;
-        cl_ulong valt = vb ? round_up(job->n * kb) / vb : 0;
-        cl_ulong vin_off = q % 2 ? valt : job->voff, vout_off = q % 2 ? job->voff : valt;
-        cl_uint shift = q * t->bits, enc_in = q == 0, dec_out = q + 1 == passes;
-        cl_uint len = radix * ntiles;
+        cl_ulong kin_off = q % 2 ? kalt / kb : job->koff;
+        cl_ulong kout_off = q % 2 ? job->koff : kalt / kb;
+        cl_ulong vin_off = vb ? (q % 2 ? valt / vb : job->voff) : 0;
+        cl_ulong vout_off = vb ? (q % 2 ? job->voff : valt / vb) : 0;
+        cl_uint shift = q * l->digit_bits, enc_in = q == 0, dec_out = q + 1 == passes;
         karg a[17];
         cl_uint na = 0;
 
         PUSH(kin); PUSH(kin_off); PUSH(scratch); PUSH(doff); PUSH(shift);
         PUSH(scratch); PUSH(coff); PUSH(flip); PUSH(fneg); PUSH(enc_in);
-        st = run(host, job->q, ooo, p->seg_up, a, na, ntiles, t->wg, "ps_seg_up");
+        st = run(host, job->q, ooo, p->seg_up, a, na, ntiles, wg, "ps_seg_up");
         if (st == PS_OK) {
             na = 0;
             PUSH(scratch); PUSH(coff); PUSH(len);
-            st = run(host, job->q, ooo, p->scan, a, na, 1, t->wg, "ps_scan");
+            st = run(host, job->q, ooo, p->scan, a, na, 1, wg, "ps_scan");
         }
         if (st == PS_OK) {
             na = 0;
@@ -255,18 +180,16 @@ static int sort_large_batched(const ps_host *host, const ps_cl_segjob *job,
             if (vb) { PUSH(vin); PUSH(vin_off); PUSH(vout); PUSH(vout_off); }
             PUSH(scratch); PUSH(doff); PUSH(shift); PUSH(scratch); PUSH(coff);
             PUSH(flip); PUSH(fneg); PUSH(enc_in); PUSH(dec_out);
-            st = run(host, job->q, ooo, p->seg_down, a, na, ntiles, t->wg,
-                     "ps_seg_down");
+            st = run(host, job->q, ooo, p->seg_down, a, na, ntiles, wg, "ps_seg_down");
         }
     }
     /* An odd number of passes left the large segments in the scratch. */
     for (i = 0; st == PS_OK && passes % 2 && i < nl; i++) {
         size_t a = list[2 * i], m = list[2 * i + 1];
-        err = clEnqueueCopyBuffer(job->q, scratch, job->keys, a * kb,
+        err = clEnqueueCopyBuffer(job->q, scratch, job->keys, kalt + a * kb,
                                   (job->koff + a) * kb, m * kb, 0, NULL, NULL);
         if (err == CL_SUCCESS && vb)
-            err = clEnqueueCopyBuffer(job->q, scratch, job->vals,
-                                      round_up(job->n * kb) + a * vb,
+            err = clEnqueueCopyBuffer(job->q, scratch, job->vals, valt + a * vb,
                                       (job->voff + a) * vb, m * vb, 0, NULL, NULL);
         if (err != CL_SUCCESS)
             st = ps_cl_status(host, err, "clEnqueueCopyBuffer");
@@ -288,7 +211,8 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
     size_t i, nbatch = 0;
     cl_uint *info = NULL;
     ps_cl_prog *p;
-    seg_layout l;
+    ps_dev_tune t;
+    ps_dev_seg_plan l;
     cl_int err;
     int st = PS_OK, ooo;
 
@@ -305,19 +229,16 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
     p = ps_cl_program_get(host, ctx, dev, 8 * kb, vb, &st);
     if (p == NULL)
         return st;
-    l = make_layout(&p->tune, job->n, kb, vb);
-    if (!l.fits) {
-        host->fail("opencl: sort_segments: %zu keys are too many for tiles of "
-                   "%u keys (PORTSORT_OPENCL_TUNE): use larger wg or items",
-                   job->n, p->tune.wg * p->tune.items);
-        return PS_ERR_TOO_LARGE;
-    }
+    t = ps_cl_dev_tune(&p->tune);
+    st = ps_dev_plan_segments(&l, &t, job->n, kb, vb, host);
+    if (st != PS_OK)
+        return st;
     if (scratch != NULL && job->scratch_bytes < l.bytes) {
         host->fail("opencl: sort_segments: scratch of %zu bytes is smaller than "
                    "the %zu needed", job->scratch_bytes, l.bytes);
         return PS_ERR_INVALID_ARG;
     }
-    info = host->alloc(((size_t)l.lbase + 2 * l.lcap) * 4);
+    info = host->alloc(l.info_words * 4);
     if (info == NULL) {
         host->fail("opencl: sort_segments: no host memory for the segment classes");
         return PS_ERR_NO_MEMORY;
@@ -336,22 +257,10 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
     /* The large list, shorter ones first: those are sorted together, the
      * huge ones (tune.seg_huge keys and more) one plain sort each. */
     if (st == PS_OK) {
-        cl_uint *list = info + l.lbase, lo = 0, hi = info[3];
-        while (lo < hi) {
-            if (list[2 * lo + 1] < p->tune.seg_huge) {
-                lo++;
-            } else {
-                cl_uint a = list[2 * lo], m = list[2 * lo + 1];
-                hi--;
-                list[2 * lo] = list[2 * hi];
-                list[2 * lo + 1] = list[2 * hi + 1];
-                list[2 * hi] = a;
-                list[2 * hi + 1] = m;
-            }
-        }
-        nbatch = lo;
+        nbatch = ps_dev_seg_batch_first(&l, info + l.lbase, info[3]);
         if (nbatch > 0)
-            st = sort_large_batched(host, job, p, ooo, scratch, &l, list, nbatch);
+            st = sort_large_batched(host, job, p, ooo, scratch, &l, info + l.lbase,
+                                    nbatch);
     }
     pthread_mutex_unlock(&p->lock);
     /* The huge ones, one plain sort each (which takes the lock). */
@@ -368,7 +277,7 @@ int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job)
         one.flags = job->flags;
         one.val_bytes = vb;
         one.scratch = scratch;
-        one.scratch_bytes = l.sort_bytes;
+        one.scratch_bytes = l.region[PS_DEV_SEG_SORTS].bytes;
         st = ps_cl_sort(host, &one);
     }
     host->release(info);

@@ -16,6 +16,10 @@
  * tune.os_portion tiles over zeroed status words, each portion starting
  * from the positions the one before left.  This is how make check runs the
  * CUDA backend's default path on pocl.
+ *
+ * The tiles, blocks, passes, portions and scratch regions come from the
+ * device plan (backends/device/ps_device_plan.h), which the CUDA and HIP
+ * host code shares: this file only enqueues.
  */
 #include <config.h>
 
@@ -24,75 +28,21 @@
 
 #include "ps_opencl_internal.h"
 
-#define ALIGN 256u
-
-static size_t round_up(size_t x)
+ps_dev_tune ps_cl_dev_tune(const ps_cl_tune *t)
 {
-    return (x + ALIGN - 1) / ALIGN * ALIGN;
-}
-
-/* Blocks (work-groups) per pass and tiles per block for n keys. */
-static void blocks(const ps_cl_tune *t, size_t n, size_t *nb, size_t *tpb)
-{
-    size_t tile = (size_t)t->wg * t->items;
-    size_t ntiles = (n + tile - 1) / tile;
-    size_t b = ntiles < t->max_blocks ? ntiles : t->max_blocks;
-    *tpb = (ntiles + b - 1) / b;
-    *nb = (ntiles + *tpb - 1) / *tpb;
-}
-
-/* Whether a sort of n keys (more than one tile) runs Onesweep: when asked
- * for, at any size (portions keep its status counts within 30 bits). */
-static int os_applies(const ps_cl_tune *t, size_t n)
-{
-    (void)n;
-    return t->onesweep;
-}
-
-/* Tiles in one Onesweep portion of a sort of n keys. */
-static size_t os_portion_tiles(const ps_cl_tune *t, size_t n)
-{
-    size_t tile = (size_t)t->wg * t->items, ntiles = (n + tile - 1) / tile;
-    return ntiles < t->os_portion ? ntiles : t->os_portion;
-}
-
-/* Scratch layout: alternate keys, alternate values, then per-block counts
- * and digit totals (reduce-then-scan) or digit positions, two rows of
- * next-portion positions and status words (Onesweep: a tile counter, then
- * 256 words per tile of a portion); each region 256-byte aligned so
- * element offsets stay exact. */
-typedef struct layout {
-    size_t keys, vals, counts, totals, bins, bnext, status, status_bytes, bytes;
-} layout;
-
-static layout make_layout(const ps_cl_tune *t, size_t n, unsigned kb, unsigned vb)
-{
-    layout l;
-    size_t nb, tpb, radix = (size_t)1 << t->bits;
-    size_t passes = (8u * kb + t->bits - 1) / t->bits;
-    memset(&l, 0, sizeof l);
-    l.vals = round_up(n * kb);
-    l.counts = l.vals + round_up(n * vb);
-    if (os_applies(t, n)) {
-        l.bins = l.counts;
-        l.bnext = l.bins + round_up((size_t)kb * 256 * 4);
-        l.status = l.bnext + round_up(2 * 256 * 4);
-        l.status_bytes = (1 + os_portion_tiles(t, n)) * 256 * 4;
-        l.bytes = l.status + l.status_bytes;
-        return l;
-    }
-    blocks(t, n, &nb, &tpb);
-    l.totals = l.counts + round_up(radix * nb * 4);
-    l.bytes = l.totals + passes * radix * 4;
-    return l;
-}
-
-size_t ps_cl_scratch_bytes(const ps_cl_tune *tune, size_t n, unsigned key_bytes,
-                           unsigned val_bytes)
-{
-    if (n <= (size_t)tune->wg * tune->items)
-        return 0;
-    return make_layout(tune, n, key_bytes, val_bytes).bytes;
+    ps_dev_tune d;
+    d.wg = t->wg;
+    d.items = t->items;
+    d.bits = t->bits;
+    d.max_blocks = t->max_blocks;
+    d.onesweep = t->onesweep != 0;
+    d.os_items = t->items;      /* one tile for both paths */
+    d.os_portion = t->os_portion;
+    d.seg_small = t->seg_small;
+    d.seg_huge = t->seg_huge;
+    d.who = "opencl";
+    d.tile_knob = "use larger wg or items (PORTSORT_OPENCL_TUNE)";
+    return d;
 }
 
 /* Arguments are set in order; the first failure sticks in *err. */
@@ -121,6 +71,28 @@ static cl_int launch(cl_command_queue q, int ooo, cl_kernel k, size_t groups,
     return err;
 }
 
+/* One sort in progress: what each of its steps needs. */
+typedef struct sort_run {
+    const ps_host *host;
+    const ps_cl_job *job;
+    ps_cl_prog *p;
+    int ooo;                /* an out-of-order queue: a barrier after each step */
+    cl_mem scratch;
+    ps_dev_sort_plan pl;
+    cl_ulong flip, fneg;    /* the order transform (ps_xf) */
+    cl_uint n;
+    unsigned active[PS_DEV_MAX_PASSES], nactive;   /* the passes that move keys */
+} sort_run;
+
+/* Launches r's kernel k on `groups` work-groups; a failure is a status
+ * naming `what`. */
+static int enqueue(const sort_run *r, const args *a, size_t groups, const char *what)
+{
+    cl_int err = a->err != CL_SUCCESS ? a->err
+        : launch(r->job->q, r->ooo, a->k, groups, r->p->tune.wg);
+    return err == CL_SUCCESS ? PS_OK : ps_cl_status(r->host, err, what);
+}
+
 /* The buffers and element offsets the q-th data-moving pass reads and
  * writes: even steps read the caller's buffers, odd ones the scratch copy. */
 typedef struct pass_io {
@@ -128,19 +100,22 @@ typedef struct pass_io {
     cl_ulong kin_off, kout_off, vin_off, vout_off;
 } pass_io;
 
-static pass_io pass_buffers(const ps_cl_job *job, cl_mem scratch, const layout *l,
-                            unsigned kb, unsigned vb, cl_uint q)
+static pass_io pass_buffers(const sort_run *r, cl_uint q)
 {
+    const ps_cl_job *job = r->job;
+    unsigned kb = r->pl.key_bytes, vb = r->pl.val_bytes;
+    cl_ulong kalt = r->pl.region[PS_DEV_KEYS].off / kb;
+    cl_ulong valt = vb ? r->pl.region[PS_DEV_VALS].off / vb : 0;
     pass_io io;
     int from_user = (q % 2) == 0;
-    io.kin = from_user ? job->keys : scratch;
-    io.kout = from_user ? scratch : job->keys;
-    io.kin_off = from_user ? job->koff : l->keys / kb;
-    io.kout_off = from_user ? l->keys / kb : job->koff;
-    io.vin = from_user ? job->vals : scratch;
-    io.vout = from_user ? scratch : job->vals;
-    io.vin_off = vb ? (from_user ? job->voff : l->vals / vb) : 0;
-    io.vout_off = vb ? (from_user ? l->vals / vb : job->voff) : 0;
+    io.kin = from_user ? job->keys : r->scratch;
+    io.kout = from_user ? r->scratch : job->keys;
+    io.kin_off = from_user ? job->koff : kalt;
+    io.kout_off = from_user ? kalt : job->koff;
+    io.vin = from_user ? job->vals : r->scratch;
+    io.vout = from_user ? r->scratch : job->vals;
+    io.vin_off = vb ? (from_user ? job->voff : valt) : 0;
+    io.vout_off = vb ? (from_user ? valt : job->voff) : 0;
     return io;
 }
 
@@ -155,243 +130,198 @@ static void io_args(args *a, const pass_io *io, unsigned vb)
 }
 
 /* An odd number of passes left the result in scratch. */
-static int copy_home(const ps_host *host, const ps_cl_job *job, cl_mem scratch,
-                     const layout *l, cl_uint nactive, int ooo)
+static int copy_home(const sort_run *r)
 {
-    size_t kb = ps_type_bytes(job->type), vb = job->val_bytes;
+    const ps_cl_job *job = r->job;
+    size_t kb = r->pl.key_bytes, vb = r->pl.val_bytes;
     cl_int err;
-    if (nactive % 2 == 0)
+    if (r->nactive % 2 == 0)
         return PS_OK;
-    err = clEnqueueCopyBuffer(job->q, scratch, job->keys, l->keys, job->koff * kb,
+    err = clEnqueueCopyBuffer(job->q, r->scratch, job->keys,
+                              r->pl.region[PS_DEV_KEYS].off, job->koff * kb,
                               job->n * kb, 0, NULL, NULL);
     if (err == CL_SUCCESS && vb)
-        err = clEnqueueCopyBuffer(job->q, scratch, job->vals, l->vals,
-                                  job->voff * vb, job->n * vb, 0, NULL, NULL);
-    if (err == CL_SUCCESS && ooo)
+        err = clEnqueueCopyBuffer(job->q, r->scratch, job->vals,
+                                  r->pl.region[PS_DEV_VALS].off, job->voff * vb,
+                                  job->n * vb, 0, NULL, NULL);
+    if (err == CL_SUCCESS && r->ooo)
         err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
-    return err == CL_SUCCESS ? PS_OK : ps_cl_status(host, err, "clEnqueueCopyBuffer");
+    return err == CL_SUCCESS ? PS_OK
+                             : ps_cl_status(r->host, err, "clEnqueueCopyBuffer");
 }
 
-/* Onesweep's first steps: every pass's digit positions in the scratch's
- * bins, read back (blocking) into pos so that constant digits can be
- * skipped. */
-static int os_positions(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
-                        int ooo, cl_mem scratch, const layout *l, cl_uint *pos)
+/* Zeroes a region of the scratch (and, on an out-of-order queue, makes
+ * the next step wait for it). */
+static int zero_region(const sort_run *r, const ps_dev_region *g)
 {
-    const ps_cl_tune *t = &p->tune;
-    ps_xf xf = ps_xf_make(job->type, job->flags);
-    cl_ulong flip = xf.flip, fneg = xf.fneg, koff = job->koff, boff = l->bins / 4;
-    cl_uint n = (cl_uint)job->n, zero = 0;
-    size_t bytes = (size_t)ps_type_bytes(job->type) * 256 * 4;
-    size_t tile = (size_t)t->wg * t->items, ntiles = (job->n + tile - 1) / tile;
-    size_t nb = ntiles < t->max_blocks ? ntiles : t->max_blocks;
-    cl_int err;
-    args a;
-
-    err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l->bins, bytes, 0,
-                              NULL, NULL);
-    if (err == CL_SUCCESS && ooo)
-        err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return ps_cl_status(host, err, "clEnqueueFillBuffer");
-    a.k = p->os_hist; a.i = 0; a.err = CL_SUCCESS;
-    ARG(a, job->keys); ARG(a, koff); ARG(a, n); ARG(a, scratch); ARG(a, boff);
-    ARG(a, flip); ARG(a, fneg);
-    err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->os_hist, nb, t->wg);
-    if (err != CL_SUCCESS)
-        return ps_cl_status(host, err, "ps_os_hist");
-    a.k = p->os_scan; a.i = 0; a.err = CL_SUCCESS;
-    ARG(a, scratch); ARG(a, boff);
-    err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->os_scan, 1, t->wg);
-    if (err == CL_SUCCESS)
-        err = clEnqueueReadBuffer(job->q, scratch, CL_TRUE, l->bins, bytes, pos, 0,
-                                  NULL, NULL);
-    return err == CL_SUCCESS ? PS_OK : ps_cl_status(host, err, "ps_os_scan");
-}
-
-static int run_onesweep(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
-                        int ooo, cl_mem scratch, const layout *l)
-{
-    const ps_cl_tune *t = &p->tune;
-    unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
-    ps_xf xf = ps_xf_make(job->type, job->flags);
-    cl_ulong flip = xf.flip, fneg = xf.fneg, soff = l->status / 4;
-    cl_uint n = (cl_uint)job->n, pos[8 * 256], active[8], nactive = 0, q, pp, d;
     cl_uint zero = 0;
-    size_t tile = (size_t)t->wg * t->items, ntiles = (job->n + tile - 1) / tile;
-    size_t ptiles = os_portion_tiles(t, job->n);
+    cl_int err = clEnqueueFillBuffer(r->job->q, r->scratch, &zero, sizeof zero, g->off,
+                                     g->bytes, 0, NULL, NULL);
+    if (err == CL_SUCCESS && r->ooo)
+        err = clEnqueueBarrierWithWaitList(r->job->q, 0, NULL, NULL);
+    return err == CL_SUCCESS ? PS_OK
+                             : ps_cl_status(r->host, err, "clEnqueueFillBuffer");
+}
+
+/* The first steps of either path: every pass's digit counts (ps_hist,
+ * reduce-then-scan) or first positions (ps_os_hist and ps_os_scan,
+ * Onesweep) in the scratch, read back (blocking) so that the passes whose
+ * digit is the same for every key are dropped: r->active gets the others. */
+static int digit_passes(sort_run *r)
+{
+    const ps_dev_region *g = &r->pl.region[r->pl.onesweep ? PS_DEV_BINS : PS_DEV_TOTALS];
+    cl_ulong koff = r->job->koff, off = g->off / 4;
+    cl_uint tpb = (cl_uint)r->pl.tiles_per_block, words[PS_DEV_MAX_DIGIT_WORDS];
     cl_int err;
     args a;
-    int st = os_positions(host, job, p, ooo, scratch, l, pos);
+    int st = zero_region(r, g);
 
     if (st != PS_OK)
         return st;
-    for (pp = 0; pp < kb; pp++) {
-        int constant = 0;
-        for (d = 0; d < 256; d++) {
-            cl_uint end = d < 255 ? pos[pp * 256 + d + 1] : n;
-            if (end - pos[pp * 256 + d] == n)
-                constant = 1;
-        }
-        if (!constant)
-            active[nactive++] = pp;
+    a.k = r->pl.onesweep ? r->p->os_hist : r->p->hist; a.i = 0; a.err = CL_SUCCESS;
+    ARG(a, r->job->keys); ARG(a, koff); ARG(a, r->n);
+    if (!r->pl.onesweep)
+        ARG(a, tpb);
+    ARG(a, r->scratch); ARG(a, off); ARG(a, r->flip); ARG(a, r->fneg);
+    st = enqueue(r, &a, r->pl.blocks, r->pl.onesweep ? "ps_os_hist" : "ps_hist");
+    if (st == PS_OK && r->pl.onesweep) {
+        a.k = r->p->os_scan; a.i = 0; a.err = CL_SUCCESS;
+        ARG(a, r->scratch); ARG(a, off);
+        st = enqueue(r, &a, 1, "ps_os_scan");
     }
-    host->log("opencl: onesweep, n=%u, %u of %u passes, %zu tiles of %zu, "
-              "portions of %zu tiles", n, nactive, kb, ntiles, tile, ptiles);
-    for (q = 0; q < nactive; q++) {
-        pass_io io0 = pass_buffers(job, scratch, l, kb, vb, q);
-        cl_uint shift = active[q] * 8, enc_in = q == 0, dec_out = q == nactive - 1;
-        size_t off = 0, portion;
+    if (st != PS_OK)
+        return st;
+    err = clEnqueueReadBuffer(r->job->q, r->scratch, CL_TRUE, g->off, g->bytes, words,
+                              0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return ps_cl_status(r->host, err, "reading the digit counts");
+    r->nactive = ps_dev_plan_passes(&r->pl, words, r->active);
+    return PS_OK;
+}
 
-        /* Portion i reads the positions portion i-1 left (the first, the
-         * pass's row of bins) and leaves the next in the other bnext row. */
-        for (portion = 0; off < job->n; portion++) {
-            size_t len = job->n - off < ptiles * tile ? job->n - off : ptiles * tile;
+/* Per pass, one ps_onesweep per portion over zeroed status words. */
+static int run_onesweep(const sort_run *r)
+{
+    const ps_dev_sort_plan *pl = &r->pl;
+    cl_ulong soff = pl->region[PS_DEV_STATUS].off / 4;
+    unsigned q;
+
+    r->host->log("opencl: onesweep, n=%u, %u of %u passes, %zu tiles of %zu, "
+                 "portions of %zu tiles", r->n, r->nactive, pl->passes, pl->ntiles,
+                 pl->tile, pl->portion_tiles);
+    for (q = 0; q < r->nactive; q++) {
+        pass_io io0 = pass_buffers(r, q);
+        cl_uint shift = r->active[q] * 8, enc_in = q == 0, dec_out = q == r->nactive - 1;
+        size_t i;
+
+        for (i = 0; i < pl->portions; i++) {
+            ps_dev_portion pt = ps_dev_plan_portion(pl, r->active[q], i);
             pass_io io = io0;
-            cl_uint pn = (cl_uint)len;
-            cl_ulong boff = portion == 0
-                ? l->bins / 4 + (cl_ulong)active[q] * 256
-                : l->bnext / 4 + (cl_ulong)((portion - 1) & 1) * 256;
-            cl_ulong bnoff = l->bnext / 4 + (cl_ulong)(portion & 1) * 256;
+            cl_uint pn = (cl_uint)pt.len;
+            cl_ulong boff = pt.bins_word, bnoff = pt.bnext_word;
+            args a;
+            int st;
 
-            io.kin_off += off;
-            if (vb)
-                io.vin_off += off;
-            err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l->status,
-                                      l->status_bytes, 0, NULL, NULL);
-            if (err == CL_SUCCESS && ooo)
-                err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
-            if (err != CL_SUCCESS)
-                return ps_cl_status(host, err, "clEnqueueFillBuffer");
-            a.k = p->onesweep; a.i = 0; a.err = CL_SUCCESS;
-            io_args(&a, &io, vb);
-            ARG(a, pn); ARG(a, shift); ARG(a, scratch); ARG(a, boff); ARG(a, scratch);
-            ARG(a, soff); ARG(a, scratch); ARG(a, bnoff); ARG(a, flip); ARG(a, fneg);
-            ARG(a, enc_in); ARG(a, dec_out);
-            err = a.err != CL_SUCCESS ? a.err
-                : launch(job->q, ooo, p->onesweep, (len + tile - 1) / tile, t->wg);
-            if (err != CL_SUCCESS)
-                return ps_cl_status(host, err, "ps_onesweep");
-            off += len;
+            io.kin_off += pt.first;
+            if (pl->val_bytes)
+                io.vin_off += pt.first;
+            st = zero_region(r, &pl->region[PS_DEV_STATUS]);
+            if (st != PS_OK)
+                return st;
+            a.k = r->p->onesweep; a.i = 0; a.err = CL_SUCCESS;
+            io_args(&a, &io, pl->val_bytes);
+            ARG(a, pn); ARG(a, shift); ARG(a, r->scratch); ARG(a, boff);
+            ARG(a, r->scratch); ARG(a, soff); ARG(a, r->scratch); ARG(a, bnoff);
+            ARG(a, r->flip); ARG(a, r->fneg); ARG(a, enc_in); ARG(a, dec_out);
+            st = enqueue(r, &a, pt.groups, "ps_onesweep");
+            if (st != PS_OK)
+                return st;
         }
     }
-    return copy_home(host, job, scratch, l, nactive, ooo);
+    return PS_OK;
+}
+
+/* Per pass, ps_upsweep, ps_scan, ps_downsweep. */
+static int run_portable(const sort_run *r)
+{
+    const ps_dev_sort_plan *pl = &r->pl;
+    cl_ulong coff = pl->region[PS_DEV_COUNTS].off / 4;
+    cl_uint tpb = (cl_uint)pl->tiles_per_block, len = pl->radix * (cl_uint)pl->blocks;
+    unsigned q;
+    int st = PS_OK;
+
+    r->host->log("opencl: n=%u, %u of %u passes, %zu blocks of %zu tiles of %zu", r->n,
+                 r->nactive, pl->passes, pl->blocks, pl->tiles_per_block, pl->tile);
+    for (q = 0; q < r->nactive && st == PS_OK; q++) {
+        pass_io io = pass_buffers(r, q);
+        cl_uint shift = r->active[q] * pl->digit_bits;
+        cl_uint enc_in = q == 0, dec_out = q == r->nactive - 1;
+        args a;
+
+        a.k = r->p->upsweep; a.i = 0; a.err = CL_SUCCESS;
+        ARG(a, io.kin); ARG(a, io.kin_off); ARG(a, r->n); ARG(a, tpb); ARG(a, shift);
+        ARG(a, r->scratch); ARG(a, coff); ARG(a, r->flip); ARG(a, r->fneg);
+        ARG(a, enc_in);
+        st = enqueue(r, &a, pl->blocks, "ps_upsweep");
+        if (st == PS_OK) {
+            a.k = r->p->scan; a.i = 0; a.err = CL_SUCCESS;
+            ARG(a, r->scratch); ARG(a, coff); ARG(a, len);
+            st = enqueue(r, &a, 1, "ps_scan");
+        }
+        if (st == PS_OK) {
+            a.k = r->p->downsweep; a.i = 0; a.err = CL_SUCCESS;
+            io_args(&a, &io, pl->val_bytes);
+            ARG(a, r->n); ARG(a, tpb); ARG(a, shift); ARG(a, r->scratch); ARG(a, coff);
+            ARG(a, r->flip); ARG(a, r->fneg); ARG(a, enc_in); ARG(a, dec_out);
+            st = enqueue(r, &a, pl->blocks, "ps_downsweep");
+        }
+    }
+    return st;
 }
 
 static int run(const ps_host *host, const ps_cl_job *job, ps_cl_prog *p,
                cl_context ctx, int ooo, cl_mem *owned)
 {
-    const ps_cl_tune *t = &p->tune;
-    unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
+    ps_dev_tune t = ps_cl_dev_tune(&p->tune);
     ps_xf xf = ps_xf_make(job->type, job->flags);
-    cl_ulong flip = xf.flip, fneg = xf.fneg;
-    size_t tile = (size_t)t->wg * t->items, nb, tpb;
-    cl_uint n = (cl_uint)job->n, radix = 1u << t->bits;
-    cl_uint passes = (8u * kb + t->bits - 1) / t->bits;
-    /* Sized for the widest tuning ps_cl_tune_for allows (1 to 8 bits):
-     * passes * radix is at most 8 * 256 and passes at most 64. */
-    cl_uint totals[8 * 256], active[64], nactive = 0, q, pp, d;
-    cl_mem scratch = job->scratch;
-    layout l;
+    sort_run r = { .host = host, .job = job, .p = p, .ooo = ooo, .scratch = job->scratch,
+                   .flip = xf.flip, .fneg = xf.fneg, .n = (cl_uint)job->n };
     cl_int err;
-    args a;
-
-    PS_DEBUG_ASSERT(t->bits >= 1 && t->bits <= 8 && passes <= 64
-                    && (size_t)passes * radix <= 8 * 256);
-    if (job->n <= tile) {
+    int st = ps_dev_plan_sort(&r.pl, &t, job->n, ps_type_bytes(job->type),
+                              job->val_bytes, host);
+    if (st != PS_OK)
+        return st;
+    if (r.pl.local) {
         cl_ulong koff = job->koff, voff = job->voff;
+        args a;
         a.k = p->local; a.i = 0; a.err = CL_SUCCESS;
         ARG(a, job->keys); ARG(a, koff);
-        if (vb) { ARG(a, job->vals); ARG(a, voff); }
-        ARG(a, n); ARG(a, flip); ARG(a, fneg);
-        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->local, 1, t->wg);
-        return err == CL_SUCCESS ? PS_OK : ps_cl_status(host, err, "ps_sort_local");
+        if (job->val_bytes) { ARG(a, job->vals); ARG(a, voff); }
+        ARG(a, r.n); ARG(a, r.flip); ARG(a, r.fneg);
+        return enqueue(&r, &a, 1, "ps_sort_local");
     }
-
-    blocks(t, job->n, &nb, &tpb);
-    l = make_layout(t, job->n, kb, vb);
-    if (scratch == NULL) {
+    if (r.scratch == NULL) {
         cl_ulong max_alloc = 0;
         if (clGetDeviceInfo(p->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
-                            &max_alloc, NULL) == CL_SUCCESS && l.bytes > max_alloc) {
+                            &max_alloc, NULL) == CL_SUCCESS && r.pl.bytes > max_alloc) {
             host->fail("opencl: %zu bytes of scratch are beyond the device's "
-                       "largest buffer (%llu bytes)", l.bytes,
+                       "largest buffer (%llu bytes)", r.pl.bytes,
                        (unsigned long long)max_alloc);
             return PS_ERR_TOO_LARGE;
         }
-        scratch = ps_cl_create_buffer(ctx, l.bytes, &err);
-        if (scratch == NULL || err != CL_SUCCESS)
+        r.scratch = ps_cl_create_buffer(ctx, r.pl.bytes, &err);
+        if (r.scratch == NULL || err != CL_SUCCESS)
             return ps_cl_status(host, err, "clCreateBuffer (scratch)");
-        *owned = scratch;
-    } else if (job->scratch_bytes < l.bytes) {
+        *owned = r.scratch;
+    } else if (job->scratch_bytes < r.pl.bytes) {
         host->fail("opencl: scratch of %zu bytes is smaller than the %zu needed",
-                   job->scratch_bytes, l.bytes);
+                   job->scratch_bytes, r.pl.bytes);
         return PS_ERR_INVALID_ARG;
     }
-
-    if (os_applies(t, job->n))
-        return run_onesweep(host, job, p, ooo, scratch, &l);
-    {
-        cl_uint zero = 0, tpb32 = (cl_uint)tpb;
-        cl_ulong koff = job->koff, toff = l.totals / 4;
-        err = clEnqueueFillBuffer(job->q, scratch, &zero, sizeof zero, l.totals,
-                                  (size_t)passes * radix * 4, 0, NULL, NULL);
-        if (err == CL_SUCCESS && ooo)
-            err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
-        if (err != CL_SUCCESS)
-            return ps_cl_status(host, err, "clEnqueueFillBuffer");
-        a.k = p->hist; a.i = 0; a.err = CL_SUCCESS;
-        ARG(a, job->keys); ARG(a, koff); ARG(a, n); ARG(a, tpb32);
-        ARG(a, scratch); ARG(a, toff); ARG(a, flip); ARG(a, fneg);
-        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->hist, nb, t->wg);
-        if (err == CL_SUCCESS)
-            err = clEnqueueReadBuffer(job->q, scratch, CL_TRUE, l.totals,
-                                      (size_t)passes * radix * 4, totals, 0, NULL,
-                                      NULL);
-        if (err != CL_SUCCESS)
-            return ps_cl_status(host, err, "ps_hist");
-    }
-    /* A pass whose digit is the same for every key would move nothing. */
-    for (pp = 0; pp < passes; pp++) {
-        int constant = 0;
-        for (d = 0; d < radix; d++)
-            if (totals[pp * radix + d] == n)
-                constant = 1;
-        if (!constant)
-            active[nactive++] = pp;
-    }
-    host->log("opencl: n=%u, %u of %u passes, %zu blocks of %zu tiles of %zu",
-              n, nactive, passes, nb, tpb, tile);
-
-    for (q = 0; q < nactive; q++) {
-        pass_io io = pass_buffers(job, scratch, &l, kb, vb, q);
-        cl_ulong coff = l.counts / 4;
-        cl_uint shift = active[q] * t->bits, tpb32 = (cl_uint)tpb;
-        cl_uint enc_in = q == 0, dec_out = q == nactive - 1;
-        cl_uint len = radix * (cl_uint)nb;
-
-        a.k = p->upsweep; a.i = 0; a.err = CL_SUCCESS;
-        ARG(a, io.kin); ARG(a, io.kin_off); ARG(a, n); ARG(a, tpb32); ARG(a, shift);
-        ARG(a, scratch); ARG(a, coff); ARG(a, flip); ARG(a, fneg); ARG(a, enc_in);
-        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->upsweep, nb, t->wg);
-        if (err != CL_SUCCESS)
-            return ps_cl_status(host, err, "ps_upsweep");
-
-        a.k = p->scan; a.i = 0; a.err = CL_SUCCESS;
-        ARG(a, scratch); ARG(a, coff); ARG(a, len);
-        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->scan, 1, t->wg);
-        if (err != CL_SUCCESS)
-            return ps_cl_status(host, err, "ps_scan");
-
-        a.k = p->downsweep; a.i = 0; a.err = CL_SUCCESS;
-        io_args(&a, &io, vb);
-        ARG(a, n); ARG(a, tpb32); ARG(a, shift); ARG(a, scratch); ARG(a, coff);
-        ARG(a, flip); ARG(a, fneg); ARG(a, enc_in); ARG(a, dec_out);
-        err = a.err != CL_SUCCESS ? a.err : launch(job->q, ooo, p->downsweep, nb, t->wg);
-        if (err != CL_SUCCESS)
-            return ps_cl_status(host, err, "ps_downsweep");
-    }
-    return copy_home(host, job, scratch, &l, nactive, ooo);
+    st = digit_passes(&r);
+    if (st == PS_OK)
+        st = r.pl.onesweep ? run_onesweep(&r) : run_portable(&r);
+    return st == PS_OK ? copy_home(&r) : st;
 }
 
 int ps_cl_queue_info(const ps_host *host, cl_command_queue q, cl_context *ctx,
