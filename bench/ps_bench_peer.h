@@ -66,6 +66,16 @@ typedef struct ps_bench_peer {
 typedef int (*ps_bench_peer_list_fn)(unsigned abi, const ps_bench_peer **peers,
                                      const char **why);
 
+/* What a peer's shared object defines, exported even when it is built
+ * with -fvisibility=hidden. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#  define PS_BENCH_PEER_EXPORT __attribute__((visibility("default")))
+#else
+#  define PS_BENCH_PEER_EXPORT
+#endif
+PS_BENCH_PEER_EXPORT int ps_bench_peer_list(unsigned abi, const ps_bench_peer **peers,
+                                            const char **why);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,6 +69,7 @@ typedef struct bcase {
 
 static struct {
     int reps, threads, busy_procs, quiet, busy, release_cache, gap_ms;
+    size_t batch_keys;      /* arrays below this are timed several at once */
     const ps_cli_dataset *data;
     unsigned param;
     FILE *csv;
@@ -195,10 +196,10 @@ static int kind_by_name(const char *name)
 
 /* ---- one case --------------------------------------------------------- */
 
-/* Arrays below 2^16 elements are timed m at a time. */
+/* Arrays below --batch-keys (2^16) elements are timed m at a time. */
 static size_t batch_of(size_t n)
 {
-    return n < 65536 ? 65536 / n : 1;
+    return n < opt.batch_keys ? opt.batch_keys / n : 1;
 }
 
 /* The float keys are never NaN or -0.0: the peers sort floats by value, and
@@ -701,6 +702,8 @@ static void usage(FILE *f)
 "  -p, --peers LIST    only these peers (names, or none); ours, ours-1t and the\n"
 "                      memcpy rows always run\n"
 "      --csv FILE      also write every row to FILE as CSV\n"
+"      --batch-keys K  time arrays of fewer than K elements (default 2^16) K/n\n"
+"                      at a time, each array sorted by its own call\n"
 "      --gap MS        pause before each measurement, for the thread pools of\n"
 "                      the sorter before to go to sleep (default 5; 0: none)\n"
 "  TYPE[:N] cases (old form): u32, u64, f32, i64, u32+u32 (or pairs), u64+u64,\n"
@@ -781,6 +784,7 @@ int main(int argc, char **argv)
         { "peers", required_argument, NULL, 'p' },
         { "csv", required_argument, NULL, 'C' },
         { "gap", required_argument, NULL, 'G' },
+        { "batch-keys", required_argument, NULL, 'K' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -794,6 +798,7 @@ int main(int argc, char **argv)
     opt.reps = 5;
     opt.quiet = 1;
     opt.gap_ms = 5;
+    opt.batch_keys = 65536;
     opt.data = dataset_by_name("random", &opt.param);
     while ((c = getopt_long(argc, argv, "r:t:T:s:d:p:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -832,6 +837,10 @@ int main(int argc, char **argv)
             if (strcmp(optarg, "0") == 0)
                 opt.gap_ms = 0;
             else if (parse_count(optarg, &opt.gap_ms) != 0)
+                goto bad;
+            break;
+        case 'K':
+            if (parse_size(optarg, &opt.batch_keys) != 0)
                 goto bad;
             break;
         case 'h': usage(stdout); return 0;
@@ -904,10 +913,10 @@ int main(int argc, char **argv)
         opt.busy_procs = ps_cb_cpus();
 
     printf("ps_cpubench: libportsort %s, backend %s, %d thread%s (ours-1t: "
-           "PORTSORT_THREADS=1 in a child process); data %s; median of %d; "
+           "PORTSORT_THREADS=1 in child process %ld); data %s; median of %d; "
            "%d ms pause before each sort\n",
            ps_version(), ps_backend_name(), opt.threads, opt.threads == 1 ? "" : "s",
-           opt.data->name, opt.reps, opt.gap_ms);
+           ps_cb_solo_pid(), opt.data->name, opt.reps, opt.gap_ms);
     ps_cb_machine(stdout);
 
     peers[npeers++] = &ps_cb_plain_lsd;
@@ -955,6 +964,7 @@ int main(int argc, char **argv)
             for (j = 0; j < cnt; j++)
                 printf(" %ld", (long)pids[j]);
             printf(")\n");
+            fflush(stdout);
         }
         printf("\n%s: %s\n", mode ? "busy" : "quiet", ps_cb_loadavg(la, sizeof la));
         for (i = 0; i < ncases; i++)

@@ -104,6 +104,9 @@ int ps_cb_ours_sort(ps_cb_kind k, void *keys, void *values, size_t n, size_t m,
  * message. */
 int ps_cb_solo_start(size_t cap);
 
+/* That process's id, 0 when there is none. */
+long ps_cb_solo_pid(void);
+
 /* Run ours on one thread in that process: the m arrays of n elements in
  * keys (and values) are copied there, each sorted by one libportsort call
  * timed together (*seconds), and copied back in place.  release_cache:

@@ -228,6 +228,11 @@ int ps_cb_solo_start(size_t cap)
     return 0;
 }
 
+long ps_cb_solo_pid(void)
+{
+    return (long)solo_pid;
+}
+
 int ps_cb_solo_sort(ps_cb_kind k, void *keys, void *values, size_t n, size_t m,
                     int release_cache, double *seconds)
 {
