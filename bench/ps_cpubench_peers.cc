@@ -82,71 +82,67 @@ int packed(K *keys, V *values, size_t n, F sort_fn)
     return 0;
 }
 
-// ---- std::sort and std::stable_sort, one thread ----
-
-template <typename K>
-int std_keys(K *k, size_t n, int)
+// Each sorter below is a struct whose run(first, last, less, threads)
+// sorts a range; keys<S> and pairs<S> put it behind the peer interface
+// (pairs packed), and PEER() builds its table.
+template <typename S, typename K>
+int keys(K *k, size_t n, int threads)
 {
-    std::sort(k, k + n);
+    S::run(k, k + n, std::less<K>(), threads);
     return 0;
 }
 
-template <typename K, typename V>
-int std_pairs(K *k, V *v, size_t n, int)
-{
-    return packed(k, v, n, [](Pair<K, V> *a, Pair<K, V> *b) { std::sort(a, b, ByKey()); });
-}
-
-template <typename K>
-int stable_keys(K *k, size_t n, int)
-{
-    std::stable_sort(k, k + n);
-    return 0;
-}
-
-template <typename K, typename V>
-int stable_pairs(K *k, V *v, size_t n, int)
-{
-    return packed(k, v, n,
-                  [](Pair<K, V> *a, Pair<K, V> *b) { std::stable_sort(a, b, ByKey()); });
-}
-
-const ps_bench_peer std_sort_peer = {
-    "std-sort-1t", "std::sort (introsort), one thread", 0, 0,
-    std_keys<uint32_t>, std_keys<uint64_t>, std_keys<float>, std_keys<int64_t>,
-    std_pairs<uint32_t, uint32_t>, std_pairs<uint64_t, uint64_t>,
-};
-
-const ps_bench_peer std_stable_peer = {
-    "std-stable-1t", "std::stable_sort (merge sort), one thread", 0, 1,
-    stable_keys<uint32_t>, stable_keys<uint64_t>, stable_keys<float>, stable_keys<int64_t>,
-    stable_pairs<uint32_t, uint32_t>, stable_pairs<uint64_t, uint64_t>,
-};
-
-// ---- libstdc++ parallel mode: multiway mergesort on OpenMP ----
-#ifdef PS_HAVE_GNU_PARALLEL
-template <typename K>
-int gnu_keys(K *k, size_t n, int threads)
-{
-    __gnu_parallel::sort(k, k + n, std::less<K>(),
-                         __gnu_parallel::multiway_mergesort_tag(threads));
-    return 0;
-}
-
-template <typename K, typename V>
-int gnu_pairs(K *k, V *v, size_t n, int threads)
+template <typename S, typename K, typename V>
+int pairs(K *k, V *v, size_t n, int threads)
 {
     return packed(k, v, n, [threads](Pair<K, V> *a, Pair<K, V> *b) {
-        __gnu_parallel::sort(a, b, ByKey(), __gnu_parallel::multiway_mergesort_tag(threads));
+        S::run(a, b, ByKey(), threads);
     });
 }
 
-const ps_bench_peer gnu_parallel_peer = {
-    "gnu-parallel", "__gnu_parallel::sort, multiway mergesort (libstdc++ parallel mode, OpenMP)",
-    1, 0,
-    gnu_keys<uint32_t>, gnu_keys<uint64_t>, gnu_keys<float>, gnu_keys<int64_t>,
-    gnu_pairs<uint32_t, uint32_t>, gnu_pairs<uint64_t, uint64_t>,
+#define PEER(S, name, what, parallel, stable)                                  \
+    {                                                                          \
+        name, what, parallel, stable, keys<S, uint32_t>, keys<S, uint64_t>,    \
+        keys<S, float>, keys<S, int64_t>, pairs<S, uint32_t, uint32_t>,        \
+        pairs<S, uint64_t, uint64_t>,                                          \
+    }
+
+// ---- std::sort and std::stable_sort, one thread ----
+
+struct StdSort {
+    template <typename It, typename C>
+    static void run(It a, It b, C c, int)
+    {
+        std::sort(a, b, c);
+    }
 };
+
+struct StdStable {
+    template <typename It, typename C>
+    static void run(It a, It b, C c, int)
+    {
+        std::stable_sort(a, b, c);
+    }
+};
+
+const ps_bench_peer std_sort_peer =
+    PEER(StdSort, "std-sort-1t", "std::sort (introsort), one thread", 0, 0);
+const ps_bench_peer std_stable_peer =
+    PEER(StdStable, "std-stable-1t", "std::stable_sort (merge sort), one thread", 0, 1);
+
+// ---- libstdc++ parallel mode: multiway mergesort on OpenMP ----
+#ifdef PS_HAVE_GNU_PARALLEL
+struct GnuParallel {
+    template <typename It, typename C>
+    static void run(It a, It b, C c, int threads)
+    {
+        __gnu_parallel::sort(a, b, c, __gnu_parallel::multiway_mergesort_tag(threads));
+    }
+};
+
+const ps_bench_peer gnu_parallel_peer =
+    PEER(GnuParallel, "gnu-parallel",
+         "__gnu_parallel::sort, multiway mergesort (libstdc++ parallel mode, OpenMP)", 1, 0);
 #endif
 
 // ---- oneTBB parallel_sort, in an arena of `threads` ----
@@ -165,75 +161,48 @@ tbb::task_arena &arena(int threads)
     return *a;
 }
 
-template <typename K>
-int tbb_keys(K *k, size_t n, int threads)
-{
-    arena(threads).execute([=] { tbb::parallel_sort(k, k + n); });
-    return 0;
-}
-
-template <typename K, typename V>
-int tbb_pairs(K *k, V *v, size_t n, int threads)
-{
-    return packed(k, v, n, [threads](Pair<K, V> *a, Pair<K, V> *b) {
-        arena(threads).execute([=] { tbb::parallel_sort(a, b, ByKey()); });
-    });
-}
-
-const ps_bench_peer tbb_peer = {
-    "tbb", "oneTBB tbb::parallel_sort (parallel quicksort) in a task_arena",
-    1, 0,
-    tbb_keys<uint32_t>, tbb_keys<uint64_t>, tbb_keys<float>, tbb_keys<int64_t>,
-    tbb_pairs<uint32_t, uint32_t>, tbb_pairs<uint64_t, uint64_t>,
+struct Tbb {
+    template <typename It, typename C>
+    static void run(It a, It b, C c, int threads)
+    {
+        arena(threads).execute([=] { tbb::parallel_sort(a, b, c); });
+    }
 };
+
+const ps_bench_peer tbb_peer =
+    PEER(Tbb, "tbb", "oneTBB tbb::parallel_sort (parallel quicksort) in a task_arena", 1, 0);
 #endif
 
 // ---- Boost.Sort: block_indirect_sort (parallel), spreadsort (serial) ----
 #ifdef PS_HAVE_BOOST_SORT
-template <typename K>
-int bis_keys(K *k, size_t n, int threads)
-{
-    boost::sort::block_indirect_sort(k, k + n, std::less<K>(), (uint32_t)threads);
-    return 0;
-}
+struct BoostBis {
+    template <typename It, typename C>
+    static void run(It a, It b, C c, int threads)
+    {
+        boost::sort::block_indirect_sort(a, b, c, (uint32_t)threads);
+    }
+};
 
-template <typename K, typename V>
-int bis_pairs(K *k, V *v, size_t n, int threads)
-{
-    return packed(k, v, n, [threads](Pair<K, V> *a, Pair<K, V> *b) {
-        boost::sort::block_indirect_sort(a, b, ByKey(), (uint32_t)threads);
-    });
-}
-
-template <typename K>
-int spread_keys(K *k, size_t n, int)
-{
-    boost::sort::spreadsort::spreadsort(k, k + n);
-    return 0;
-}
-
-template <typename K, typename V>
-int spread_pairs(K *k, V *v, size_t n, int)
-{
-    return packed(k, v, n, [](Pair<K, V> *a, Pair<K, V> *b) {
+// spreadsort takes numbers as they are, and pairs by their key's bits.
+struct BoostSpread {
+    template <typename T, typename C>
+    static void run(T *a, T *b, C, int)
+    {
+        boost::sort::spreadsort::spreadsort(a, b);
+    }
+    template <typename K, typename V, typename C>
+    static void run(Pair<K, V> *a, Pair<K, V> *b, C c, int)
+    {
         boost::sort::spreadsort::integer_sort(
-            a, b, [](const Pair<K, V> &p, unsigned shift) { return p.key >> shift; },
-            ByKey());
-    });
-}
-
-const ps_bench_peer boost_bis_peer = {
-    "boost-bis", "Boost.Sort block_indirect_sort (parallel)", 1, 0,
-    bis_keys<uint32_t>, bis_keys<uint64_t>, bis_keys<float>, bis_keys<int64_t>,
-    bis_pairs<uint32_t, uint32_t>, bis_pairs<uint64_t, uint64_t>,
+            a, b, [](const Pair<K, V> &p, unsigned shift) { return p.key >> shift; }, c);
+    }
 };
 
-const ps_bench_peer boost_spread_peer = {
-    "boost-spread-1t", "Boost.Sort spreadsort (radix and comparison hybrid), one thread",
-    0, 0,
-    spread_keys<uint32_t>, spread_keys<uint64_t>, spread_keys<float>, spread_keys<int64_t>,
-    spread_pairs<uint32_t, uint32_t>, spread_pairs<uint64_t, uint64_t>,
-};
+const ps_bench_peer boost_bis_peer =
+    PEER(BoostBis, "boost-bis", "Boost.Sort block_indirect_sort (parallel)", 1, 0);
+const ps_bench_peer boost_spread_peer =
+    PEER(BoostSpread, "boost-spread-1t",
+         "Boost.Sort spreadsort (radix and comparison hybrid), one thread", 0, 0);
 #endif
 
 // ---- Highway vqsort, one thread (tools/cli/peers/ps_peer_vqsort.cc) ----

@@ -81,86 +81,53 @@ static int stub_sort(void *keys, void *values, size_t n, size_t ks, size_t vs, i
     return 0;
 }
 
-static int s_u32(uint32_t *k, size_t n, int t) { (void)t; return stub_sort(k, NULL, n, 4, 0, 0); }
-static int s_u64(uint64_t *k, size_t n, int t) { (void)t; return stub_sort(k, NULL, n, 8, 0, 0); }
-static int s_f32(float *k, size_t n, int t) { (void)t; return stub_sort(k, NULL, n, 4, 0, 2); }
-static int s_i64(int64_t *k, size_t n, int t) { (void)t; return stub_sort(k, NULL, n, 8, 0, 1); }
-static int s_u32_u32(uint32_t *k, uint32_t *v, size_t n, int t)
-{
-    (void)t;
-    return stub_sort(k, v, n, 4, 4, 0);
+/* The sorters' functions, per kind: s_ sorts, f_ fails, w_ sorts and then
+ * swaps the first and last key (out of order unless equal) or, for pairs,
+ * value (moved to another key's place). */
+#define STUB_KEYS(NAME, T, HOW)                                                \
+static int s_##NAME(T *k, size_t n, int t)                                     \
+{                                                                              \
+    (void)t;                                                                   \
+    return stub_sort(k, NULL, n, sizeof(T), 0, HOW);                           \
+}                                                                              \
+static int f_##NAME(T *k, size_t n, int t)                                     \
+{                                                                              \
+    (void)k; (void)n; (void)t;                                                 \
+    return -1;                                                                 \
+}                                                                              \
+static int w_##NAME(T *k, size_t n, int t)                                     \
+{                                                                              \
+    T x;                                                                       \
+    if (s_##NAME(k, n, t) != 0 || n < 2)                                       \
+        return -1;                                                             \
+    x = k[0], k[0] = k[n - 1], k[n - 1] = x;                                   \
+    return 0;                                                                  \
 }
-static int s_u64_u64(uint64_t *k, uint64_t *v, size_t n, int t)
-{
-    (void)t;
-    return stub_sort(k, v, n, 8, 8, 0);
+#define STUB_PAIRS(NAME, T)                                                    \
+static int s_##NAME(T *k, T *v, size_t n, int t)                               \
+{                                                                              \
+    (void)t;                                                                   \
+    return stub_sort(k, v, n, sizeof(T), sizeof(T), 0);                        \
+}                                                                              \
+static int f_##NAME(T *k, T *v, size_t n, int t)                               \
+{                                                                              \
+    (void)k; (void)v; (void)n; (void)t;                                        \
+    return -1;                                                                 \
+}                                                                              \
+static int w_##NAME(T *k, T *v, size_t n, int t)                               \
+{                                                                              \
+    T x;                                                                       \
+    if (s_##NAME(k, v, n, t) != 0 || n < 2)                                    \
+        return -1;                                                             \
+    x = v[0], v[0] = v[n - 1], v[n - 1] = x;                                   \
+    return 0;                                                                  \
 }
-
-static int f_u32(uint32_t *k, size_t n, int t) { (void)k; (void)n; (void)t; return -1; }
-static int f_u64(uint64_t *k, size_t n, int t) { (void)k; (void)n; (void)t; return -1; }
-static int f_f32(float *k, size_t n, int t) { (void)k; (void)n; (void)t; return -1; }
-static int f_i64(int64_t *k, size_t n, int t) { (void)k; (void)n; (void)t; return -1; }
-static int f_u32_u32(uint32_t *k, uint32_t *v, size_t n, int t)
-{
-    (void)k; (void)v; (void)n; (void)t;
-    return -1;
-}
-static int f_u64_u64(uint64_t *k, uint64_t *v, size_t n, int t)
-{
-    (void)k; (void)v; (void)n; (void)t;
-    return -1;
-}
-
-/* Right keys but the first two swapped (out of order unless equal); for
- * pairs, right keys but a value moved to another key's place. */
-static int w_u32(uint32_t *k, size_t n, int t)
-{
-    uint32_t x;
-    if (s_u32(k, n, t) != 0 || n < 2)
-        return -1;
-    x = k[0], k[0] = k[n - 1], k[n - 1] = x;
-    return 0;
-}
-static int w_u64(uint64_t *k, size_t n, int t)
-{
-    uint64_t x;
-    if (s_u64(k, n, t) != 0 || n < 2)
-        return -1;
-    x = k[0], k[0] = k[n - 1], k[n - 1] = x;
-    return 0;
-}
-static int w_f32(float *k, size_t n, int t)
-{
-    float x;
-    if (s_f32(k, n, t) != 0 || n < 2)
-        return -1;
-    x = k[0], k[0] = k[n - 1], k[n - 1] = x;
-    return 0;
-}
-static int w_i64(int64_t *k, size_t n, int t)
-{
-    int64_t x;
-    if (s_i64(k, n, t) != 0 || n < 2)
-        return -1;
-    x = k[0], k[0] = k[n - 1], k[n - 1] = x;
-    return 0;
-}
-static int w_u32_u32(uint32_t *k, uint32_t *v, size_t n, int t)
-{
-    uint32_t x;
-    if (s_u32_u32(k, v, n, t) != 0 || n < 2)
-        return -1;
-    x = v[0], v[0] = v[n - 1], v[n - 1] = x;
-    return 0;
-}
-static int w_u64_u64(uint64_t *k, uint64_t *v, size_t n, int t)
-{
-    uint64_t x;
-    if (s_u64_u64(k, v, n, t) != 0 || n < 2)
-        return -1;
-    x = v[0], v[0] = v[n - 1], v[n - 1] = x;
-    return 0;
-}
+STUB_KEYS(u32, uint32_t, 0)
+STUB_KEYS(u64, uint64_t, 0)
+STUB_KEYS(f32, float, 2)
+STUB_KEYS(i64, int64_t, 1)
+STUB_PAIRS(u32_u32, uint32_t)
+STUB_PAIRS(u64_u64, uint64_t)
 
 static const ps_bench_peer peers[] = {
     { "stub-sort", "stand-in: qsort, pairs unstable", 0, 0,
