@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "ps_bench_peer.h"
 #include "ps_cpubench.h"
