@@ -7,13 +7,17 @@
 # (test/python.sh, pip install ./python); cmake tests the CMake package.
 # openmpi-bin and libopenmpi-dev build and test libportsort_mpi (mpi/);
 # mpich and libmpich-dev test it against MPICH too (.ci/mpich.sh).
+# libhwy-dev, libtbb-dev and libboost-dev are peers that bench/ps_cpubench
+# (built by make) measures libportsort against: Highway's vqsort, oneTBB's
+# parallel_sort, Boost.Sort (libboost-dev is also Boost.Compute for
+# bench/ps_clbench); each is optional to configure.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
 PKGS="build-essential autoconf automake libtool pkg-config
       pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo libboost-dev
-      libhwy-dev clang libclang-rt-14-dev valgrind gcovr
+      libhwy-dev libtbb-dev clang libclang-rt-14-dev valgrind gcovr
       hipcc libamdhip64-dev rocm-device-libs
       python3-numpy python3-pytest python3-venv cmake
       openmpi-bin libopenmpi-dev mpich libmpich-dev"

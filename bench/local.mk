@@ -2,12 +2,24 @@
 # Each compares libportsort with the best peer that runs where it is built;
 # doc/results-*.md and doc/cuda.md give the commands and the figures.
 
-# The CPU benchmark: ours against Highway's vqsort, when libhwy is
-# installed, and a plain LSD sort.  doc/results-openmp.md has its figures.
+# The CPU benchmark of issue 34: ours against every sorter that runs here
+# (the plain LSD, std::sort, and those configure found: vqsort, oneTBB,
+# libstdc++'s parallel mode, Boost.Sort; m4/ps_peers.m4), and the shared
+# objects named in PS_BENCH_PEERS (ps_bench_peer.h), quiet and under load.
+# The inputs are those of portsort bench (tools/cli/ps_cli_data.c).
+# bench/ps_cpubench.sh runs the whole matrix; doc/results-openmp.md has
+# its figures.
 noinst_PROGRAMS += bench/ps_cpubench
-bench_ps_cpubench_SOURCES = bench/ps_cpubench.c tools/cli/peers/ps_peer_vqsort.cc
-bench_ps_cpubench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/cli
-bench_ps_cpubench_LDADD = lib/libportsort.la $(PS_HWY_LIBS)
+bench_ps_cpubench_SOURCES = bench/ps_cpubench.c bench/ps_cpubench.h \
+	bench/ps_bench_peer.h bench/ps_cpubench_sorters.c bench/ps_cpubench_proc.c \
+	bench/ps_cpubench_peers.cc tools/cli/peers/ps_peer_vqsort.cc \
+	tools/cli/ps_cli_data.c tools/cli/ps_cli_types.c
+bench_ps_cpubench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/cli \
+	-I$(top_srcdir)/bench
+bench_ps_cpubench_CXXFLAGS = $(PS_WARN_CFLAGS) $(PTHREAD_CFLAGS) $(PS_BENCH_CXXFLAGS)
+bench_ps_cpubench_LDADD = lib/libportsort.la $(PS_HWY_LIBS) $(PS_BENCH_LIBS) \
+	$(PTHREAD_LIBS) -lm
+EXTRA_DIST += bench/ps_cpubench.sh
 
 # The OpenCL benchmark against Boost.Compute (optional peer).
 EXTRA_DIST += bench/ps_clbench.cc

@@ -76,6 +76,19 @@ check_PROGRAMS += test/ps_test_dlopen
 test_ps_test_dlopen_SOURCES = test/ps_test_dlopen.c
 TESTS += test/ps_test_dlopen
 
+# bench/ps_cpubench (issue 34) on stand-in peers loaded as shared objects:
+# one with five sorters (right, unstable but claiming stability, failing,
+# wrong, keys only), one that declines.  test/cpubench.sh runs it.
+check_LTLIBRARIES += test/ps_bench_stub_peers.la test/ps_bench_stub_declines.la
+test_ps_bench_stub_peers_la_SOURCES = test/standin/ps_bench_peer_stub.c
+test_ps_bench_stub_peers_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench -DPS_STUB_MODE=0
+test_ps_bench_stub_peers_la_LDFLAGS = $(PS_STUB_LDFLAGS)
+test_ps_bench_stub_declines_la_SOURCES = test/standin/ps_bench_peer_stub.c
+test_ps_bench_stub_declines_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench -DPS_STUB_MODE=1
+test_ps_bench_stub_declines_la_LDFLAGS = $(PS_STUB_LDFLAGS)
+dist_check_SCRIPTS += test/cpubench.sh
+TESTS += test/cpubench.sh
+
 # test/<backend>.sh runs ps_test_diff, ps_test_errors and ps_test_threads
 # with PORTSORT_BACKEND=<backend> (through run-backend.sh).
 dist_check_SCRIPTS += test/run-backend.sh test/serial.sh test/modules.sh

@@ -17,6 +17,12 @@ extern "C" {
  * libportsort was built without libhwy. */
 int ps_peer_vqsort(void *keys, size_t n, int type);
 
+/* Sort n pairs by key, ascending, with vqsort on the calling thread:
+ * keys and values are both uint32_t (width 4) or both uint64_t (width 8);
+ * values[i] moves with keys[i].  Not stable.  Returns 0, or -1 for another
+ * width, when memory for the packed pairs runs out, or without libhwy. */
+int ps_peer_vqsort_pairs(void *keys, void *values, size_t n, int width);
+
 /* 1 when ps_peer_vqsort can sort, 0 otherwise. */
 int ps_peer_vqsort_available(void);
 
