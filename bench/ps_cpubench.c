@@ -31,7 +31,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ps_cli_bench.h"
+#include "ps_cli_bench_parts.h"
 #include "ps_cpubench.h"
 
 /* The sizes of issue 34: goal 3's small arrays, goal 2's sizes, and
