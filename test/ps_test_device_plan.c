@@ -58,8 +58,10 @@ static void test_release(void *p)
     free(p);
 }
 
-static const ps_host host = { PS_BACKEND_ABI, 0, quiet, record, test_alloc,
-                              test_release, NULL };
+static const ps_host host = {
+    .abi = PS_BACKEND_ABI, .size = sizeof(ps_host), .verbose = 0, .log = quiet,
+    .fail = record, .alloc = test_alloc, .release = test_release, .lost = NULL
+};
 
 /* The case being checked, printed with a failure. */
 static char where[256];
