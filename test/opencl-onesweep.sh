@@ -68,10 +68,12 @@ PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 \
 # odd tiles first, so fallbacks race the owners' own publishing.  (Built
 # with PS_OS_SPINS=0xffffffffu, i.e. no fallback, the first of these
 # hangs at its first sort of two tiles: doc/cuda.md.)
+# The look-back's protocol is the same code for every key type: one of
+# each kernel width (4- and 8-byte keys) is enough here.
 for order in 1 2; do
     threads=$order
     echo "--- look-back fallback: tiles in order $order, $threads pocl thread(s)"
-    POCL_MAX_PTHREAD_COUNT=$threads PS_TEST_MAX_N=1100 \
+    POCL_MAX_PTHREAD_COUNT=$threads PS_TEST_MAX_N=1100 PS_TEST_TYPES=u32,u64 \
         PORTSORT_OPENCL_OPTIONS="-DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
         PORTSORT_OPENCL_TUNE="wg=64,items=4,bits=4,blocks=5,portion=64" \
         PORTSORT_BACKEND=opencl timeout "${PS_TEST_TIMEOUT:-1200}" \

@@ -29,8 +29,10 @@ run() {
 if [ -f "$top/backends/opencl/.libs/ps_opencl.so" ]; then
     m="PORTSORT_MODULE_PATH=$top/backends/opencl/.libs"
     run $m XDG_CACHE_HOME="$dir" PORTSORT_BACKEND=opencl PS_TEST_MAX_N=32769
+    # Onesweep: one type of each width and transform; the shapes' skew,
+    # not the type, is what its digit counts and look-back meet.
     run $m XDG_CACHE_HOME="$dir" PORTSORT_BACKEND=opencl PORTSORT_OPENCL_ALGO=onesweep \
-        PS_TEST_MAX_N=32769
+        PS_TEST_MAX_N=32769 PS_TEST_TYPES=u8,i16,f16,f32,u64
 fi
 # The stand-in runs each work-group as 256 threads meeting at barriers,
 # so slowly on two cores that the whole matrix at 16K keys took over 8
