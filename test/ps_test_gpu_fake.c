@@ -326,7 +326,7 @@ int main(int argc, char **argv)
         if (sizes[si] > max_n)
             continue;
         for (t = PS_U8; t <= T_TYPE_LAST; t++)
-            for (f = 0; f < 2; f++)
+            for (f = 0; f < 2 && t_wanted("PS_TEST_TYPES", t_type_name((ps_type)t)); f++)
                 for (op = 0; op < OP_COUNT; op++)
                     for (d = 0; d < 2; d++) {
                         /* A sample, rotating through the combinations:
