@@ -61,6 +61,8 @@ asan)
         test/python.sh test/cmake.sh test/cli/cli-manpages.sh test/cpubench.sh"
     asan_tests=$(make -s -C build-asan list-tests | grep -E '^[A-Za-z0-9_./-]+$' |
         grep -vxF -f <(printf '%s\n' $asan_skip) | tr '\n' ' ')
+    # An empty list would make `make check TESTS=` pass having run nothing.
+    [ -n "${asan_tests// /}" ] || { echo "ASan: no tests listed by make list-tests" >&2; exit 1; }
     # One type of each width and order transform (unsigned, signed, half,
     # float): the plain build checks all twelve, ASan looks for memory
     # errors, which follow the widths' code.
