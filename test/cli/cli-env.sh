@@ -35,6 +35,16 @@ if "$PORTSORT" info | grep -q '^  openmp *usable'; then
         PORTSORT_THREADS=$t "$PORTSORT" info | grep -q "openmp .*host CPU, $t thread" ||
             fail "PORTSORT_THREADS=$t sets the OpenMP thread count"
     done
+    # Without PORTSORT_THREADS, OMP_NUM_THREADS (its first number) sets it;
+    # PORTSORT_THREADS wins over it; a malformed one is OpenMP's to judge,
+    # so it is ignored, not refused.
+    OMP_NUM_THREADS=3,2 "$PORTSORT" info | grep -q "openmp .*host CPU, 3 thread" ||
+        fail "OMP_NUM_THREADS=3,2 sets the OpenMP thread count to 3"
+    OMP_NUM_THREADS=3 PORTSORT_THREADS=1 "$PORTSORT" info |
+        grep -q "openmp .*host CPU, 1 thread" ||
+        fail "PORTSORT_THREADS=1 wins over OMP_NUM_THREADS=3"
+    OMP_NUM_THREADS=bogus "$PORTSORT" info | grep -q '^  openmp *usable' ||
+        fail "OMP_NUM_THREADS=bogus made the OpenMP backend unusable"
 else
     echo "openmp not built: PORTSORT_THREADS not tested"
 fi
