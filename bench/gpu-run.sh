@@ -6,7 +6,7 @@
 #   bash bench/gpu-run.sh [STEP...]
 # STEPS (default: all, in this order):
 #   build      configure --with-cuda for this GPU's arch only, make
-#   test       make check's serial, modules and cuda tests: the differential
+#   test       make check's modules and cuda tests: the differential
 #              test with PORTSORT_BACKEND=cuda, then the device API test,
 #              once per sort path (PORTSORT_GPU_ALGO=onesweep, =portable),
 #              each checked to have really taken its path
@@ -15,6 +15,9 @@
 #   bench      bench/ps_cudabench: our device sort on both paths vs
 #              cub::DeviceRadixSort, 2^20 .. 2^28 keys (PS_BENCH_MAX=24 for
 #              a quicker run)
+#   traffic    DRAM bytes per key of each sort (ours on both paths, CUB)
+#              at 2^24 keys (PS_TRAFFIC_LOG2), from Nsight Compute's
+#              counters (ncu --clock-control none)
 #   crossover  host-array sorts on cuda vs the CPU, 2^10 .. 2^24 keys, to
 #              set the `auto` crossover (PORTSORT_GPU_MIN_N)
 #   scale      test/ps_test_scale on cuda, each path, under a time limit:
@@ -51,21 +54,37 @@
 #
 # Where a command has a time limit and all steps do not fit, run them as
 # separate commands, e.g. "build test", then "sanitize", then "bench" (the
-# build directory, PS_GPURUN_BUILD, survives between them).
+# build directory, PS_GPURUN_BUILD, survives between them), or give the
+# whole run a budget: PS_GPURUN_SECONDS=N stops every step's programs at
+# the deadline and skips the steps that start with under 20 s left (the
+# report says which), so a lease of a few minutes always returns its
+# report.
+#
+# The report and the CSVs stay in $OUT; every log goes into $OUT/logs.tar.gz
+# (a lent GPU machine returns a handful of files, not dozens).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$top/gpurun-out}
-mkdir -p "$out" "$top/doc"
+logs=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}-logs
+mkdir -p "$out" "$logs" "$top/doc"
 build=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}
-steps=${*:-build test sanitize bench crossover scale devices fallback segments}
+steps=${*:-build test sanitize bench traffic crossover scale devices fallback segments}
 report=$out/results-cuda.md
 jobs=$(nproc 2>/dev/null || echo 4)
-limit=${PS_GPURUN_TIMEOUT:-240}
 status=0
 export PATH="$PATH:/usr/local/cuda/bin"
+deadline=
+[ -n "${PS_GPURUN_SECONDS:-}" ] && deadline=$(( $(date +%s) + PS_GPURUN_SECONDS ))
 
+# Seconds left before the deadline (a large number without one).
+left() { if [ -n "$deadline" ]; then echo $(( deadline - $(date +%s) )); else echo 999999; fi; }
+# A program's time limit: $1 seconds, or what is left if that is less.
+cap() { local l; l=$(left); [ "$l" -lt "$1" ] && echo $(( l > 1 ? l : 1 )) || echo "$1"; }
+limit=$(cap "${PS_GPURUN_TIMEOUT:-240}")
 note() { echo "$*" | tee -a "$report"; }
 fail() { note "**FAILED: $***"; status=1; }
+pack() { tar -C "$logs" -czf "$out/logs.tar.gz" . 2>/dev/null; }
+trap pack EXIT
 
 if [ ! -f "$report" ]; then
     {
@@ -87,9 +106,15 @@ arch() {
     if [ -n "$cc" ]; then echo "sm_$cc"; else echo default; fi
 }
 
-modpath() { echo "$build/backends/cuda/.libs"; }
+modpath() { echo "$build/obj/backends/cuda/.libs"; }
 
 for step in $steps; do
+if [ "$(left)" -lt 20 ]; then
+    note "## $step: skipped, $(left) s left of PS_GPURUN_SECONDS"
+    continue
+fi
+limit=$(cap "${PS_GPURUN_TIMEOUT:-240}")
+t0=$(date +%s)
 case $step in
 build)
     note "## build"
@@ -101,18 +126,18 @@ build)
         src=$(ls -d "$build"/libportsort-*/ | head -1)
         note "from $(basename "$tarball")"
     elif [ ! -x "$top/configure" ]; then
-        (cd "$top" && autoreconf -fi) > "$out/autoreconf.log" 2>&1 \
+        (cd "$top" && autoreconf -fi) > "$logs/autoreconf.log" 2>&1 \
             || { fail "autoreconf (no tarball in .gpurun/ and no autotools?)"; exit 1; }
     fi
     a=${PS_CUDA_ARCH:-$(arch)}
     mkdir -p "$build/obj"
     cd "$build/obj" || exit 1
     note "configure --with-cuda --with-cuda-arch=$a"
-    if ! "$src/configure" -q --with-cuda --with-cuda-arch="$a" > "$out/configure.log" 2>&1; then
-        tail -20 "$out/configure.log"; fail "configure"; exit 1
+    if ! timeout "$(cap 300)" "$src/configure" -q --with-cuda --with-cuda-arch="$a" > "$logs/configure.log" 2>&1; then
+        tail -20 "$logs/configure.log"; fail "configure"; exit 1
     fi
-    if ! { make -j"$jobs" && make -j"$jobs" check TESTS=; } > "$out/make.log" 2>&1; then
-        tail -40 "$out/make.log"; fail "make"; exit 1
+    if ! timeout "$(cap 900)" sh -c "make -j$jobs && make -j$jobs check TESTS=" > "$logs/make.log" 2>&1; then
+        tail -40 "$logs/make.log"; fail "make"; exit 1
     fi
     note "built: $(ls backends/cuda/.libs/ps_cuda.so bench/ps_cudabench 2>&1 | tr '\n' ' ')"
     ;;
@@ -121,21 +146,25 @@ test)
         note "## tests, PORTSORT_GPU_ALGO=$algo"
         cd "$build/obj" || exit 1
         tests=test/cuda.sh
-        [ "$algo" = onesweep ] && tests="test/serial.sh test/modules.sh $tests"
-        PORTSORT_GPU_ALGO=$algo PS_TEST_TIMEOUT=$limit make -j"$jobs" check \
+        [ "$algo" = onesweep ] && tests="test/modules.sh $tests"
+        # The device test's oracle is a host merge sort: at its largest
+        # size (2^21 + 1) it took over 90 s on the first lent H200, so the
+        # suite stops at 2^20 + 3 unless PS_GPURUN_MAX_N says otherwise.
+        PORTSORT_GPU_ALGO=$algo PS_TEST_TIMEOUT=$limit PS_TEST_MAX_N=${PS_GPURUN_MAX_N:-1048579} \
+            timeout "$(cap 900)" make -j"$jobs" check \
             TESTS="$tests" \
-            > "$out/check-$algo.log" 2>&1 || fail "make check on $algo (see check-$algo.log, cuda.sh-$algo.log)"
-        cp test/cuda.sh.log "$out/cuda.sh-$algo.log" 2>/dev/null
-        { echo '```'; grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$out/check-$algo.log";
+            > "$logs/check-$algo.log" 2>&1 || fail "make check on $algo (see check-$algo.log, cuda.sh-$algo.log)"
+        cp test/cuda.sh.log "$logs/cuda.sh-$algo.log" 2>/dev/null
+        { echo '```'; grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "$logs/check-$algo.log";
           grep -E 'passed|cases|backend cuda|timed out' test/cuda.sh.log | head -20; echo '```'; } | tee -a "$report"
-        grep -q '^PASS: test/cuda.sh' "$out/check-$algo.log" || fail "test/cuda.sh did not pass on $algo (skipped = no usable GPU?)"
+        grep -q '^PASS: test/cuda.sh' "$logs/check-$algo.log" || fail "test/cuda.sh did not pass on $algo (skipped = no usable GPU?)"
         # The switch must have selected the path: the backend logs it.
         PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=cuda PORTSORT_GPU_ALGO=$algo \
             PORTSORT_VERBOSE=1 PS_TEST_MAX_N=70000 timeout "$limit" ./test/ps_test_diff \
-            > "$out/path-$algo.log" 2>&1
+            > "$logs/path-$algo.log" 2>&1
         want=$([ "$algo" = onesweep ] && echo onesweep || echo reduce-then-scan)
-        note "- sorts that took the $want path: $(grep -c "cuda: $want, n=" "$out/path-$algo.log")"
-        grep -q "cuda: $want, n=" "$out/path-$algo.log" || fail "PORTSORT_GPU_ALGO=$algo did not take the $want path"
+        note "- sorts that took the $want path: $(grep -c "cuda: $want, n=" "$logs/path-$algo.log")"
+        grep -q "cuda: $want, n=" "$logs/path-$algo.log" || fail "PORTSORT_GPU_ALGO=$algo did not take the $want path"
     done
     ;;
 sanitize)
@@ -147,7 +176,7 @@ sanitize)
         for t in "memcheck 70000 test/ps_test_cuda_device" "racecheck 20000 test/ps_test_cuda_device" \
                  "synccheck 20000 test/ps_test_cuda_device" "memcheck 5000 test/ps_test_diff"; do
             set -- $t
-            log="$out/sanitize-$algo-$1-$(basename "$3").log"
+            log="$logs/sanitize-$algo-$1-$(basename "$3").log"
             PORTSORT_GPU_ALGO=$algo PS_TEST_MAX_N=$2 PORTSORT_BACKEND=cuda \
                 timeout "$limit" ./libtool --mode=execute \
                 compute-sanitizer --tool "$1" --error-exitcode 9 "./$3" > "$log" 2>&1
@@ -163,10 +192,11 @@ bench)
     cd "$build/obj" || exit 1
     cmd="bench/ps_cudabench --min 20 --max ${PS_BENCH_MAX:-28} --reps 7 --csv $out/results-cuda.csv"
     note "command: PORTSORT_MODULE_PATH=\$PWD/backends/cuda/.libs $cmd"
-    { echo '```'; PORTSORT_MODULE_PATH=$(modpath) $cmd 2>&1; echo '```'; } \
-        | tee "$out/bench.log" >> "$report"
-    grep -q MISMATCH "$out/bench.log" && fail "ps_cudabench results differ from CUB ($(grep -o 'MISMATCH([a-z]*)' "$out/bench.log" | sort -u | tr '\n' ' '))"
-    grep -q '^device:' "$out/bench.log" || fail "ps_cudabench did not run"
+    { echo '```'; PORTSORT_MODULE_PATH=$(modpath) timeout "$(cap 600)" $cmd 2>&1
+      [ $? -eq 124 ] && echo "ps_cudabench: stopped at the time limit"; echo '```'; } \
+        | tee "$logs/bench.log" >> "$report"
+    grep -q MISMATCH "$logs/bench.log" && fail "ps_cudabench results differ from CUB ($(grep -o 'MISMATCH([a-z]*)' "$logs/bench.log" | sort -u | tr '\n' ' '))"
+    grep -q '^device:' "$logs/bench.log" || fail "ps_cudabench did not run"
     ;;
 crossover)
     note "## host arrays: cuda vs CPU (for the auto crossover)"
@@ -177,19 +207,19 @@ crossover)
       for lg in 10 12 14 16 17 18 20 22 24; do
           n=$((1 << lg))
           for b in cuda $cpu; do
-              PORTSORT_MODULE_PATH=$(modpath) ./tools/portsort bench \
+              PORTSORT_MODULE_PATH=$(modpath) timeout "$(cap 60)" ./tools/portsort bench \
                   --backends "$b" --types u32 --sizes "$n" --repeats 7 \
                   --peers none 2>&1 | grep -E "^u32 +$b +portsort "
           done
-      done; echo '```'; } | tee "$out/crossover.log" >> "$report"
+      done; echo '```'; } | tee "$logs/crossover.log" >> "$report"
     ;;
 scale)
     note "## 2^32 - 1 keys and Onesweep portions (test/ps_test_scale)"
     cd "$build/obj" || exit 1
     for algo in onesweep portable; do
-        log="$out/scale-$algo.log"
+        log="$logs/scale-$algo.log"
         PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=cuda PORTSORT_GPU_ALGO=$algo \
-            PORTSORT_VERBOSE=1 timeout "${PS_GPURUN_SCALE_TIMEOUT:-540}" \
+            PORTSORT_VERBOSE=1 timeout "$(cap "${PS_GPURUN_SCALE_TIMEOUT:-540}")" \
             ./test/ps_test_scale > "$log" 2>&1
         rc=$?
         note "- $algo: exit $rc$([ $rc -eq 124 ] && echo ' (timed out: a hang)'); $(grep -v '^portsort:' "$log" | tail -1)"
@@ -205,9 +235,9 @@ devices)
         note "- $ngpu GPU(s): skipped (needs two)"
     else
         PORTSORT_MODULE_PATH=$(modpath) PS_TEST_CUDA_DEVICE=1 PS_TEST_MAX_N=70000 \
-            timeout "$limit" ./test/ps_test_cuda_device > "$out/devices.log" 2>&1
+            timeout "$limit" ./test/ps_test_cuda_device > "$logs/devices.log" 2>&1
         rc=$?
-        note "- device 1 of $ngpu: exit $rc; $(tail -1 "$out/devices.log")"
+        note "- device 1 of $ngpu: exit $rc; $(tail -1 "$logs/devices.log")"
         [ "$rc" -eq 0 ] || fail "device API on device 1"
     fi
     ;;
@@ -217,26 +247,26 @@ fallback)
     flags=$(sed -n 's/^PS_NVCC_FLAGS = //p' Makefile)
     for order in 2 1; do
         rm -f backends/cuda/ps_cuda_k*.lo
-        if ! make PS_NVCC_FLAGS="$flags -DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
-                backends/cuda/ps_cuda.la > "$out/fallback-make-$order.log" 2>&1; then
+        if ! timeout "$(cap 300)" make -j"$jobs" PS_NVCC_FLAGS="$flags -DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
+                backends/cuda/ps_cuda.la > "$logs/fallback-make-$order.log" 2>&1; then
             fail "build with PS_OS_ORDER=$order"; continue
         fi
         mkdir -p "$build/fallback-$order"
         cp backends/cuda/.libs/ps_cuda.so "$build/fallback-$order/"
         PORTSORT_MODULE_PATH=$build/fallback-$order PORTSORT_BACKEND=cuda \
             PORTSORT_GPU_ALGO=onesweep PS_TEST_MAX_N=70000 timeout "$limit" \
-            ./test/ps_test_diff > "$out/fallback-$order.log" 2>&1
+            ./test/ps_test_diff > "$logs/fallback-$order.log" 2>&1
         rc=$?
-        note "- PS_OS_ORDER=$order: exit $rc$([ $rc -eq 124 ] && echo ' (timed out: a hang)'); $(tail -1 "$out/fallback-$order.log")"
+        note "- PS_OS_ORDER=$order: exit $rc$([ $rc -eq 124 ] && echo ' (timed out: a hang)'); $(tail -1 "$logs/fallback-$order.log")"
         [ "$rc" -eq 0 ] || fail "look-back fallback, PS_OS_ORDER=$order"
     done
     rm -f backends/cuda/ps_cuda_k*.lo
-    make backends/cuda/ps_cuda.la > "$out/fallback-restore.log" 2>&1 || fail "rebuilding the module"
+    make -j"$jobs" backends/cuda/ps_cuda.la > "$logs/fallback-restore.log" 2>&1 || fail "rebuilding the module"
     ;;
 segments)
     note "## segmented sort: ps_cuda_sort_segments vs cub::DeviceSegmentedSort"
     cd "$build/obj" || exit 1
-    log="$out/segments-test.log"
+    log="$logs/segments-test.log"
     PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=cuda PORTSORT_VERBOSE=1 \
         timeout "$limit" ./test/ps_test_segments > "$log" 2>&1
     rc=$?
@@ -245,7 +275,7 @@ segments)
     note "- $(awk -f "$top/test/seg-classes.awk" "$log" | head -1)"
     awk -f "$top/test/seg-classes.awk" "$log" > /dev/null || fail "the segmented device path missed a size class"
     for tool in memcheck racecheck; do
-        log="$out/sanitize-segments-$tool.log"
+        log="$logs/sanitize-segments-$tool.log"
         PS_TEST_MAX_N=20000 PORTSORT_BACKEND=cuda PORTSORT_MODULE_PATH=$(modpath) \
             timeout "$limit" ./libtool --mode=execute compute-sanitizer --tool $tool \
             --error-exitcode 9 ./test/ps_test_segments > "$log" 2>&1
@@ -255,16 +285,58 @@ segments)
     done
     cmd="bench/ps_cudasegbench -n ${PS_SEGBENCH_N:-10000000} --reps 7 --csv $out/results-cuda-segments.csv csr uniform uniform:1000 power-law equal:4 equal:64"
     note "command: PORTSORT_MODULE_PATH=\$PWD/backends/cuda/.libs $cmd"
-    { echo '```'; PORTSORT_MODULE_PATH=$(modpath) timeout "${PS_GPURUN_SCALE_TIMEOUT:-540}" $cmd 2>&1; echo '```'; } \
-        | tee "$out/segbench.log" >> "$report"
-    grep -q MISMATCH "$out/segbench.log" && fail "ps_cudasegbench results differ from CUB's"
-    grep -q '^device:' "$out/segbench.log" || fail "ps_cudasegbench did not run"
+    { echo '```'; PORTSORT_MODULE_PATH=$(modpath) timeout "$(cap "${PS_GPURUN_SCALE_TIMEOUT:-540}")" $cmd 2>&1; echo '```'; } \
+        | tee "$logs/segbench.log" >> "$report"
+    grep -q MISMATCH "$logs/segbench.log" && fail "ps_cudasegbench results differ from CUB's"
+    grep -q '^device:' "$logs/segbench.log" || fail "ps_cudasegbench did not run"
+    ;;
+traffic)
+    # DRAM bytes per key, read by the hardware counters: one process per
+    # case, each sorter run twice (warm-up and one timed run), kernels
+    # told apart by name (ps_os_* and ps_onesweep: our Onesweep path; other
+    # ps_*: reduce-then-scan; the rest: CUB).
+    n=$((1 << ${PS_TRAFFIC_LOG2:-24}))
+    note "## DRAM bytes per key, Nsight Compute, n = $n, random keys"
+    cd "$build/obj" || exit 1
+    if ! command -v ncu > /dev/null; then note "- ncu not found: skipped"; continue; fi
+    note '```'
+    note "$(printf '%-14s %12s %12s %12s' case onesweep portable cub)"
+    for c in u32-keys u32/u32-pairs u64-keys; do
+        f=$logs/ncu-$(echo "$c" | tr / _).csv
+        PORTSORT_MODULE_PATH=$(modpath) timeout "$(cap 180)" ncu --clock-control none \
+            --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
+            --print-kernel-base function bench/ps_cudabench --min "${PS_TRAFFIC_LOG2:-24}" \
+            --max "${PS_TRAFFIC_LOG2:-24}" --reps 1 --case "$c" --data random > "$f" 2>&1
+        rc=$?
+        row=$(python3 - "$f" "$n" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 5]
+heads = [i for i, r in enumerate(rows) if "Kernel Name" in r and "Metric Value" in r]
+if not heads:
+    print("no counters read"); sys.exit(0)
+h = rows[heads[0]]; rows = rows[heads[0]:]; k = h.index("Kernel Name"); m = h.index("Metric Name"); v = h.index("Metric Value")
+tot = {"onesweep": 0.0, "portable": 0.0, "cub": 0.0}
+for r in rows[1:]:
+    if not r[m].startswith("dram__bytes"):
+        continue
+    name = r[k]
+    who = ("onesweep" if name.startswith(("ps_os_", "ps_onesweep")) else
+           "portable" if name.startswith("ps_") else "cub")
+    tot[who] += float(r[v].replace(",", ""))
+n = float(sys.argv[2])
+print(" ".join("%12.2f" % (tot[w] / 2 / n) for w in ("onesweep", "portable", "cub")))
+PY
+)
+        note "$(printf '%-14s %s' "$c" "$row")$([ $rc -ne 0 ] && echo " (ncu exit $rc)")"
+    done
+    note '```'
     ;;
 *)
-    echo "unknown step $step (build test sanitize bench crossover scale devices fallback segments)" >&2
+    echo "unknown step $step (build test sanitize bench crossover scale devices fallback segments traffic)" >&2
     exit 2
     ;;
 esac
+note "($step: $(( $(date +%s) - t0 )) s)"
 done
 note "gpu-run.sh: $([ $status -eq 0 ] && echo all steps passed || echo some steps FAILED)"
 cp "$report" "$top/doc/results-cuda.md"

@@ -5,8 +5,13 @@
  * through PORTSORT_GPU_ALGO, which the library reads at every sort.
  *
  * Usage: ps_cudabench [--min LOG2] [--max LOG2] [--reps R] [--csv FILE]
+ *                     [--case NAME] [--data NAME]
  *   sizes 2^min .. 2^max keys (default 2^20 .. 2^28, every power of two),
- *   R timed repetitions per case (default 7; the median is reported).
+ *   R timed repetitions per case (default 7; the median is reported);
+ *   --case and --data run one case (u32-keys, u32/u32-pairs, u64-keys) or
+ *   one dataset (random, low-entropy) only, so that a profiler (Nsight
+ *   Compute's DRAM byte counters, bench/gpu-run.sh's traffic step) sees
+ *   each case's kernels in a process of their own.
  * Cases: u32 keys, u32/u32 pairs, u64 keys; datasets random and
  * low-entropy (each key the AND of 3 random words: 0.81 bits of entropy
  * per bit, Thearling & Smith), so that CUB's and our digit-skipping and
@@ -104,13 +109,15 @@ static int our_sort(Buffers &b, size_t n, Case c, Who w, cudaStream_t s)
 int main(int argc, char **argv)
 {
     int lo = 20, hi = 28, reps = 7, i;
-    const char *csv_path = nullptr;
+    const char *csv_path = nullptr, *only_case = nullptr, *only_data = nullptr;
     for (i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--min") && i + 1 < argc) lo = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--max") && i + 1 < argc) hi = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
-        else { std::fprintf(stderr, "usage: %s [--min L] [--max L] [--reps R] [--csv F]\n", argv[0]); return 2; }
+        else if (!std::strcmp(argv[i], "--case") && i + 1 < argc) only_case = argv[++i];
+        else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) only_data = argv[++i];
+        else { std::fprintf(stderr, "usage: %s [--min L] [--max L] [--reps R] [--csv F] [--case C] [--data D]\n", argv[0]); return 2; }
     }
     if (!ps_cuda_available()) {
         std::printf("SKIP: CUDA device API unavailable: %s\n", ps_error_detail());
@@ -141,7 +148,11 @@ int main(int argc, char **argv)
         for (int c = 0; c < 3; c++) {
             size_t kb = c == U64_KEYS ? 8 : 4;
             bool pairs = c == U32_PAIRS;
+            if (only_case && std::strcmp(only_case, case_name[c]))
+                continue;
             for (int d = 0; d < 2; d++) {
+                if (only_data && std::strcmp(only_data, d ? "low-entropy" : "random"))
+                    continue;
                 Buffers b = {};
                 std::vector<unsigned char> hk(n * kb), hv(pairs ? n * 4 : 0);
                 std::vector<unsigned char> got_k[WHO_COUNT], got_v[WHO_COUNT];

@@ -273,6 +273,10 @@ int main(void)
                             (d + op) % 2 == 0);
                         cases++;
                     }
+        /* One line per size, so that a run stopped by a time limit shows
+         * how far it came (slow host oracle or a hang at one size). */
+        printf("n = %zu: %d cases passed so far\n", sizes[si], cases);
+        fflush(stdout);
     }
     /* Segmented sorts: every type, rotating direction, values and scratch;
      * 2^21 + 5 keys once, with a segment past the batched limit (2^20). */
