@@ -226,7 +226,7 @@ coverage:
 endif
 .PHONY: coverage
 clean-local:
-	-rm -rf coverage
+	-rm -rf coverage $(PS_POCL_CACHE)
 	-find . \( -name '*.gcda' -o -name '*.gcno' \) -delete
 
 # The shapes of real data (issue 16) on every backend here: shapes-cpu.sh

@@ -5,8 +5,8 @@
 # CPU device, which runs reduce-then-scan by default): the
 # backend-parametrised tests with pocl's own tuning (one work-item per
 # work-group, tiles of 2048 keys) and with a GPU-shaped one (work-groups
-# of 64 items ranking in local memory, tiles of 256 keys, so a 16385-key
-# sort is 65 tiles looking back over each other on pocl's worker threads,
+# of 64 items ranking in local memory, tiles of 256 keys, so a 4097-key
+# sort is 17 tiles looking back over each other on pocl's worker threads,
 # launched in portions of 3 tiles); then the look-back's fallback,
 # forced.  Skipped without the module.
 top=$(cd "${top_builddir:-.}" && pwd)
@@ -42,15 +42,23 @@ if [ "$n" -eq 0 ]; then
     exit 1
 fi
 echo "--- onesweep, pocl tuning ($n sorts took the path in the probe run)"
-"$(dirname "$0")/run-backend.sh" opencl || exit $?
+# Sizes of 1000 keys and more (tiles of 2048: one tile, two, ten), one type
+# of each width and transform.  The arrays below a tile sort in one
+# work-group, the kernel opencl.sh runs on all twelve types; the key
+# types' order images are the dialect's, shared by both paths; the
+# Onesweep kernels were run on a GPU at every size up to 2^32 - 1 keys
+# (doc/results-cuda.md).  All of it at every size took 210 s of CI's 45
+# minutes (doc/reliability.md, "CI's time budget").
+PS_TEST_MIN_N=1000 PS_TEST_TYPES=u8,i16,f16,f32,u64 \
+    "$(dirname "$0")/run-backend.sh" opencl || exit $?
 echo "--- onesweep, GPU-shaped tuning, portions of 3 tiles"
 # The runs below change the kernels' shape, not the order images the run
 # above checked on all twelve types: one type of each width and transform
 # (CI's time, doc/reliability.md).
 PS_TEST_TYPES=u8,i16,f16,f32,u64
 export PS_TEST_TYPES
-# Each launch covers at most 3 tiles (768 keys), so a 16385-key pass runs
-# 22 portions, each starting from the positions the one before left: the
+# Each launch covers at most 3 tiles (768 keys), so a 4097-key pass runs
+# 6 portions, each starting from the positions the one before left: the
 # path every sort of 2^28 keys or more takes on a GPU.
 tune="wg=64,items=4,bits=4,blocks=5,portion=3"
 PORTSORT_BACKEND=opencl PORTSORT_VERBOSE=1 PS_TEST_MAX_N=2000 PORTSORT_OPENCL_TUNE=$tune \
@@ -58,7 +66,10 @@ PORTSORT_BACKEND=opencl PORTSORT_VERBOSE=1 PS_TEST_MAX_N=2000 PORTSORT_OPENCL_TU
     { tail -20 "$dir/portions.log"; echo "FAIL: Onesweep over portions"; exit 1; }
 grep -q 'opencl: onesweep, n=.*portions of 3 tiles' "$dir/portions.log" ||
     { echo "FAIL: the portion=3 tuning did not cut the sorts into portions"; exit 1; }
-PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 \
+# Tiles of 256 keys: 255 to 4097 keys are 1 to 17 tiles, 1 to 6 portions
+# (pocl runs each 64-item work-group's barriers on its threads: the same
+# sizes up to 16385 took over 4 minutes).
+PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=4097 PS_TEST_MIN_N=255 \
     "$(dirname "$0")/run-backend.sh" opencl || exit $?
 # The look-back where a predecessor cannot run (no forward progress): one
 # pocl thread runs the work-groups one at a time, and the kernels are
@@ -69,11 +80,13 @@ PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=16385 \
 # with PS_OS_SPINS=0xffffffffu, i.e. no fallback, the first of these
 # hangs at its first sort of two tiles: doc/cuda.md.)
 # The look-back's protocol is the same code for every key type: one of
-# each kernel width (4- and 8-byte keys) is enough here.
+# each kernel width (4- and 8-byte keys) is enough here, and keys alone
+# (values ride along the same ranks; each value width would be one more
+# pocl build of about half a minute per order).
 for order in 1 2; do
     threads=$order
     echo "--- look-back fallback: tiles in order $order, $threads pocl thread(s)"
-    POCL_MAX_PTHREAD_COUNT=$threads PS_TEST_MAX_N=1100 PS_TEST_TYPES=u32,u64 \
+    POCL_MAX_PTHREAD_COUNT=$threads PS_TEST_MAX_N=1100 PS_TEST_TYPES=u32,u64 PS_TEST_OPS=keys \
         PORTSORT_OPENCL_OPTIONS="-DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
         PORTSORT_OPENCL_TUNE="wg=64,items=4,bits=4,blocks=5,portion=64" \
         PORTSORT_BACKEND=opencl timeout "${PS_TEST_TIMEOUT:-1200}" \

@@ -6,7 +6,13 @@
  *
  * PS_TEST_MAX_N caps the sizes (default 2^20 + 1) for slow backends, and
  * PS_TEST_TYPES (a comma list of type names: u8,f32) narrows the types, for
- * a second run of a slow backend under another tuning.
+ * a second run of a slow backend under another tuning.  PS_TEST_MIN_N
+ * skips the sizes below it (default 0): a run aimed at a multi-tile path
+ * (Onesweep on pocl) need not sort again the arrays that fit in one tile,
+ * which take the one-work-group path another run has just checked.
+ * PS_TEST_OPS (keys,pairs1,pairs4,pairs8,pairs12,argsort) narrows the
+ * operations: on pocl each value width is a program of its own to compile,
+ * about half a minute each on two cores.
  */
 #include <math.h>
 #include <stdio.h>
@@ -165,6 +171,7 @@ static void generate(unsigned char *keys, size_t n, ps_type type, int d,
 }
 
 static long checks;
+static int ops_wanted = 63;     /* PS_TEST_OPS: the bits of check_case's mask */
 
 static void check_case(ps_type type, unsigned flags, size_t n, int d,
                        int ops_mask, uint64_t seed)
@@ -178,6 +185,7 @@ static void check_case(ps_type type, unsigned flags, size_t n, int d,
     const char *dir = (flags & PS_DESCENDING) ? "desc" : "asc";
     int st;
 
+    ops_mask &= ops_wanted;
     if (!orig || !work || !vals || !vwork || !perm || !got)
         t_fail("out of memory at n = %zu", n);
     generate(orig, n, type, d, seed);
@@ -238,13 +246,23 @@ int main(void)
 {
     static const size_t small[] = { 0, 1, 2, 3, 5, 17, 100, 255, 256, 257,
                                     1000, 1023, 1024, 1025, 4095, 4096, 4097 };
-    const char *cap = getenv("PS_TEST_MAX_N");
+    const char *cap = getenv("PS_TEST_MAX_N"), *floor_n = getenv("PS_TEST_MIN_N");
     size_t max_n = cap ? strtoull(cap, NULL, 0) : ((size_t)1 << 20) + 1;
+    size_t min_n = floor_n ? strtoull(floor_n, NULL, 0) : 0;
     uint64_t seed = 12345;
     int t, f, d, k;
     size_t s;
 
+    static const char *opnames[] = { "keys", "pairs1", "pairs4", "pairs8", "pairs12",
+                                     "argsort" };
+
     t_init_or_skip("ps_test_diff");
+    ops_wanted = 0;
+    for (k = 0; k < 6; k++)
+        if (t_wanted("PS_TEST_OPS", opnames[k]))
+            ops_wanted |= 1 << k;
+    if (ops_wanted == 0)
+        t_fail("PS_TEST_OPS names no operation (keys,pairs1,pairs4,pairs8,pairs12,argsort)");
     for (t = PS_U8; t <= T_TYPE_LAST; t++) {
         if (!t_wanted("PS_TEST_TYPES", t_type_name((ps_type)t)))
             continue;
@@ -252,7 +270,7 @@ int main(void)
             unsigned flags = f ? PS_DESCENDING : 0;
             /* Small sizes: every dataset, every operation. */
             for (s = 0; s < sizeof small / sizeof small[0]; s++) {
-                if (small[s] > max_n)
+                if (small[s] > max_n || small[s] < min_n)
                     continue;
                 for (d = 0; d < D_COUNT; d++) {
                     if (d == D_SPECIAL && !is_float((ps_type)t))
@@ -267,7 +285,7 @@ int main(void)
                 size_t sizes[3] = { base - 1, base, base + 1 };
                 for (s = 0; s < 3; s++) {
                     int other = 2 + (int)((t + f + s + k) % (D_COUNT - 2));
-                    if (sizes[s] > max_n)
+                    if (sizes[s] > max_n || sizes[s] < min_n)
                         continue;
                     if (other == D_SPECIAL && !is_float((ps_type)t))
                         other = D_LOWENT;
