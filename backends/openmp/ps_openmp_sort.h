@@ -6,10 +6,12 @@
  *                its scratch; ps_openmp_scratch.c, the cache of scratch
  *                blocks; ps_openmp_segments.c, the segmented sort (what
  *                these share: ps_openmp_plan.h);
- *   the control  ps_openmp_msd.c, the sort, written once for every key
- *                width: the MSD recursion (one thread or the team), the
- *                choice of a leaf sort, the passes of a leaf, the level
- *                budget;
+ *   the control  the sort, written once for every key width:
+ *                ps_openmp_msd.c, the MSD recursion (one thread or the
+ *                team), the level budget, the packed route's first pass;
+ *                ps_openmp_leaf.c, the leaves: the choice of a leaf sort
+ *                and its passes, the packed route's leaves (what these
+ *                share: ps_openmp_leaf.h);
  *   the kernels  ps_openmp_kernels.c, the loops over keys, compiled once
  *                per key width from ps_openmp_kernels-inl.h (and
  *                ps_openmp_packed-inl.h for 4-byte pairs) and handed to
