@@ -14,18 +14,17 @@
  * Keys keep their bits; digits come from the order image computed on the
  * fly, so signed, float and descending cost nothing extra.
  *
- * This file holds the backend's ops table, its settings (the threads of a
- * sort, the sorting networks it may use) and the sort of one array: a plan
- * (ps_openmp_plan.c), a block of scratch from the cache
- * (ps_openmp_scratch.c), and the sort itself, ps_omp_sort
- * (ps_openmp_msd.c) over the kernels of ps_openmp_kernels.c.  The
- * segmented sort is ps_openmp_segments.c.  ps_openmp_sort.h shows the
- * layers, ps_openmp_plan.h what this layer's files share.  Everything is
- * allocated before the caller's arrays are written.
+ * This file holds the backend's ops table, its settings read from the
+ * environment (the threads of a sort, the sorting networks it may use)
+ * and the sort of one array: a plan (ps_openmp_plan.c), a block of
+ * scratch from the cache (ps_openmp_scratch.c), and the sort itself,
+ * ps_omp_sort (ps_openmp_msd.c) over the kernels of ps_openmp_kernels.c.
+ * The segmented sort is ps_openmp_segments.c.  ps_openmp_sort.h shows
+ * the layers, ps_openmp_plan.h what this layer's files share.
+ * Everything is allocated before the caller's arrays are written.
  */
 #include <config.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,10 +33,6 @@
 
 /* The most threads a sort uses (PORTSORT_THREADS accepts up to this). */
 #define PS_THREADS_MAX PS_TEAM_MAX
-
-const ps_host *ps_omp_host;
-int ps_omp_nets;
-static int team_size;
 
 /* ---- the settings: threads and networks ------------------------------ */
 
@@ -120,9 +115,9 @@ static int openmp_check_env(char *why, size_t why_len)
 static int openmp_init(const ps_host *h, void **state)
 {
     ps_omp_host = h;
-    team_size = threads_wanted();
+    ps_omp_threads = threads_wanted();
     ps_omp_nets = net_wanted();
-    h->log("openmp: %d threads, leaf networks: %s", team_size,
+    h->log("openmp: %d threads, leaf networks: %s", ps_omp_threads,
            net_isa_names[ps_omp_nets]);
     *state = NULL;
     return PS_OK;
@@ -137,23 +132,6 @@ static void openmp_trim(void *state)
 static void openmp_release(void *state)
 {
     openmp_trim(state);
-}
-
-/* The first time the pool could not start a thread (RLIMIT_NPROC, a
- * cgroup's pids.max, no memory for a stack), PORTSORT_VERBOSE=1 says so:
- * the sorts go on with the threads there are. */
-ps_team *ps_omp_team_open(void)
-{
-    static int told;
-    ps_team *t = ps_team_open(team_size);
-    int err, failed = ps_team_start_failures(&err);
-    if (failed && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
-        ps_omp_host->log("openmp: %d of the %d threads asked for could be "
-                         "started (%s); sorting with %d", ps_team_members(t),
-                         team_size, err == EAGAIN ? "the process's thread limit"
-                         : err == ENOMEM ? "no memory for another stack"
-                         : "pthread_create failed", ps_team_members(t));
-    return t;
 }
 
 /* One array: keys alone (values NULL) or pairs. */

@@ -1,8 +1,9 @@
 /*
- * ps_openmp_plan.c - the plan of one sort of the OpenMP backend: what it
- * decides before it has scratch (leaf size, networks, the packed route,
- * the team's chunks), the layout of its scratch block, and the run that
- * hands it to the control (ps_omp_sort, ps_openmp_msd.c).
+ * ps_openmp_plan.c - the plan of one sort of the OpenMP backend: the
+ * settings every sort is planned with (set at init, ps_openmp.c), its
+ * team, what it decides before it has scratch (leaf size, networks, the
+ * packed route, the team's chunks), the layout of its scratch block, and
+ * the run that hands it to the control (ps_omp_sort, ps_openmp_msd.c).
  *
  * Scratch (n keys, n values, counts and line buffers) is one block, so
  * that a sort asks for memory once, before the caller's arrays are
@@ -10,6 +11,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,6 +32,28 @@
  * is 13-20% faster from 256K keys up to 4M, even though 4M keys (twice 16
  * MiB) would fit the 32 MiB L3, and no slower at 64K. */
 #define PS_STREAM_BYTES ((size_t)1 << 20)
+
+const ps_host *ps_omp_host;
+int ps_omp_threads;
+int ps_omp_nets;
+
+/* The first time the pool could not start a thread (RLIMIT_NPROC, a
+ * cgroup's pids.max, no memory for a stack), PORTSORT_VERBOSE=1 says so:
+ * the sorts go on with the threads there are. */
+ps_team *ps_omp_team_open(void)
+{
+    static int told;
+    ps_team *t = ps_team_open(ps_omp_threads);
+    int err, failed = ps_team_start_failures(&err);
+    if (failed && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+        ps_omp_host->log("openmp: %d of the %d threads asked for could be "
+                         "started (%s); sorting with %d", ps_team_members(t),
+                         ps_omp_threads,
+                         err == EAGAIN ? "the process's thread limit"
+                         : err == ENOMEM ? "no memory for another stack"
+                         : "pthread_create failed", ps_team_members(t));
+    return t;
+}
 
 /* Lay the scratch block out (or, with base NULL, just size it): scratch
  * keys, scratch values, the counts and OR/AND of each chunk of a team

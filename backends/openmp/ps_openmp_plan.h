@@ -2,9 +2,11 @@
  * ps_openmp_plan.h - what the files of the OpenMP backend's top layer
  * share (the layer above the control; ps_openmp_sort.h draws the layers):
  *
- *   ps_openmp.c           the ops table and the backend's settings
- *                         (threads, networks), the sort of one array;
- *   ps_openmp_plan.c      the plan of one sort and its scratch's layout;
+ *   ps_openmp.c           the ops table, the backend's settings read
+ *                         from the environment, the sort of one array;
+ *   ps_openmp_plan.c      the plan of one sort (with the settings it is
+ *                         planned with and its team) and its scratch's
+ *                         layout;
  *   ps_openmp_scratch.c   the one-slot cache of scratch blocks;
  *   ps_openmp_segments.c  the segmented sort.
  *
@@ -19,11 +21,14 @@
 #include "ps_openmp_sort.h"
 #include "ps_openmp_team.h"
 
-/* Set once by the backend's init (ps_openmp.c), before any sort: the
- * core's services, and the sorting networks that sorts may use
- * (PS_NET_*, ps_openmp_net.h: the best this CPU runs, or less when
+/* The settings every sort is planned with (ps_openmp_plan.c), set once by
+ * the backend's init (ps_openmp.c) before any sort: the core's services,
+ * the threads a sort asks for (PORTSORT_THREADS, else OMP_NUM_THREADS,
+ * else the CPUs), and the sorting networks that sorts may use (PS_NET_*,
+ * ps_openmp_net.h: the best this CPU runs, or less when
  * PORTSORT_OPENMP_SIMD says so). */
 extern const ps_host *ps_omp_host;
+extern int ps_omp_threads;
 extern int ps_omp_nets;
 
 /* Arrays of at most this many keys are sorted by the width's insertion
@@ -55,8 +60,8 @@ size_t ps_omp_plan(ps_omp_ctx *c, void *keys, void *values, size_t vs,
  * Cannot fail (ps_openmp_plan.c). */
 void ps_omp_run(ps_omp_ctx *c, unsigned char *block);
 
-/* The team of a sort (NULL: the calling thread alone), of the threads the
- * settings ask for; give it back with ps_team_close (ps_openmp.c). */
+/* The team of a sort (NULL: the calling thread alone), of up to
+ * ps_omp_threads members; give it back with ps_team_close. */
 ps_team *ps_omp_team_open(void);
 
 /* Take at least `bytes` of 64-byte aligned scratch, NULL when there is no
