@@ -8,7 +8,7 @@ backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
 	backends/openmp/ps_openmp_scratch.c \
 	backends/openmp/ps_openmp_segments.c \
 	backends/openmp/ps_openmp_sort.h backends/openmp/ps_openmp_msd.c \
-	backends/openmp/ps_openmp_leaf.c backends/openmp/ps_openmp_leaf.h \
+	backends/openmp/ps_openmp_leaf-inl.h \
 	backends/openmp/ps_openmp_kernels.c \
 	backends/openmp/ps_openmp_kernels-inl.h \
 	backends/openmp/ps_openmp_packed-inl.h \
@@ -29,7 +29,7 @@ EXTRA_DIST += backends/openmp/ps_openmp_plan.c backends/openmp/ps_openmp_plan.h 
 	backends/openmp/ps_openmp_scratch.c \
 	backends/openmp/ps_openmp_segments.c \
 	backends/openmp/ps_openmp_sort.h backends/openmp/ps_openmp_msd.c \
-	backends/openmp/ps_openmp_leaf.c backends/openmp/ps_openmp_leaf.h \
+	backends/openmp/ps_openmp_leaf-inl.h \
 	backends/openmp/ps_openmp_kernels.c \
 	backends/openmp/ps_openmp_kernels-inl.h \
 	backends/openmp/ps_openmp_packed-inl.h \

@@ -7,8 +7,8 @@
  * A width's differences from the others are its table's entries, not
  * conditions in shared code: only 4-byte keys have packed pairs, only
  * 4- and 8-byte keys have networks (and only in builds that can compile
- * them).  The control (ps_openmp_msd.c, ps_openmp_leaf.c) tests an
- * entry for NULL.
+ * them).  The control (ps_openmp_msd.c, with its leaves from
+ * ps_openmp_leaf-inl.h) tests an entry for NULL.
  */
 #include <config.h>
 

@@ -8,11 +8,11 @@
  * bits that vary and counts the first digit (ps_omp_sort); stable MSD
  * passes split a range while it is larger than the caches, by the whole
  * team (team) or one thread (solo); a bucket that fits in cache is a leaf,
- * finished by one thread (ps_omp_leaf, ps_openmp_leaf.c).  Every pass is
- * a stable counting scatter, so the whole sort is stable.  4-byte keys
- * with 4-byte values may take the packed route (pk_fits) instead: the
- * first pass packs each key with its value into one word, and the leaves
- * unpack them (ps_omp_pk_leaf).
+ * finished by one thread (leaf, in ps_openmp_leaf-inl.h, which this file
+ * includes).  Every pass is a stable counting scatter, so the whole sort
+ * is stable.  4-byte keys with 4-byte values may take the packed route
+ * (pk_fits) instead: the first pass packs each key with its value into
+ * one word, and the leaves unpack them (pk_leaf).
  *
  * The team's passes run as phases of ps_openmp_team.h: the calling thread
  * decides each one and every member, the caller included, takes chunks of
@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ps_openmp_leaf.h"
+#include "ps_openmp_net.h"
 #include "ps_openmp_sort.h"
 #include "ps_openmp_team.h"
 
@@ -35,6 +35,18 @@
 static inline ps_omp_tls *tls_of(const ps_omp_ctx *c, int t)
 {
     return (ps_omp_tls *)(void *)(c->tls + (size_t)t * c->tls_stride);
+}
+
+/* Position i of array `where`, as a pointer (keys or values). */
+static inline unsigned char *key_at(const ps_omp_ctx *c, int where, size_t i)
+{
+    return (unsigned char *)c->k[where] + i * (c->bits / 8);
+}
+
+static inline unsigned char *value_at(const ps_omp_ctx *c, int where,
+                                      size_t i)
+{
+    return c->vs ? c->v[where] + i * c->vs : NULL;
 }
 
 /* Bits for an MSD pass over m keys whose bits [lo, hi) are left: enough
@@ -89,6 +101,9 @@ static inline int team_worthy(const ps_omp_ctx *c, size_t bm, size_t m, int nt,
            && bm * 4 * (size_t)nt > m && depth + 1 < PS_MAX_DEPTH - 1;
 }
 
+/* The leaves, in this unit (ps_openmp_leaf-inl.h says why). */
+#include "ps_openmp_leaf-inl.h"
+
 /* ---- the packed route (4-byte keys with 4-byte values) ----------------- */
 
 /* Can the MSD pass at `depth` over array `where`, cut by `bounds` into
@@ -118,8 +133,7 @@ static void pk_solo(const ps_omp_ctx *c, ps_omp_tls *tl, size_t a, size_t m,
     c->kt->packed->scatter(c, tl, a, a + m, sh, mask);
     for (bd = 0; bd <= mask; bd++)
         if (bounds[bd + 1] > bounds[bd])
-            ps_omp_pk_leaf(c, tl, bounds[bd], bounds[bd + 1] - bounds[bd], lo,
-                           sh);
+            pk_leaf(c, tl, bounds[bd], bounds[bd + 1] - bounds[bd], lo, sh);
 }
 
 /* ---- MSD passes -------------------------------------------------------- */
@@ -157,7 +171,7 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
 
     for (;;) {
         if (hi <= lo || is_leaf(c, m, depth)) {
-            ps_omp_leaf(c, tl, where, a, m, lo, hi);
+            leaf(c, tl, where, a, m, lo, hi);
             return;
         }
         b = msd_bits(c, m, lo, hi, skew);
@@ -195,7 +209,7 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
 #define PS_CHUNK_MIN 8192
 /* Buckets of a pass that one item of the leaf phase finishes: neighbours,
  * so that a leaf's prefetch of the next bucket (next_span,
- * ps_openmp_leaf.c) mostly helps the same member. */
+ * ps_openmp_leaf-inl.h) mostly helps the same member. */
 #define PS_LEAF_GROUP 8
 
 /* Chunks a team pass over m elements cuts its range into: c->chunks (two
@@ -316,8 +330,8 @@ static void item_pk_leaves(void *arg, int member, size_t g)
         end = (size_t)p->mask + 1;
     for (d = g * PS_LEAF_GROUP; d < end; d++)
         if (p->bounds[d + 1] > p->bounds[d])
-            ps_omp_pk_leaf(p->c, tl, p->bounds[d],
-                           p->bounds[d + 1] - p->bounds[d], p->lo, p->sh);
+            pk_leaf(p->c, tl, p->bounds[d], p->bounds[d + 1] - p->bounds[d],
+                    p->lo, p->sh);
 }
 
 /* Sort positions [a, a + m) of array `where` by image bits [lo, hi) with

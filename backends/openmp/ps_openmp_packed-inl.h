@@ -5,7 +5,7 @@
  * ps_openmp_kernels.c includes it once, after the 32-bit instance of
  * ps_openmp_kernels-inl.h, whose img32 and count_digits32 it uses; the
  * route's control is pk_fits in ps_openmp_msd.c (when it is taken) and
- * ps_omp_pk_leaf in ps_openmp_leaf.c (the leaves' passes).
+ * pk_leaf in ps_openmp_leaf-inl.h (the leaves' passes).
  *
  * Why: kept apart, every pass of a pair loads and stores twice, and the MSD
  * pass keeps two write-combining buffers per bucket, which crowd the

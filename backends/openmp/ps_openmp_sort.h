@@ -9,9 +9,9 @@
  *   the control  the sort, written once for every key width:
  *                ps_openmp_msd.c, the MSD recursion (one thread or the
  *                team), the level budget, the packed route's first pass;
- *                ps_openmp_leaf.c, the leaves: the choice of a leaf sort
- *                and its passes, the packed route's leaves (what these
- *                share: ps_openmp_leaf.h);
+ *                ps_openmp_leaf-inl.h, which it includes, the leaves: the
+ *                choice of a leaf sort and its passes, the packed route's
+ *                leaves;
  *   the kernels  ps_openmp_kernels.c, the loops over keys, compiled once
  *                per key width from ps_openmp_kernels-inl.h (and
  *                ps_openmp_packed-inl.h for 4-byte pairs) and handed to
