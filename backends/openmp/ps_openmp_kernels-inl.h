@@ -2,9 +2,9 @@
  * ps_openmp_kernels-inl.h - the OpenMP backend's kernels for one key
  * width: every loop that touches keys one by one.  ps_openmp_kernels.c
  * includes it once per width, with PS_W defined to 8, 16, 32 or 64, and
- * hands the kernels to the control (ps_openmp_msd.c) in that width's
- * table (ps_omp_kernels, whose comments in ps_openmp_sort.h are the
- * contract of each kernel).
+ * hands the kernels to the control (ps_openmp_msd.c and
+ * ps_openmp_leaf-inl.h) in that width's table (ps_omp_kernels, whose comments in
+ * ps_openmp_sort.h are the contract of each kernel).
  *
  * The shape of every kernel: a body, forced inline (PS_FORCE_INLINE),
  * that takes the value size and the transform kind as constant
@@ -279,7 +279,7 @@ FN(leaf_move)(const KEY_T *src, KEY_T *dst, const unsigned char *vsrc,
  * destination is in cache and write-combining would only add work.
  *
  * While i < npf, the pass prefetches the next bucket (next_span in
- * ps_openmp_msd.c) a line at a time: its keys from pf + i into L2, and the
+ * ps_openmp_leaf-inl.h) a line at a time: its keys from pf + i into L2, and the
  * lines of pw + i, which its last pass will write, for writing.  Those steps take a line of keys
  * each, unrolled, so that the plain loop keeps no test per key (with one,
  * u32 leaves ran 6-10% slower). */

@@ -7,7 +7,8 @@
  * A width's differences from the others are its table's entries, not
  * conditions in shared code: only 4-byte keys have packed pairs, only
  * 4- and 8-byte keys have networks (and only in builds that can compile
- * them).  The control (ps_openmp_msd.c) tests an entry for NULL.
+ * them).  The control (ps_openmp_msd.c, with its leaves from
+ * ps_openmp_leaf-inl.h) tests an entry for NULL.
  */
 #include <config.h>
 
@@ -66,8 +67,8 @@ static inline void ps_stream_fence(void)
 #if defined(PS_HAVE_AVX512_TARGET)
 /* The networks, behind one signature for every width.  4-byte keys have
  * AVX-512 and AVX2 ones (isa says which the CPU runs); 8-byte keys and
- * packed pairs AVX-512 ones only (ps_openmp.c offers those to AVX-512
- * CPUs only). */
+ * packed pairs AVX-512 ones only (ps_openmp_plan.c offers those to
+ * AVX-512 CPUs only). */
 static void net32(const void *slots, void *dst, const uint32_t *ends,
                   size_t nb, uint32_t m, ps_xf xf, int isa)
 {

@@ -8,10 +8,11 @@
  * bits that vary and counts the first digit (ps_omp_sort); stable MSD
  * passes split a range while it is larger than the caches, by the whole
  * team (team) or one thread (solo); a bucket that fits in cache is a leaf,
- * finished by one thread (leaf): an insertion sort, sorting networks, a
- * split pass and insertion sorts, or LSD passes.  Every pass is a stable
- * counting scatter, so the whole sort is stable.  4-byte keys with 4-byte
- * values may take the packed route (pk_fits) instead.
+ * finished by one thread (leaf, in ps_openmp_leaf-inl.h, which this file
+ * includes).  Every pass is a stable counting scatter, so the whole sort
+ * is stable.  4-byte keys with 4-byte values may take the packed route
+ * (pk_fits) instead: the first pass packs each key with its value into
+ * one word, and the leaves unpack them (pk_leaf).
  *
  * The team's passes run as phases of ps_openmp_team.h: the calling thread
  * decides each one and every member, the caller included, takes chunks of
@@ -24,23 +25,12 @@
 #include <string.h>
 
 #include "ps_openmp_net.h"
-#include "ps_openmp_team.h"
 #include "ps_openmp_sort.h"
+#include "ps_openmp_team.h"
 
-/* A leaf of at most this many keys is finished by insertion sort alone
- * (leaf). */
-#define PS_TINY_LEAF 16
-/* A leaf whose LSD passes would use more than this many counters a key
- * is split instead (leaf). */
-#define PS_SPLIT_SPARSE 8
 /* Smallest bucket an MSD pass makes just to spare its leaves a third LSD
  * pass (msd_bits). */
 #define PS_TWO_PASS_MIN 4096
-/* After a leaf whose buckets overflowed the networks' slots by more than
- * a sixteenth of its keys (skewed data), this many more leaves of the
- * same thread skip the networks (slots_fit): the omp for hands out runs
- * of 8 neighbouring buckets, which tend to be skewed alike. */
-#define PS_NET_SKIP 8
 
 static inline ps_omp_tls *tls_of(const ps_omp_ctx *c, int t)
 {
@@ -91,27 +81,6 @@ static inline int skewed(size_t bm, size_t m)
     return bm > m / 2;
 }
 
-/* The counters of the LSD passes over nb bits of a leaf (lsd_leaf): one
- * table of 2^w per pass. */
-static inline size_t lsd_counters(unsigned nb)
-{
-    unsigned np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
-    unsigned w = (nb + np - 1) / np;
-    return (size_t)np << w;
-}
-
-/* Bits of the counting pass of a network leaf of m elements (net_leaf,
- * pk_net_leaf): the fewest that leave at most `avg` a bucket on average,
- * so that most buckets fit a network of one or two registers and few
- * exceed PS_NET_MAX. */
-static inline unsigned net_bits(size_t m, size_t avg)
-{
-    unsigned b = 1;
-    while (b < PS_LEAF_BITS && (m >> b) > avg)
-        b++;
-    return b;
-}
-
 /* A range of m keys at `depth` is finished as a leaf when it fits in
  * cache, or when the level budget is spent (PS_MAX_DEPTH). */
 static inline int is_leaf(const ps_omp_ctx *c, size_t m, unsigned depth)
@@ -132,413 +101,10 @@ static inline int team_worthy(const ps_omp_ctx *c, size_t bm, size_t m, int nt,
            && bm * 4 * (size_t)nt > m && depth + 1 < PS_MAX_DEPTH - 1;
 }
 
-/* Ask for the lines of [p, p + bytes) ahead of writing them.  A leaf's
- * last pass scatters into the caller's array, which is cold: without this
- * every store waits for its line to come from DRAM (+5% on u32 keys, +9%
- * on u64 keys, 16M, one thread). */
-static inline void prefetch_for_write(const void *p, size_t bytes)
-{
-    const char *c = (const char *)p;
-    size_t i;
-    for (i = 0; i < bytes; i += 64)
-        __builtin_prefetch(c + i, 1, 3);
-}
-
-/* How many elements of the bucket after [a, a + m) a leaf's last pass
- * prefetches (at most m).  The omp for hands buckets out in runs of 8, so
- * that bucket is mostly the same thread's next leaf; its keys and values,
- * fetched into L2 while the pass's loads and stores hit in cache, spare
- * the next leaf's first read the wait on DRAM, and its destination lines,
- * fetched for writing, spare its scatter the reads for ownership.
- * Measured, one thread, interleaved: split leaves (u64) at 16M +7% for the
- * reads and 7-12% more for the writes, with values +6% and 5-10% more;
- * packed pairs +3-10% at 1M-16M; u32 LSD leaves +1-6% at 4M-16M. */
-static inline size_t next_span(const ps_omp_ctx *c, size_t a, size_t m)
-{
-    size_t next = a + m;
-    return next >= c->n ? 0 : c->n - next < m ? c->n - next : m;
-}
-
-/* ---- leaves ------------------------------------------------------------ */
-
-/* Offsets of a counting pass from its counts: off[d] where bucket d
- * starts, for digits 0..mask. */
-static void leaf_offsets(uint32_t *off, const uint32_t *cnt, unsigned mask)
-{
-    uint32_t sum = 0;
-    unsigned d;
-    for (d = 0; d <= mask; d++) {
-        off[d] = sum;
-        sum += cnt[d];
-    }
-}
-
-/* The digits of a leaf's LSD passes: np digits of w bits from bit lo (the
- * last ending at hi), whose histograms leaf_hist left in h, table j at
- * h + (j << w).  Keeps the digits that vary over the leaf's m keys (a
- * digit that first, the image of its first key, shares with all of them
- * leaves the order as it is), with their histograms moved to the front:
- * pass i sorts by (sh[i], mask[i]) from table i.  Returns their number. */
-static unsigned leaf_digits(uint32_t *h, unsigned np, unsigned w, unsigned lo,
-                            unsigned hi, size_t m, uint64_t first,
-                            unsigned *sh, unsigned *mask)
-{
-    unsigned j, p = 0;
-    for (j = 0; j < np; j++) {
-        unsigned s0 = lo + j * w, bits = hi - s0 < w ? hi - s0 : w;
-        unsigned mk = (1u << bits) - 1;
-        const uint32_t *hj = h + ((size_t)j << w);
-        if (hj[(first >> s0) & mk] == m)
-            continue;   /* the same digit everywhere: order unchanged */
-        if (p != j)
-            memcpy(h + ((size_t)p << w), hj, ((size_t)mk + 1) * sizeof *h);
-        sh[p] = s0;
-        mask[p] = mk;
-        p++;
-    }
-    return p;
-}
-
-/* Sort positions [a, a + m) of array `where` by image bits [lo, hi) with
- * LSD passes of at most PS_LEAF_BITS bits, and leave the result in array 0
- * (the caller's).  m < 2^32.  A leaf of at most leaf_cap elements may also
- * pass through the thread's own buffer (tl->tmp), which lets any number of
- * passes from 2 up end in array 0 without a final copy. */
-static void lsd_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
-                     size_t m, unsigned lo, unsigned hi)
-{
-    const ps_omp_kernels *kt = c->kt;
-    const size_t kb = c->bits / 8;
-    uint32_t *h = tl->lhist, *off = tl->loff;
-    unsigned sh[PS_MAX_LEAF_DIGITS], mask[PS_MAX_LEAF_DIGITS];
-    unsigned np, p = 0, w = 0, i;
-    int path[PS_MAX_LEAF_DIGITS + 1];
-    unsigned char *karr[3], *varr[3];
-
-    if (m > 1 && hi > lo) {
-        unsigned nb = hi - lo;
-        uint64_t first;
-        np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
-        w = (nb + np - 1) / np;
-        if (where != 0) {   /* the last pass writes array 0: warm it */
-            prefetch_for_write(key_at(c, 0, a), m * kb);
-            if (c->vs)
-                prefetch_for_write(value_at(c, 0, a), m * c->vs);
-        }
-        first = kt->leaf_hist(c, key_at(c, where, a), m, lo, hi, w, np, h);
-        p = leaf_digits(h, np, w, lo, hi, m, first, sh, mask);
-    }
-    /* Choose the arrays each pass goes through: 0 and 1 alternate, and 2
-     * (the thread's buffer) stands in wherever alternation alone would end
-     * in array 1. */
-    karr[0] = key_at(c, 0, a);
-    karr[1] = key_at(c, 1, a);
-    karr[2] = tl->tmp;
-    varr[0] = value_at(c, 0, a);
-    varr[1] = value_at(c, 1, a);
-    varr[2] = c->vs ? tl->tmp + round64(c->leaf_cap * kb) : NULL;
-    path[0] = where;
-    for (i = 1; i <= p; i++)
-        path[i] = 1 - path[i - 1];
-    if (m <= c->leaf_cap && p >= 2 && path[p] != 0) {
-        for (i = 1; i < p; i++)
-            path[i] = i == p - 1 ? (path[i - 1] == 1 ? 2 : 1)
-                                 : (path[i - 1] == 1 ? 0 : 1);
-        path[p] = 0;
-    }
-    for (i = 0; i < p; i++) {
-        leaf_offsets(off, h + ((size_t)i << w), mask[i]);
-        kt->leaf_pass(c, karr[path[i]], karr[path[i + 1]], varr[path[i]],
-                      varr[path[i + 1]], m, sh[i], mask[i], off,
-                      key_at(c, where, a + m), key_at(c, 0, a + m),
-                      i + 1 == p ? next_span(c, a, m) : 0);
-    }
-    if (path[p] != 0 && m > 0) {
-        memcpy(karr[0], karr[path[p]], m * kb);
-        if (c->vs)
-            memcpy(varr[0], varr[path[p]], m * c->vs);
-    }
-}
-
-/* Finish the split leaf at [a, a + m) of array 0, whose buckets (bucket d
- * ends at tl->split[d]) are in order by image bits [sh, hi) but not yet by
- * the bits [lo, sh) below: buckets too big for insertion sort (skewed
- * data, when `skewed` says one may be) become LSD leaves, then one
- * insertion sort runs over the whole leaf.  A key never moves past a
- * smaller bucket's keys, so that needs no bucket bounds; a loop over the
- * buckets, mostly of 0, 1 or 2 keys, cost about 35 instructions a bucket.
- *
- * With about a key a bucket (the leaves of large sorts), one key in five
- * stands after a greater one, and the bubble pass, which leaves one in
- * twenty-five, was 15-25% faster for the whole sort (u64, 1M and 16M);
- * with two keys a bucket (small inputs, split more coarsely) the plain
- * insertion sort was 10-20% faster.  The bubble pass prefetches the next
- * bucket's keys and values from array `where` (next_span). */
-static void finish_buckets(const ps_omp_ctx *c, ps_omp_tls *tl, int where,
-                           size_t a, size_t m, unsigned lo, unsigned sh,
-                           unsigned mask, int skewed)
-{
-    if (skewed) {
-        /* A bucket of more than PS_SPLIT_SMALL keys is left to the
-         * insertion sort while that (about cnt^2 / 4 moves) costs less
-         * than the counters the LSD passes would clear and sum: a few
-         * distinct values spread over the range (100 in 1000 keys) fill
-         * buckets of 20-100 keys, and LSD passes over each of them ran 7x
-         * slower than passes over the whole leaf. */
-        const uint64_t lsd_cost = 4 * (uint64_t)lsd_counters(sh - lo);
-        const uint32_t *end = tl->split;
-        uint32_t s = 0;
-        unsigned d;
-        for (d = 0; d <= mask; s = end[d++]) {
-            uint32_t cnt = end[d] - s;
-            if (cnt > PS_SPLIT_SMALL && (uint64_t)cnt * cnt > lsd_cost)
-                lsd_leaf(c, tl, 0, a + s, cnt, lo, sh);
-        }
-    }
-    if (m < 2)
-        return;
-    if (m > (size_t)mask + 1 + (mask + 1) / 2)
-        c->kt->insert(key_at(c, 0, a), value_at(c, 0, a), c->vs, m, c->xf);
-    else
-        c->kt->bubble(c, key_at(c, 0, a), value_at(c, 0, a), m,
-                      key_at(c, where, a + m), value_at(c, where, a + m),
-                      next_span(c, a, m));
-}
-
-/* A leaf with many bits left for its few keys (leaf says when): one pass
- * on its top bits, at most PS_SPLIT_BITS and at most `most` buckets,
- * already leaves a key or two per bucket, so the buckets are finished by
- * insertion sort instead of passes over the bits below.  A bucket too big
- * for that (skewed data) is a leaf of its own.  The data first moves to
- * array 1 (when it is in array 0), so that the pass ends in array 0. */
-static void split_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where,
-                       size_t a, size_t m, unsigned lo, unsigned hi,
-                       size_t most)
-{
-    const size_t kb = c->bits / 8, vs = c->vs;
-    unsigned char *k0 = key_at(c, 0, a), *k1 = key_at(c, 1, a);
-    unsigned char *v0 = value_at(c, 0, a), *v1 = value_at(c, 1, a);
-    unsigned b = PS_SPLIT_BITS, sh, mask;
-    uint32_t big;
-
-    /* About as many buckets as keys: 2^b at most `most` (leaf), and no
-     * more bits than are left. */
-    while (b > 1 && ((size_t)1 << b) > most)
-        b--;
-    if (b > hi - lo)
-        b = hi - lo;
-    sh = hi - b;
-    mask = (1u << b) - 1;
-
-    if (where == 0) {
-        memcpy(k1, k0, m * kb);
-        if (vs)
-            memcpy(v1, v0, m * vs);
-    } else {
-        prefetch_for_write(k0, m * kb);
-        if (vs)
-            prefetch_for_write(v0, m * vs);
-    }
-    /* The pass leaves the buckets' ends in tl->split for finish_buckets
-     * (whose LSD leaves use lhist).  big, the OR of the counts, exceeds
-     * PS_SPLIT_SMALL when a count does (and sometimes when none does: then
-     * finish_buckets looks in vain). */
-    big = c->kt->split(c, k1, k0, v1, v0, m, sh, mask, tl->split);
-    finish_buckets(c, tl, where, a, m, lo, sh, mask, big > PS_SPLIT_SMALL);
-}
-
-/* Did the slot pass of a network leaf of m keys (net_leaf, pk_net_leaf)
- * keep every bucket within its PS_NET_MAX slots?  off[d] ends bucket d,
- * which starts at d * PS_NET_MAX.  When not, and more than a sixteenth of
- * the keys overflowed (skewed data), the thread's next PS_NET_SKIP leaves
- * go to the other leaf sorts without trying. */
-static int slots_fit(ps_omp_tls *tl, const uint32_t *off, unsigned mask,
-                     size_t m)
-{
-    uint32_t excess = 0;
-    unsigned d;
-    for (d = 0; d <= mask; d++) {
-        uint32_t cnt = off[d] - d * PS_NET_MAX;
-        excess += cnt > PS_NET_MAX ? cnt - PS_NET_MAX : 0;
-    }
-    if (excess == 0)
-        return 1;
-    if (excess > m / 16)
-        tl->net_skip = PS_NET_SKIP;
-    return 0;
-}
-
-/* Sort positions [a, a + m) of array `where` by image bits [., hi) into
- * array 0, for a leaf of 4- or 8-byte keys without values on a CPU with
- * AVX-512 (or AVX2, 4-byte keys; c->net): one pass on its top bits
- * (net_bits: 8 to 16 4-byte keys a bucket, 4 to 8 8-byte ones) into the
- * thread's buffer, then each bucket sorted by a network of one to four
- * registers on its way into array 0 (ps_openmp_net.h).  The networks sort
- * whole keys, so the bits below the digit need no more passes.  Against
- * two LSD passes, the second pass and the counting of the digits are
- * gone, for about 1.3 cycles a key of networks (4-byte keys, 32K-key
- * leaves of 22 bits: 8.1 -> 5.7 cycles a key in a microbenchmark).
- *
- * The pass goes without counting at all: bucket d fills a slot of
- * PS_NET_MAX keys at d * PS_NET_MAX, and the networks pack the buckets as
- * they go (5-25% faster than counting first, 2 threads, 1K-16M keys).
- * When a bucket overflows its slot (with random keys, about one leaf in
- * 20 at 16K 4-byte keys, one in 8 at 2^24 keys), the leaf goes to the
- * other leaf sorts: they handle skewed data better than networks do
- * (slots_fit).  The thread's buffer holds the slots and any overflow: at
- * most (2^b - 1) * PS_NET_MAX + m < 9m keys, since net_bits leaves more
- * than 8 4-byte keys and more than 4 8-byte keys a bucket.
- *
- * Returns 0, having written nothing to array 0, when it did not sort. */
-static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
-                    size_t m, unsigned hi)
-{
-    const size_t kb = c->bits / 8;
-    unsigned char *k0 = key_at(c, 0, a), *src = key_at(c, where, a);
-    unsigned b = net_bits(m, 512 / c->bits), sh = hi - b;
-    unsigned mask = (1u << b) - 1, d;
-    uint32_t *off = tl->split;
-
-    if (where != 0)     /* the networks write array 0: warm it */
-        prefetch_for_write(k0, m * kb);
-    for (d = 0; d <= mask; d++)
-        off[d] = d * PS_NET_MAX;
-    /* The pass leaves off[d] at the end of bucket d, and prefetches the
-     * next leaf as an LSD leaf's last pass does. */
-    c->kt->leaf_pass(c, src, tl->tmp, NULL, NULL, m, sh, mask, off,
-                     src + m * kb, k0 + m * kb, next_span(c, a, m));
-    if (!slots_fit(tl, off, mask, m))
-        return 0;
-    c->kt->net(tl->tmp, k0, off, (size_t)mask + 1, (uint32_t)m, c->xf, c->net);
-    return 1;
-}
-
-/* Finish positions [a, a + m) of array `where` by image bits [lo, hi), in
- * array 0:
- *  - at most PS_TINY_LEAF keys: an insertion sort.  Skewed data leaves
- *    many such buckets with many bits each (log-uniform magnitudes:
- *    thousands of buckets of 1-10 keys keeping 30-40 bits), where LSD
- *    passes would clear and sum thousands of counters per bucket; those
- *    counters took most of a 1M-key sort;
- *  - with networks (c->net), net_leaf, unless its slots overflow;
- *  - LSD passes, or a split pass and insertion sorts
- *    - when four or more passes would be left for few keys, with up to 1.5
- *      buckets a key (measured on u64: twice as many buckets as keys costs
- *      more in the bucket loop than it saves in insertion sorts, 64K keys
- *      20% slower; half as many more in insertion sorts, 16M keys 9%
- *      slower; with three passes, the passes win: u32 at 1M keys, whose
- *      leaves keep 25 bits, ran 19% slower split);
- *    - when the leaf is the whole input (a small array) and the passes'
- *      counters would outnumber its keys twice: the sort would then be
- *      mostly clearing and summing counters.  Measured on one thread
- *      against the passes, random u32 keys: 100 keys 5x faster, 300 2.4x,
- *      1000 1.6x, 2900 1.18x; u32 pairs 4x to 1.05x; at 4096 keys the
- *      passes win by 8%, by 12-27% with 22-24 bits left.  The leaves of
- *      larger sorts keep their passes: split, u32 at 1M keys (leaves of
- *      about 4096 keys and 24 bits) ran 28% slower.
- *  A leaf that is the whole input has at most a bucket for two keys:
- *  against one a key, 8-11% faster at 1500 u32 keys, 20-25% at 4096 and
- *  8192 u64 keys.  (Leaves of larger sorts lose 15-20% that way: u64 at
- *  64K to 4M keys.) */
-static void leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
-                 size_t m, unsigned lo, unsigned hi)
-{
-    if (m <= PS_TINY_LEAF && hi > lo) {
-        if (where != 0) {
-            memcpy(key_at(c, 0, a), key_at(c, 1, a), m * (c->bits / 8));
-            if (c->vs)
-                memcpy(value_at(c, 0, a), value_at(c, 1, a), m * c->vs);
-        }
-        c->kt->insert(key_at(c, 0, a), value_at(c, 0, a), c->vs, m, c->xf);
-        return;
-    }
-    if (c->net && c->kt->net != NULL && m > PS_NET_MAX && m <= c->leaf_cap
-        && hi - lo > net_bits(m, 512 / c->bits)) {
-        if (tl->net_skip > 0)
-            tl->net_skip--;
-        else if (net_leaf(c, tl, where, a, m, hi))
-            return;
-    }
-    if (m > 1 && hi - lo > 3 * PS_LEAF_BITS
-        && m <= ((size_t)2 << PS_SPLIT_BITS))
-        split_leaf(c, tl, where, a, m, lo, hi, m == c->n ? m / 2 : m + m / 2);
-    else if (m == c->n && m > 1 && hi > lo && lsd_counters(hi - lo) > 2 * m)
-        split_leaf(c, tl, where, a, m, lo, hi, m / 2);
-    else if (hi > lo && lsd_counters(hi - lo) > PS_SPLIT_SPARSE * m)
-        split_leaf(c, tl, where, a, m, lo, hi, m + m / 2);
-    else
-        lsd_leaf(c, tl, where, a, m, lo, hi);
-}
+/* The leaves, in this unit (ps_openmp_leaf-inl.h says why). */
+#include "ps_openmp_leaf-inl.h"
 
 /* ---- the packed route (4-byte keys with 4-byte values) ----------------- */
-
-/* pk_leaf with sorting networks (c->pk_net; ps_openmp_net.h): one pass on
- * the top bits, 4 to 8 elements a bucket, into slots of PS_NET_MAX in the
- * thread's buffer, no counting (as net_leaf), then each bucket sorted
- * stably by a network on 64-bit lanes and unpacked into the caller's
- * arrays.  Returns 0, having written nothing but the buffer, when it does
- * not apply: the key bits below the digit must fit the 27 bits of a lane's
- * sort key, and a bucket that overflows its slot (skewed data) sends the
- * leaf, and maybe the thread's next ones (slots_fit), to the LSD passes.
- * The buffer holds at most (2^b - 1) * PS_NET_MAX + m < 9m elements, since
- * net_bits leaves more than 4 a bucket. */
-static int pk_net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, size_t a,
-                       size_t m, unsigned lo, unsigned hi)
-{
-    const ps_omp_packed *pk = c->kt->packed;
-    const uint64_t *e = (const uint64_t *)c->k[1] + a;
-    uint64_t *buf = (uint64_t *)(void *)tl->tmp;
-    unsigned b = net_bits(m, 8), sh = hi - b, mask = (1u << b) - 1, d;
-    uint32_t *off = tl->split;
-
-    if (m <= PS_NET_MAX || m > c->leaf_cap || hi - lo <= b || sh > 27)
-        return 0;
-    if (tl->net_skip > 0) {
-        tl->net_skip--;
-        return 0;
-    }
-    for (d = 0; d <= mask; d++)
-        off[d] = d * PS_NET_MAX;
-    pk->pass(c, e, buf, m, sh, mask, off, e + m, next_span(c, a, m));
-    if (!slots_fit(tl, off, mask, m))
-        return 0;
-    pk->net(buf, key_at(c, 0, a), c->v[0] + a * 4, off, (size_t)mask + 1,
-            (uint32_t)m, c->xf);
-    return 1;
-}
-
-/* Sort the packed elements at [a, a + m) of the scratch by key image bits
- * [lo, hi) and leave them, apart, at [a, a + m) of the caller's arrays:
- * LSD passes of at most PS_LEAF_BITS bits, alternating between the scratch
- * and the thread's buffer, then one sequential unpack.  m <= leaf_cap. */
-static void pk_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, size_t a, size_t m,
-                    unsigned lo, unsigned hi)
-{
-    const ps_omp_packed *pk = c->kt->packed;
-    uint64_t *e = (uint64_t *)c->k[1] + a, *buf[2];
-    uint32_t *h = tl->lhist, *off = tl->loff;
-    unsigned sh[PS_MAX_LEAF_DIGITS], mk[PS_MAX_LEAF_DIGITS];
-    unsigned np, p = 0, w = 0, i;
-
-    if (c->pk_net && pk->net != NULL && pk_net_leaf(c, tl, a, m, lo, hi))
-        return;
-    if (m > 1 && hi > lo) {
-        unsigned nb = hi - lo;
-        uint64_t first;
-        np = (nb + PS_LEAF_BITS - 1) / PS_LEAF_BITS;
-        w = (nb + np - 1) / np;
-        first = pk->hist(c, e, m, lo, hi, w, np, h);
-        p = leaf_digits(h, np, w, lo, hi, m, first, sh, mk);
-    }
-    buf[0] = e;
-    buf[1] = (uint64_t *)(void *)tl->tmp;
-    for (i = 0; i < p; i++) {
-        leaf_offsets(off, h + ((size_t)i << w), mk[i]);
-        pk->pass(c, buf[i & 1], buf[(i + 1) & 1], m, sh[i], mk[i], off,
-                 e + m, i + 1 == p ? next_span(c, a, m) : 0);
-    }
-    pk->unpack(key_at(c, 0, a), c->v[0] + a * 4, buf[p & 1], m);
-}
 
 /* Can the MSD pass at `depth` over array `where`, cut by `bounds` into
  * mask + 1 buckets, take the packed route?  Only the first pass, over the
@@ -642,8 +208,8 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
  * more than it saves. */
 #define PS_CHUNK_MIN 8192
 /* Buckets of a pass that one item of the leaf phase finishes: neighbours,
- * so that a leaf's prefetch of the next bucket (next_span) mostly helps
- * the same member. */
+ * so that a leaf's prefetch of the next bucket (next_span,
+ * ps_openmp_leaf-inl.h) mostly helps the same member. */
 #define PS_LEAF_GROUP 8
 
 /* Chunks a team pass over m elements cuts its range into: c->chunks (two

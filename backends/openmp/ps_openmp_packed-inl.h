@@ -4,8 +4,8 @@
  * MSD pass and the last leaf pass (ps_omp_packed in ps_openmp_sort.h).
  * ps_openmp_kernels.c includes it once, after the 32-bit instance of
  * ps_openmp_kernels-inl.h, whose img32 and count_digits32 it uses; the
- * route's control (when it is taken, the leaves' passes) is pk_route and
- * pk_leaf in ps_openmp_msd.c.
+ * route's control is pk_fits in ps_openmp_msd.c (when it is taken) and
+ * pk_leaf in ps_openmp_leaf-inl.h (the leaves' passes).
  *
  * Why: kept apart, every pass of a pair loads and stores twice, and the MSD
  * pass keeps two write-combining buffers per bucket, which crowd the

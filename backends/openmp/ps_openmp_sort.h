@@ -1,22 +1,29 @@
 /*
  * ps_openmp_sort.h - what the OpenMP backend's three layers share:
  *
- *   ps_openmp.c          the ops table, the scratch block and its cache,
- *                        the plan of a sort, the segmented sort;
- *   ps_openmp_msd.c      the sort's control, written once for every key
- *                        width: the MSD recursion (one thread or the
- *                        team), the choice of a leaf sort, the passes of
- *                        a leaf, the level budget;
- *   ps_openmp_team.c     the threads: a pool the library owns, and the
- *                        phases the control hands its members;
- *   ps_openmp_kernels.c  the loops over keys, compiled once per key
- *                        width from ps_openmp_kernels-inl.h (and
- *                        ps_openmp_packed-inl.h for 4-byte pairs) and
- *                        handed to the control as one table per width
- *                        (ps_omp_kernels).
+ *   the top      ps_openmp.c, the ops table and the backend's settings;
+ *                ps_openmp_plan.c, the plan of a sort and the layout of
+ *                its scratch; ps_openmp_scratch.c, the cache of scratch
+ *                blocks; ps_openmp_segments.c, the segmented sort (what
+ *                these share: ps_openmp_plan.h);
+ *   the control  the sort, written once for every key width:
+ *                ps_openmp_msd.c, the MSD recursion (one thread or the
+ *                team), the level budget, the packed route's first pass;
+ *                ps_openmp_leaf-inl.h, which it includes, the leaves: the
+ *                choice of a leaf sort and its passes, the packed route's
+ *                leaves;
+ *   the kernels  ps_openmp_kernels.c, the loops over keys, compiled once
+ *                per key width from ps_openmp_kernels-inl.h (and
+ *                ps_openmp_packed-inl.h for 4-byte pairs) and handed to
+ *                the control as one table per width (ps_omp_kernels);
+ *
+ * and the threads, ps_openmp_team.c: a pool the library owns, and the
+ * phases the top and the control hand its members.
  *
  * Each layer calls only the one below it (and ps_openmp_net.c, the
- * sorting networks, at the bottom).  The control calls a kernel once per
+ * sorting networks, at the bottom), but for arrays and segments too small
+ * for a plan, which the top hands to a kernel's insertion sort or
+ * networks itself.  The control calls a kernel once per
  * pass or per leaf, never per key: every loop over keys lives inside a
  * kernel, specialised there for its width, value size and key transform.
  */
@@ -80,7 +87,7 @@ _Static_assert((PS_MAX_DEPTH - 1) * PS_MSD_BITS >= 64,
  * threads: 195 vs 178 and 395 vs 370 Mkeys/s). */
 #define PS_UNIT_BYTES 256
 
-/* One member's part of the scratch block (ps_openmp.c lays it out). */
+/* One member's part of the scratch block (ps_openmp_plan.c lays it out). */
 typedef struct ps_omp_tls {
     size_t *pos;        /* [msd radix] write cursor per bucket */
     size_t *start;      /* [msd radix] where this thread's part of a bucket starts */
@@ -96,7 +103,7 @@ typedef struct ps_omp_tls {
 
 typedef struct ps_omp_kernels ps_omp_kernels;
 
-/* One sort, as ps_openmp.c planned it: read-only while it runs. */
+/* One sort, as ps_openmp_plan.c planned it: read-only while it runs. */
 typedef struct ps_omp_ctx {
     const ps_omp_kernels *kt;   /* the kernels of this key width */
     void *k[2];                 /* [0] the caller's keys, [1] scratch */
@@ -234,7 +241,7 @@ struct ps_omp_kernels {
 extern const ps_omp_kernels ps_omp_kernels8, ps_omp_kernels16,
     ps_omp_kernels32, ps_omp_kernels64;
 
-/* Run the sort that c plans (ps_openmp.c): its scratch laid out, c->kt
+/* Run the sort that c plans (ps_openmp_plan.c): its scratch laid out, c->kt
  * its width's kernels.  On the calling thread when c->team is NULL, else
  * with the team's members.  Cannot fail (ps_openmp_msd.c). */
 void ps_omp_sort(const ps_omp_ctx *c);
@@ -242,8 +249,8 @@ void ps_omp_sort(const ps_omp_ctx *c);
 /* Where c's arrays (c->k[0, 1] and c->v[0, 1], already set) lie against
  * the write-combining units of the scatters: c->shift, c->stream,
  * c->pk_shift and c->pk_stream.  `stream`: the sort is big enough that
- * its scatters should stream whole units past the caches (ps_openmp.c's
- * run() decides, by size); they then do so for every array whose units
+ * its scatters should stream whole units past the caches (ps_omp_run
+ * decides, by size); they then do so for every array whose units
  * the streaming stores can write, 16-byte aligned: keys always (they are
  * aligned to their size), values when the array and its shift allow it.
  * The kernels' unit tests place their arrays through it too, so that they
