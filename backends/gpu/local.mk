@@ -55,7 +55,7 @@ ps_gpu_obj = $(MKDIR_P) $(dir $(3)).libs && \
 PS_FAKE_KERNEL_LOS = $(PS_GPU_KV:%=test/ps_gpu_fake_k%.lo)
 check_LTLIBRARIES += test/ps_gpu_fake.la
 test_ps_gpu_fake_la_SOURCES = $(PS_GPU_HOST_SOURCES) test/standin/ps_gpu_fake.cc
-noinst_HEADERS += test/standin/ps_gpu_fake.h
+noinst_HEADERS += test/standin/ps_gpu_fake.h test/standin/ps_gpu_fake_dialect.h
 PS_FAKE_DEFS = -DPS_GPU_FAKE -DPS_GPU_MAX_BLOCKS=3 -DPS_GPU_STAGE_BYTES=1000 \
 	-DPS_GPU_OS_PORTION_TILES=2 -DPS_GPU_COPY_SPLIT_MIN=256 \
 	-DPS_GPU_SEG_HUGE=20000
@@ -69,7 +69,8 @@ test_ps_gpu_fake_la_LIBADD = $(PS_FAKE_KERNEL_LOS) backends/device/libps_device.
 	$(PTHREAD_LIBS)
 test_ps_gpu_fake_la_DEPENDENCIES = $(PS_FAKE_KERNEL_LOS) backends/device/libps_device.la
 CLEANFILES += $(PS_FAKE_KERNEL_LOS) $(PS_FAKE_KERNEL_LOS:.lo=.o)
-test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/standin/ps_gpu_fake.h
+test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/standin/ps_gpu_fake.h \
+		$(srcdir)/test/standin/ps_gpu_fake_dialect.h
 	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(CXX) -x c++ -std=c++20 -O2 -fPIC $(PTHREAD_CFLAGS) $(PS_GPU_KINC) -I$(srcdir)/test/standin $(PS_FAKE_DEFS),$(srcdir)/backends/gpu/ps_gpu_kernels.cu,test/ps_gpu_fake_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v})
 
 check_PROGRAMS += test/ps_test_gpu_fake

@@ -18,67 +18,8 @@
 #include "ps_gpu_tune.h"
 
 #if defined(PS_GPU_FAKE)
-/* make check's CPU stand-in (test/standin/ps_gpu_fake.h): the kernels as
- * plain C++, one thread per work-item.  Local arrays are static, shared by
- * the work-items of the one work-group that runs at a time. */
-#  include "ps_gpu_fake.h"
-#  define PS_KERNEL_DIALECT_H
-typedef unsigned char ps_u8;
-typedef unsigned short ps_u16;
-typedef unsigned int ps_u32;
-typedef unsigned long long ps_u64;
-#  define PS_KERNEL_WG(wg) void
-#  define PS_FN static inline
-#  define PS_GLOBAL
-#  define PS_LOCAL
-#  define PS_LOCAL_ARRAY(type, name, n) static type name[n]
-#  define PS_BARRIER() ps_fake_barrier()
-#  define PS_LID() ps_fake_lid()
-#  define PS_GROUP() ps_fake_group()
-#  define PS_NGROUPS() ps_fake_ngroups()
-#  define PS_ATOMIC_ADD_LOCAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
-#  define PS_ATOMIC_ADD_GLOBAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
-#  define PS_ATOMIC_LOAD_GLOBAL(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#  define PS_ATOMIC_STORE_GLOBAL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#  define PS_ATOMIC_MAX_GLOBAL(p, v) ps_fake_atomic_max((p), (v))
-/* The look-back's pause yields the thread and watches for a wait that
- * never ends; PS_FAKE_OS_SPINS and PS_FAKE_OS_ORDER set how long it waits
- * and the order tiles are handed out in (test/gpu-fake.sh). */
-#  define PS_SPIN_PAUSE(i) ps_fake_pause(i)
-#  define PS_OS_SPINS ps_fake_os_spins()
-#  define PS_OS_ORDER ps_fake_os_order()
-static inline unsigned ps_fake_atomic_max(unsigned *p, unsigned v)
-{
-    unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
-    while (old < v && !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_RELEASE,
-                                                   __ATOMIC_RELAXED)) {
-    }
-    return old;
-}
-/* Warps with ballot and shuffle, but no match-any, so the stand-in runs
- * the ballot form of the warp ranking.  Their width is set at run time
- * (PS_FAKE_WARP: 32, as CUDA and AMD's RDNA, or 64, as AMD's GCN and
- * CDNA), and ballots are 64 bits wide whatever the width, as HIP's are. */
-#  define PS_WARP_SIZE ps_fake_warp_size()
-#  define PS_WARP_SIZE_MIN 32
-typedef unsigned long long ps_lmask;
-#  define PS_WARP_BALLOT(p) ps_fake_ballot(p)
-#  define PS_WARP_SHFL(v, lane) ps_fake_shfl((v), (lane))
-#  define PS_LMASK_POPC(m) ((ps_u32)__builtin_popcountll(m))
-#  define PS_LMASK_FFS(m) ((ps_u32)__builtin_ffsll((long long)(m)))
-#  include <tuple>
-#  include <utility>
-/* The launcher unpacks args exactly as cudaLaunchKernel would: args[i]
- * points to a value of the kernel's i-th parameter type. */
-template <typename... A, std::size_t... I>
-static void ps_fake_call(void (*fn)(A...), void **args, std::index_sequence<I...>)
-{
-    fn(*static_cast<A *>(args[I])...);
-}
-#  define PS_FAKE_RUN(f) [](void **a) { ps_fake_call(&f, a, \
-        std::make_index_sequence<std::tuple_size<decltype(ps_fake_args(&f))>::value>()); }
-template <typename... A>
-static std::tuple<A...> ps_fake_args(void (*)(A...));
+/* make check's CPU stand-in: the kernels as plain C++ (test/standin). */
+#  include "ps_gpu_fake_dialect.h"
 #else
 #  define PS_KERNEL_LINKAGE
 #  include "ps_kernel_dialect.h"
