@@ -31,38 +31,67 @@
 
 #include "ps_internal.h"
 
-/* Survivor indices, grown as a segment needs (the first pass's count says
- * how many); kept over the segments of one call. */
+/* The survivors of a select: their indices and their images (kb bytes
+ * each), so that the passes after the first read them in order instead of
+ * gathering keys from all over the array.  Grown as a segment needs (the
+ * first pass's count says how many), kept over the segments of one call. */
 typedef struct topk_buf {
-    size_t *at;
+    size_t *idx;
+    unsigned char *img;
     size_t cap;
 } topk_buf;
 
-static int buf_reserve(topk_buf *b, size_t need)
+static int buf_reserve(topk_buf *b, size_t need, size_t kb)
 {
-    size_t *p;
+    size_t *idx;
+    unsigned char *img;
     if (need <= b->cap)
         return PS_OK;
-    /* need <= n, whose indices topk_check made sure fit in size_t. */
-    p = ps_alloc(need * sizeof(size_t));
-    if (p == NULL)
+    /* need <= n, whose indices and keys topk_check made sure fit. */
+    idx = ps_alloc(need * sizeof(size_t));
+    img = ps_alloc(need * kb);
+    if (idx == NULL || img == NULL) {
+        ps_release(idx);
+        ps_release(img);
         return PS_ERR_NO_MEMORY;
-    ps_release(b->at);
-    b->at = p;
+    }
+    ps_release(b->idx);
+    ps_release(b->img);
+    b->idx = idx;
+    b->img = img;
     b->cap = need;
     return PS_OK;
 }
 
-/* The image of key i, for a key width kb that is a constant wherever this
- * is inlined (select_w below). */
-PS_FORCE_INLINE uint64_t image_at(const void *keys, size_t i, unsigned kb,
-                                  ps_xf xf)
+/* Word i of an array of kb-byte words, for a kb that is a constant
+ * wherever this is inlined (select_w below). */
+PS_FORCE_INLINE uint64_t word_at(const void *p, size_t i, unsigned kb)
 {
     switch (kb) {
-    case 1: return ps_enc8(((const uint8_t *)keys)[i], xf);
-    case 2: return ps_enc16(((const uint16_t *)keys)[i], xf);
-    case 4: return ps_enc32(((const uint32_t *)keys)[i], xf);
-    default: return ps_enc64(((const uint64_t *)keys)[i], xf);
+    case 1: return ((const uint8_t *)p)[i];
+    case 2: return ((const uint16_t *)p)[i];
+    case 4: return ((const uint32_t *)p)[i];
+    default: return ((const uint64_t *)p)[i];
+    }
+}
+
+PS_FORCE_INLINE void word_put(void *p, size_t i, unsigned kb, uint64_t v)
+{
+    switch (kb) {
+    case 1: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case 2: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case 4: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    default: ((uint64_t *)p)[i] = v; break;
+    }
+}
+
+PS_FORCE_INLINE uint64_t image_of(uint64_t k, unsigned kb, ps_xf xf)
+{
+    switch (kb) {
+    case 1: return ps_enc8((uint8_t)k, xf);
+    case 2: return ps_enc16((uint16_t)k, xf);
+    case 4: return ps_enc32((uint32_t)k, xf);
+    default: return ps_enc64(k, xf);
     }
 }
 
@@ -83,23 +112,40 @@ static void pick_digit(const size_t *hist, size_t *r, unsigned *d, size_t *c)
     *r -= below;
 }
 
-/* The elements at positions a .. a + len - 1 of the segment (list NULL),
- * or at list[0 .. len - 1] (the survivors, in index order), split by
- * digit (image >> shift) & 255 against d: below it they are candidates,
- * above it dropped; equal to it they are candidates too while `take`
- * lasts, and after that survivors, written to keep[] in order (keep may
- * be list itself: it is written behind where it is read), or dropped when
- * keep is NULL (the last split of a select).
- * Returns the number of survivors kept. */
-PS_FORCE_INLINE size_t split(const void *keys, const size_t *list, size_t a,
-                             size_t len, unsigned kb, ps_xf xf, unsigned shift,
-                             unsigned d, size_t take, size_t *cand,
-                             size_t *nc, size_t *keep)
+/* What a pass reads: the segment's keys a .. a + len - 1 (sv NULL), or
+ * the first len survivors of sv, in index order. */
+typedef struct topk_src {
+    const void *keys;
+    size_t a, len;
+    const topk_buf *sv;
+} topk_src;
+
+PS_FORCE_INLINE uint64_t src_image(const topk_src *s, size_t j, unsigned kb,
+                                   ps_xf xf, size_t *i)
+{
+    if (s->sv == NULL) {
+        *i = s->a + j;
+        return image_of(word_at(s->keys, s->a + j, kb), kb, xf);
+    }
+    *i = s->sv->idx[j];
+    return word_at(s->sv->img, j, kb);
+}
+
+/* Split the source by digit (image >> shift) & 255 against d: below it
+ * the elements are candidates, above it dropped; equal to it they are
+ * candidates too while `take` lasts, and after that survivors, written to
+ * keep in order (keep may be the source itself: it is written behind
+ * where it is read), or dropped when keep is NULL (the last split of a
+ * select).  Returns the number of survivors kept. */
+PS_FORCE_INLINE size_t split(const topk_src *s, unsigned kb, ps_xf xf,
+                             unsigned shift, unsigned d, size_t take,
+                             size_t *cand, size_t *nc, topk_buf *keep)
 {
     size_t j, kept = 0, c = *nc;
-    for (j = 0; j < len; j++) {
-        size_t i = list != NULL ? list[j] : a + j;
-        unsigned g = (unsigned)(image_at(keys, i, kb, xf) >> shift) & 255u;
+    for (j = 0; j < s->len; j++) {
+        size_t i;
+        uint64_t img = src_image(s, j, kb, xf, &i);
+        unsigned g = (unsigned)(img >> shift) & 255u;
         if (g < d) {
             cand[c++] = i;
         } else if (g == d) {
@@ -107,7 +153,8 @@ PS_FORCE_INLINE size_t split(const void *keys, const size_t *list, size_t a,
                 cand[c++] = i;
                 take--;
             } else if (keep != NULL) {
-                keep[kept++] = i;
+                keep->idx[kept] = i;
+                word_put(keep->img, kept++, kb, img);
             }
         }
     }
@@ -115,16 +162,13 @@ PS_FORCE_INLINE size_t split(const void *keys, const size_t *list, size_t a,
     return kept;
 }
 
-PS_FORCE_INLINE void count(const void *keys, const size_t *list, size_t a,
-                           size_t len, unsigned kb, ps_xf xf, unsigned shift,
-                           size_t *hist)
+PS_FORCE_INLINE void count(const topk_src *s, unsigned kb, ps_xf xf,
+                           unsigned shift, size_t *hist)
 {
-    size_t j;
+    size_t j, i;
     memset(hist, 0, 256 * sizeof *hist);
-    for (j = 0; j < len; j++) {
-        size_t i = list != NULL ? list[j] : a + j;
-        hist[(image_at(keys, i, kb, xf) >> shift) & 255u]++;
-    }
+    for (j = 0; j < s->len; j++)
+        hist[(src_image(s, j, kb, xf, &i) >> shift) & 255u]++;
 }
 
 /* The m < len elements of the segment a .. a + len - 1 that come first in
@@ -133,32 +177,33 @@ PS_FORCE_INLINE void count(const void *keys, const size_t *list, size_t a,
 PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
                              unsigned kb, ps_xf xf, size_t *cand, topk_buf *sv)
 {
-    size_t hist[256], r = m, c, nc = 0, ns;
+    size_t hist[256], r = m, c, nc = 0;
     unsigned shift = 8u * kb - 8u, d;
+    topk_src whole = { keys, a, len, NULL }, surv = { keys, 0, 0, sv };
 
-    count(keys, NULL, a, len, kb, xf, shift, hist);
+    count(&whole, kb, xf, shift, hist);
     pick_digit(hist, &r, &d, &c);
     /* Every one with digit d is in (r == c), or this is the last digit:
      * no survivors to keep. */
     if (r == c || shift == 0) {
-        split(keys, NULL, a, len, kb, xf, shift, d, r, cand, &nc, NULL);
+        split(&whole, kb, xf, shift, d, r, cand, &nc, NULL);
         return PS_OK;
     }
-    if (buf_reserve(sv, c) != PS_OK)
+    if (buf_reserve(sv, c, kb) != PS_OK)
         return PS_ERR_NO_MEMORY;
-    ns = split(keys, NULL, a, len, kb, xf, shift, d, 0, cand, &nc, sv->at);
+    surv.len = split(&whole, kb, xf, shift, d, 0, cand, &nc, sv);
     /* At most 8 * kb / 8 - 1 more passes; each keeps the r-th survivor. */
     while (shift > 0) {
         shift -= 8;
-        count(keys, sv->at, 0, ns, kb, xf, shift, hist);
+        count(&surv, kb, xf, shift, hist);
         pick_digit(hist, &r, &d, &c);
         if (r == c || shift == 0) {
-            split(keys, sv->at, 0, ns, kb, xf, shift, d, r, cand, &nc, NULL);
+            split(&surv, kb, xf, shift, d, r, cand, &nc, NULL);
             break;
         }
-        if (c == ns)
+        if (c == surv.len)
             continue;           /* they all share this digit: nothing drops */
-        ns = split(keys, sv->at, 0, ns, kb, xf, shift, d, 0, cand, &nc, sv->at);
+        surv.len = split(&surv, kb, xf, shift, d, 0, cand, &nc, sv);
     }
     PS_DEBUG_ASSERT(nc == m);
     return PS_OK;
@@ -210,7 +255,7 @@ static int select_all(const topk_call *t, size_t *cand, size_t *coff)
 {
     size_t kb = ps_type_bytes(t->type), s, at = 0;
     ps_xf xf = ps_xf_make(t->type, t->flags);
-    topk_buf sv = { NULL, 0 };
+    topk_buf sv = { NULL, NULL, 0 };
     int (*sel)(const void *, size_t, size_t, size_t, ps_xf, size_t *,
                topk_buf *) =
         kb == 1 ? select_1 : kb == 2 ? select_2 : kb == 4 ? select_4 : select_8;
@@ -228,10 +273,12 @@ static int select_all(const topk_call *t, size_t *cand, size_t *coff)
         at += m;
     }
     coff[t->num_segments] = at;
-    ps_release(sv.at);
+    ps_release(sv.idx);
+    ps_release(sv.img);
     if (st != PS_OK)
-        ps_detail_set("%s: cannot allocate the survivors' indices (up to "
-                      "%zu bytes)", t->fn, t->n * sizeof(size_t));
+        ps_detail_set("%s: cannot allocate the survivors' indices and "
+                      "images (up to %zu bytes)", t->fn,
+                      t->n * (sizeof(size_t) + kb));
     return st;
 }
 
