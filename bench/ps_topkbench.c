@@ -39,11 +39,11 @@ static double median(double *t, int n)
     return t[n / 2];
 }
 
-static void *xmalloc(size_t bytes)
+/* malloc's answer, or the end of the program when it has none. */
+static void *need(void *p)
 {
-    void *p = malloc(bytes ? bytes : 1);
     if (p == NULL) {
-        fprintf(stderr, "ps_topkbench: out of memory (%zu bytes)\n", bytes);
+        fputs("ps_topkbench: out of memory\n", stderr);
         exit(1);
     }
     return p;
@@ -86,10 +86,10 @@ static void arrays(size_t n, int reps)
 {
     static const size_t ks[] = { 1, 100, 10000, 1000000 };
     static const ps_type types[] = { PS_U32, PS_F32 };
-    uint32_t *keys = xmalloc(n * 4), *copy = xmalloc(n * 4);
-    uint32_t *out = xmalloc(1000000 * 4);
-    size_t *idx = xmalloc(1000000 * sizeof(size_t));
-    double *t = xmalloc((size_t)reps * sizeof *t), sort;
+    uint32_t *keys = need(malloc(n * 4)), *copy = need(malloc(n * 4));
+    uint32_t *out = need(malloc(1000000 * 4));
+    size_t *idx = need(malloc(1000000 * sizeof(size_t)));
+    double *t = need(malloc((size_t)reps * sizeof *t)), sort;
     size_t ti, j;
     int r;
 
@@ -134,10 +134,10 @@ static void arrays(size_t n, int reps)
 
 static void segments(size_t ns, size_t len, size_t k, int reps)
 {
-    size_t n = ns * len, s, *off = xmalloc((ns + 1) * sizeof(size_t));
-    uint32_t *keys = xmalloc(n * 4), *copy = xmalloc(n * 4);
-    uint32_t *out = xmalloc(ns * k * 4);
-    double *t = xmalloc((size_t)reps * sizeof *t), sort, tk;
+    size_t n = ns * len, s, *off = need(malloc((ns + 1) * sizeof(size_t)));
+    uint32_t *keys = need(malloc(n * 4)), *copy = need(malloc(n * 4));
+    uint32_t *out = need(malloc(ns * k * 4));
+    double *t = need(malloc((size_t)reps * sizeof *t)), sort, tk;
     int r;
 
     for (s = 0; s <= ns; s++)

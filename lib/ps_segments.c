@@ -202,13 +202,7 @@ int ps_segments_on(const ps_backend_ops *ops, void *state, void *keys,
                    const size_t *offsets, size_t num_segments, ps_type type,
                    unsigned flags)
 {
-    seg_call c;
-    c.ops = ops;
-    c.state = state;
-    c.offsets = offsets;
-    c.num_segments = num_segments;
-    c.type = type;
-    c.flags = flags;
+    seg_call c = { ops, state, offsets, num_segments, type, flags };
     return segments_native(&c, keys, values, value_size, n);
 }
 
@@ -221,7 +215,8 @@ int ps_sort_segments(void *keys, void *values, size_t value_size, size_t n,
                      const size_t *offsets, size_t num_segments, ps_type type,
                      unsigned flags)
 {
-    seg_call c;
+    const ps_backend_ops *ops;
+    void *state;
     int st;
 
     ps_detail_clear();
@@ -251,16 +246,16 @@ int ps_sort_segments(void *keys, void *values, size_t value_size, size_t n,
     st = ps_check_offsets("ps_sort_segments", offsets, num_segments, n);
     if (st != PS_OK)
         return st;
-    memset(&c, 0, sizeof c);
-    st = ps_backend_for(n, &c.ops, &c.state);
+    st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
-    c.offsets = offsets;
-    c.num_segments = num_segments;
-    c.type = type;
-    c.flags = flags;
-    if (values == NULL || ps_values_native(c.ops, values, value_size))
-        return segments_native(&c, keys, values, values ? value_size : 0, n);
-    return ps_sort_by_index("ps_sort_segments", keys, values, value_size, n,
-                            index_step, &c);
+    if (values == NULL || ps_values_native(ops, values, value_size))
+        return ps_segments_on(ops, state, keys, values,
+                              values ? value_size : 0, n, offsets,
+                              num_segments, type, flags);
+    {
+        seg_call c = { ops, state, offsets, num_segments, type, flags };
+        return ps_sort_by_index("ps_sort_segments", keys, values, value_size,
+                                n, index_step, &c);
+    }
 }

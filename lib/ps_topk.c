@@ -209,28 +209,16 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
     return PS_OK;
 }
 
-static int select_1(const void *k, size_t a, size_t len, size_t m, ps_xf xf,
-                    size_t *cand, topk_buf *sv)
+/* select_w with the key width as a constant, one instance per width. */
+static int select_any(const void *k, size_t a, size_t len, size_t m,
+                      unsigned kb, ps_xf xf, size_t *cand, topk_buf *sv)
 {
-    return select_w(k, a, len, m, 1, xf, cand, sv);
-}
-
-static int select_2(const void *k, size_t a, size_t len, size_t m, ps_xf xf,
-                    size_t *cand, topk_buf *sv)
-{
-    return select_w(k, a, len, m, 2, xf, cand, sv);
-}
-
-static int select_4(const void *k, size_t a, size_t len, size_t m, ps_xf xf,
-                    size_t *cand, topk_buf *sv)
-{
-    return select_w(k, a, len, m, 4, xf, cand, sv);
-}
-
-static int select_8(const void *k, size_t a, size_t len, size_t m, ps_xf xf,
-                    size_t *cand, topk_buf *sv)
-{
-    return select_w(k, a, len, m, 8, xf, cand, sv);
+    switch (kb) {
+    case 1: return select_w(k, a, len, m, 1, xf, cand, sv);
+    case 2: return select_w(k, a, len, m, 2, xf, cand, sv);
+    case 4: return select_w(k, a, len, m, 4, xf, cand, sv);
+    default: return select_w(k, a, len, m, 8, xf, cand, sv);
+    }
 }
 
 /* One call: its arguments, and m_total, the sum over the segments of
@@ -256,9 +244,6 @@ static int select_all(const topk_call *t, size_t *cand, size_t *coff)
     size_t kb = ps_type_bytes(t->type), s, at = 0;
     ps_xf xf = ps_xf_make(t->type, t->flags);
     topk_buf sv = { NULL, NULL, 0 };
-    int (*sel)(const void *, size_t, size_t, size_t, ps_xf, size_t *,
-               topk_buf *) =
-        kb == 1 ? select_1 : kb == 2 ? select_2 : kb == 4 ? select_4 : select_8;
     int st = PS_OK;
 
     for (s = 0; s < t->num_segments && st == PS_OK; s++) {
@@ -269,7 +254,8 @@ static int select_all(const topk_call *t, size_t *cand, size_t *coff)
             for (i = 0; i < len; i++)
                 cand[at + i] = a + i;
         else
-            st = sel(t->keys, a, len, m, xf, cand + at, &sv);
+            st = select_any(t->keys, a, len, m, (unsigned)kb, xf, cand + at,
+                            &sv);
         at += m;
     }
     coff[t->num_segments] = at;

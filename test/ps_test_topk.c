@@ -295,60 +295,57 @@ static void refusals(void)
         st = (call);                                                    \
         expect_refusal(what, st, want, buf, before, bytes);             \
     } while (0)
-    REFUSE("out_keys over keys",
-           ps_topk(keys, vals, 4, N, 8, buf + 16, ok_v, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("out_keys == keys",
-           ps_topk(keys, NULL, 0, N, 8, keys, NULL, NULL, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("out_values over values",
-           ps_topk(keys, vals, 4, N, 8, ok_k, vals + 255, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("out_values over keys",
-           ps_topk(keys, vals, 4, N, 8, ok_k, buf + 200, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("out_index over values",
-           ps_topk(keys, vals, 4, N, 8, ok_k, ok_v, (size_t *)(buf + 504),
-                   PS_U32, 0), PS_ERR_INVALID_ARG);
-    REFUSE("out_index over out_keys",
-           ps_topk(keys, vals, 4, N, 8, ok_k, ok_v, (size_t *)(ok_k + 24),
-                   PS_U32, 0), PS_ERR_INVALID_ARG);
-    REFUSE("out_values over out_keys",
-           ps_topk(keys, vals, 4, N, 8, ok_k, ok_k + 31, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("out_values over out_index",
-           ps_topk(keys, vals, 4, N, 8, ok_k, (unsigned char *)ok_i + 63, ok_i,
-                   PS_U32, 0), PS_ERR_INVALID_ARG);
-    REFUSE("values over keys",
-           ps_topk(keys, buf + 252, 4, N, 8, ok_k, ok_v, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("bad type",
-           ps_topk(keys, NULL, 0, N, 8, ok_k, NULL, NULL, (ps_type)13, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("bad type, k = 0",
-           ps_topk(keys, NULL, 0, N, 0, ok_k, NULL, NULL, (ps_type)0, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("bad flags",
-           ps_topk(keys, NULL, 0, N, 8, ok_k, NULL, NULL, PS_U32, 2),
-           PS_ERR_INVALID_ARG);
-    REFUSE("values without out_values",
-           ps_topk(keys, vals, 4, N, 8, ok_k, NULL, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("out_values without values",
-           ps_topk(keys, NULL, 0, N, 8, ok_k, ok_v, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("values with value_size 0",
-           ps_topk(keys, vals, 0, N, 8, ok_k, ok_v, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("out_keys NULL",
-           ps_topk(keys, NULL, 0, N, 8, NULL, NULL, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("keys NULL",
-           ps_topk(NULL, NULL, 0, N, 8, ok_k, NULL, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
-    REFUSE("keys misaligned",
-           ps_topk(buf + 1, NULL, 0, N - 1, 8, ok_k, NULL, ok_i, PS_U32, 0),
-           PS_ERR_INVALID_ARG);
+    {
+        /* ps_topk's refusals: each one argument wrong. */
+        const struct {
+            const char *what;
+            const void *keys, *vals;
+            size_t vs, n, k;
+            void *ok, *ov;
+            size_t *oi;
+            ps_type t;
+            unsigned flags;
+        } c[] = {
+            { "out_keys over keys", keys, vals, 4, N, 8, buf + 16, ok_v, ok_i,
+              PS_U32, 0 },
+            { "out_keys == keys", keys, NULL, 0, N, 8, keys, NULL, NULL,
+              PS_U32, 0 },
+            { "out_values over values", keys, vals, 4, N, 8, ok_k, vals + 255,
+              ok_i, PS_U32, 0 },
+            { "out_values over keys", keys, vals, 4, N, 8, ok_k, buf + 200,
+              ok_i, PS_U32, 0 },
+            { "out_index over values", keys, vals, 4, N, 8, ok_k, ok_v,
+              (size_t *)(buf + 504), PS_U32, 0 },
+            { "out_index over out_keys", keys, vals, 4, N, 8, ok_k, ok_v,
+              (size_t *)(ok_k + 24), PS_U32, 0 },
+            { "out_values over out_keys", keys, vals, 4, N, 8, ok_k, ok_k + 31,
+              ok_i, PS_U32, 0 },
+            { "out_values over out_index", keys, vals, 4, N, 8, ok_k,
+              (unsigned char *)ok_i + 63, ok_i, PS_U32, 0 },
+            { "values over keys", keys, buf + 252, 4, N, 8, ok_k, ok_v, ok_i,
+              PS_U32, 0 },
+            { "bad type", keys, NULL, 0, N, 8, ok_k, NULL, NULL, (ps_type)13, 0 },
+            { "bad type, k = 0", keys, NULL, 0, N, 0, ok_k, NULL, NULL,
+              (ps_type)0, 0 },
+            { "bad flags", keys, NULL, 0, N, 8, ok_k, NULL, NULL, PS_U32, 2 },
+            { "values without out_values", keys, vals, 4, N, 8, ok_k, NULL,
+              ok_i, PS_U32, 0 },
+            { "out_values without values", keys, NULL, 0, N, 8, ok_k, ok_v,
+              ok_i, PS_U32, 0 },
+            { "values with value_size 0", keys, vals, 0, N, 8, ok_k, ok_v,
+              ok_i, PS_U32, 0 },
+            { "out_keys NULL", keys, NULL, 0, N, 8, NULL, NULL, ok_i, PS_U32,
+              0 },
+            { "keys NULL", NULL, NULL, 0, N, 8, ok_k, NULL, ok_i, PS_U32, 0 },
+            { "keys misaligned", buf + 1, NULL, 0, N - 1, 8, ok_k, NULL, ok_i,
+              PS_U32, 0 },
+        };
+        for (i = 0; i < sizeof c / sizeof c[0]; i++)
+            REFUSE(c[i].what,
+                   ps_topk(c[i].keys, c[i].vals, c[i].vs, c[i].n, c[i].k,
+                           c[i].ok, c[i].ov, c[i].oi, c[i].t, c[i].flags),
+                   PS_ERR_INVALID_ARG);
+    }
     /* Segments: 3 of them, k = 8, so 24 slots. */
     REFUSE("segments: offsets over out_keys",
            ps_topk_segments(keys, NULL, 0, N, off, 3, 8,
