@@ -21,6 +21,12 @@ bench_ps_cpubench_LDADD = lib/libportsort.la $(PS_HWY_LIBS) $(PS_BENCH_LIBS) \
 	$(PTHREAD_LIBS) -lm
 EXTRA_DIST += bench/ps_cpubench.sh
 
+# ps_topk against ps_sort_keys on the same keys, and ps_topk_segments
+# against ps_sort_segments (issue 30); doc/topk.md has the figures.
+noinst_PROGRAMS += bench/ps_topkbench
+bench_ps_topkbench_SOURCES = bench/ps_topkbench.c
+bench_ps_topkbench_LDADD = lib/libportsort.la
+
 # The OpenCL benchmark against Boost.Compute (optional peer).
 EXTRA_DIST += bench/ps_clbench.cc
 if PS_HAVE_BOOST_COMPUTE

@@ -16,10 +16,12 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_sort_pairs.3 \
 	doc/man/ps_sort_segments.3 \
 	doc/man/ps_strerror.3 \
+	doc/man/ps_topk.3 \
+	doc/man/ps_topk_segments.3 \
 	doc/man/ps_type_size.3 \
 	doc/man/ps_version.3
 EXTRA_DIST += doc/cuda.md doc/cli-sort.md
-EXTRA_DIST += doc/python.md doc/architecture.md doc/segments.md
+EXTRA_DIST += doc/python.md doc/architecture.md doc/segments.md doc/topk.md
 
 # The CSR example of doc/segments.md, built and run as a test: the
 # documented use must work as written.

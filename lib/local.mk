@@ -16,7 +16,8 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_host.c \
 	lib/ps_index.c \
 	lib/ps_module.c \
-	lib/ps_segments.c
+	lib/ps_segments.c \
+	lib/ps_topk.c
 lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/reference \
 	-DPS_MODULE_DIR='"$(pkglibdir)"'
 # Built-in backends add themselves to these two.

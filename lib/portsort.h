@@ -226,6 +226,75 @@ PS_API int ps_sort_segments(void *keys, void *values, size_t value_size,
                             size_t num_segments, ps_type type, unsigned flags);
 
 /*
+ * ps_topk - the first k elements of the stable sorted order, without
+ * sorting the rest.
+ *
+ * keys:       n keys of `type`, aligned as ps_sort_keys requires; only
+ *             read.
+ * values:     NULL (value_size then 0), or n values of value_size bytes,
+ *             any size >= 1, no alignment required; only read.
+ * k:          how many results: min(k, n) are written.  Any value, up to
+ *             SIZE_MAX; k == 0 writes nothing and succeeds.
+ * out_keys:   min(k, n) keys: the smallest first (the largest first with
+ *             PS_DESCENDING), in sorted order, bit patterns preserved.
+ * out_values: NULL exactly when values is NULL; else the min(k, n) values
+ *             of the keys in out_keys.
+ * out_index:  NULL, or min(k, n) indices into keys of the results.
+ *
+ * The results are the first min(k, n) elements of what ps_argsort /
+ * ps_sort_pairs give, bit for bit: same order (totalOrder for floats),
+ * and among equal keys the lower index first, in both directions.  The
+ * work is two reads of the keys (a count of their leading bits, then a
+ * split), more passes over only those that share the k-th key's leading
+ * bits, and a sort of the min(k, n) results on the chosen backend: for k
+ * much smaller than n it is several times faster than sorting.  It takes
+ * up to n indices of scratch (when most keys share the k-th key's leading
+ * bits) plus min(k, n) keys and indices.
+ *
+ * Errors: as ps_sort_keys for keys, type and flags; PS_ERR_INVALID_ARG
+ * for values given with value_size 0 or NULL with value_size > 0,
+ * n * value_size overflowing size_t, out_keys NULL with results to write,
+ * out_values NULL with values given or given without values, and any
+ * two of keys, values, out_keys, out_values and out_index sharing a byte
+ * (inputs with outputs, outputs among themselves, keys with values; the
+ * outputs' span is min(k, n) elements); PS_ERR_TOO_LARGE when n indices
+ * and keys would not fit in size_t; PS_ERR_NO_MEMORY; and the backend's
+ * errors (the results are sorted on it).  On any error the outputs are
+ * unchanged.
+ */
+PS_API int ps_topk(const void *keys, const void *values, size_t value_size,
+                   size_t n, size_t k, void *out_keys, void *out_values,
+                   size_t *out_index, ps_type type, unsigned flags);
+
+/*
+ * ps_topk_segments - ps_topk on each segment of an array, in one call.
+ *
+ * offsets:    num_segments + 1 entries as in ps_sort_segments (from 0 to n,
+ *             non-decreasing); only read.
+ *
+ * Segment i's first min(k, len_i) elements (len_i = offsets[i + 1] -
+ * offsets[i]), in the order ps_topk gives them for that segment alone, go
+ * to slots i * k .. i * k + min(k, len_i) - 1 of out_keys, out_values and
+ * out_index; out_index holds indices into the whole array (offsets[i]
+ * plus the index in the segment).  Slots past a short segment's results
+ * are not written, nor is anything for an empty segment: num_segments * k
+ * slots always suffice, and the outputs need room only up to the last
+ * non-empty segment's last result, which is their span in the overlap
+ * check.
+ *
+ * Errors as ps_topk, plus those of ps_sort_segments for offsets
+ * (PS_ERR_INVALID_ARG: NULL, not from 0 to n, decreasing, too many to fit
+ * in memory, sharing a byte with any other array), and PS_ERR_INVALID_ARG
+ * when the slots written would not fit in size_t bytes (a segment index
+ * times k).  On any error the outputs are unchanged.
+ */
+PS_API int ps_topk_segments(const void *keys, const void *values,
+                            size_t value_size, size_t n, const size_t *offsets,
+                            size_t num_segments, size_t k, void *out_keys,
+                            void *out_values, size_t *out_index, ps_type type,
+                            unsigned flags);
+
+/*
  * ps_type_size - size in bytes of one key of the given type, or 0 when the
  * type is not a ps_type value.
  */

@@ -85,6 +85,27 @@ int ps_check_type_flags(const char *fn, ps_type type, unsigned flags);
 int ps_check_keys(const char *fn, const void *keys, size_t n, ps_type type,
                   unsigned flags);
 
+/* ps_segments.c: PS_ERR_INVALID_ARG, with the detail naming fn, unless
+ * offsets runs from 0 to n without decreasing over num_segments + 1
+ * entries (NULL only with no segments and n == 0). */
+int ps_check_offsets(const char *fn, const size_t *offsets,
+                     size_t num_segments, size_t n);
+
+/* ps_segments.c: the checks of a segmented call's optional values (NULL
+ * with value_size 0, or n values that fit in size_t) and of num_segments
+ * (its num_segments + 1 offsets fit in memory). */
+int ps_check_seg_values(const char *fn, const void *values, size_t value_size,
+                        size_t n, size_t num_segments);
+
+/* ps_segments.c: sort each segment of keys (and values, NULL for keys
+ * only, else of a value_size the backend moves natively) on backend ops:
+ * its own segmented sort, else the core's.  Checked arguments, n > 1; on
+ * error keys and values are unchanged. */
+int ps_segments_on(const ps_backend_ops *ops, void *state, void *keys,
+                   void *values, size_t value_size, size_t n,
+                   const size_t *offsets, size_t num_segments, ps_type type,
+                   unsigned flags);
+
 /* ps_index.c: the index route, for values a backend does not move natively
  * (and argsort).  Indices are 4 bytes below 2^32 elements, else 8. */
 size_t ps_index_width(size_t n);

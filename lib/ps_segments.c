@@ -24,29 +24,58 @@
 /* offsets must run from 0 to n without decreasing; NULL is accepted only
  * for the empty segmentation of nothing (no segments, n == 0).  Its length
  * was checked with the overlaps. */
-static int check_offsets(const size_t *offsets, size_t num_segments, size_t n)
+int ps_check_offsets(const char *fn, const size_t *offsets,
+                     size_t num_segments, size_t n)
 {
     size_t s;
     if (offsets == NULL) {
         if (num_segments == 0 && n == 0)
             return PS_OK;
-        ps_detail_set("ps_sort_segments: offsets is NULL with %zu segments "
-                      "and n = %zu", num_segments, n);
+        ps_detail_set("%s: offsets is NULL with %zu segments and n = %zu", fn,
+                      num_segments, n);
         return PS_ERR_INVALID_ARG;
     }
     if (offsets[0] != 0) {
-        ps_detail_set("ps_sort_segments: offsets[0] = %zu, must be 0", offsets[0]);
+        ps_detail_set("%s: offsets[0] = %zu, must be 0", fn, offsets[0]);
         return PS_ERR_INVALID_ARG;
     }
     for (s = 0; s < num_segments; s++)
         if (offsets[s + 1] < offsets[s]) {
-            ps_detail_set("ps_sort_segments: offsets decrease at %zu "
-                          "(%zu, then %zu)", s + 1, offsets[s], offsets[s + 1]);
+            ps_detail_set("%s: offsets decrease at %zu (%zu, then %zu)", fn,
+                          s + 1, offsets[s], offsets[s + 1]);
             return PS_ERR_INVALID_ARG;
         }
     if (offsets[num_segments] != n) {
-        ps_detail_set("ps_sort_segments: offsets[%zu] = %zu, must be n = %zu",
+        ps_detail_set("%s: offsets[%zu] = %zu, must be n = %zu", fn,
                       num_segments, offsets[num_segments], n);
+        return PS_ERR_INVALID_ARG;
+    }
+    return PS_OK;
+}
+
+/* values NULL (value_size then 0) or n values of value_size bytes, and
+ * the number of segments small enough that its offsets fit in memory. */
+int ps_check_seg_values(const char *fn, const void *values, size_t value_size,
+                        size_t n, size_t num_segments)
+{
+    if (values != NULL && value_size == 0) {
+        ps_detail_set("%s: value_size is 0 with values given (pass values = "
+                      "NULL to sort keys only)", fn);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (values == NULL && value_size != 0 && n > 0) {
+        ps_detail_set("%s: values is NULL with value_size %zu and n = %zu", fn,
+                      value_size, n);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (values != NULL && n > SIZE_MAX / value_size) {
+        ps_detail_set("%s: n = %zu values of %zu bytes overflow size_t", fn, n,
+                      value_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (num_segments >= SIZE_MAX / sizeof(size_t)) {
+        ps_detail_set("%s: num_segments = %zu: its num_segments + 1 offsets "
+                      "would not fit in memory", fn, num_segments);
         return PS_ERR_INVALID_ARG;
     }
     return PS_OK;
@@ -168,6 +197,15 @@ static int segments_native(const seg_call *c, void *keys, void *values,
     return segments_generic(c, keys, values, vs);
 }
 
+int ps_segments_on(const ps_backend_ops *ops, void *state, void *keys,
+                   void *values, size_t value_size, size_t n,
+                   const size_t *offsets, size_t num_segments, ps_type type,
+                   unsigned flags)
+{
+    seg_call c = { ops, state, offsets, num_segments, type, flags };
+    return segments_native(&c, keys, values, value_size, n);
+}
+
 static int index_step(void *ctx, void *keys, void *idx, size_t w, size_t n)
 {
     return segments_native(ctx, keys, idx, w, n);
@@ -177,33 +215,18 @@ int ps_sort_segments(void *keys, void *values, size_t value_size, size_t n,
                      const size_t *offsets, size_t num_segments, ps_type type,
                      unsigned flags)
 {
-    seg_call c;
+    const ps_backend_ops *ops;
+    void *state;
     int st;
 
     ps_detail_clear();
     st = ps_check_keys("ps_sort_segments", keys, n, type, flags);
     if (st != PS_OK)
         return st;
-    if (values != NULL && value_size == 0) {
-        ps_detail_set("ps_sort_segments: value_size is 0 with values given "
-                      "(pass values = NULL to sort keys only)");
-        return PS_ERR_INVALID_ARG;
-    }
-    if (values == NULL && value_size != 0 && n > 0) {
-        ps_detail_set("ps_sort_segments: values is NULL with value_size %zu "
-                      "and n = %zu", value_size, n);
-        return PS_ERR_INVALID_ARG;
-    }
-    if (values != NULL && n > SIZE_MAX / value_size) {
-        ps_detail_set("ps_sort_segments: n = %zu values of %zu bytes overflow "
-                      "size_t", n, value_size);
-        return PS_ERR_INVALID_ARG;
-    }
-    if (num_segments >= SIZE_MAX / sizeof(size_t)) {
-        ps_detail_set("ps_sort_segments: num_segments = %zu: its num_segments + 1 "
-                      "offsets would not fit in memory", num_segments);
-        return PS_ERR_INVALID_ARG;
-    }
+    st = ps_check_seg_values("ps_sort_segments", values, value_size, n,
+                             num_segments);
+    if (st != PS_OK)
+        return st;
     /* The offsets are read all through the sort (each segment's bounds), so
      * they may no more share a byte with the keys or values than those two
      * with each other; checked before the offsets' contents, which a sort
@@ -220,19 +243,19 @@ int ps_sort_segments(void *keys, void *values, size_t value_size, size_t n,
         if (st != PS_OK)
             return st;
     }
-    st = check_offsets(offsets, num_segments, n);
+    st = ps_check_offsets("ps_sort_segments", offsets, num_segments, n);
     if (st != PS_OK)
         return st;
-    memset(&c, 0, sizeof c);
-    st = ps_backend_for(n, &c.ops, &c.state);
+    st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
-    c.offsets = offsets;
-    c.num_segments = num_segments;
-    c.type = type;
-    c.flags = flags;
-    if (values == NULL || ps_values_native(c.ops, values, value_size))
-        return segments_native(&c, keys, values, values ? value_size : 0, n);
-    return ps_sort_by_index("ps_sort_segments", keys, values, value_size, n,
-                            index_step, &c);
+    if (values == NULL || ps_values_native(ops, values, value_size))
+        return ps_segments_on(ops, state, keys, values,
+                              values ? value_size : 0, n, offsets,
+                              num_segments, type, flags);
+    {
+        seg_call c = { ops, state, offsets, num_segments, type, flags };
+        return ps_sort_by_index("ps_sort_segments", keys, values, value_size,
+                                n, index_step, &c);
+    }
 }

@@ -1,0 +1,190 @@
+/*
+ * ps_topkbench - ps_topk against a full sort of the same keys.
+ *
+ *   ps_topkbench [n [reps]]          n random u32 and f32 keys (default
+ *                                    2^24), k = 1, 100, 10^4, 10^6
+ *   ps_topkbench --segments S L K    S segments of L random u32 keys,
+ *                                    ps_topk_segments with K against
+ *                                    ps_sort_segments
+ *
+ * Each figure is the median of `reps` runs (default 5), each on a fresh
+ * copy of the keys for the sort; the ratio is sort time / top-k time,
+ * both measured in the same run of this program, on the backend
+ * PORTSORT_BACKEND chooses.  doc/topk.md has the figures.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "portsort.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return t[n / 2];
+}
+
+/* malloc's answer, or the end of the program when it has none. */
+static void *need(void *p)
+{
+    if (p == NULL) {
+        fputs("ps_topkbench: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+static void check(int st, const char *what)
+{
+    if (st != PS_OK) {
+        fprintf(stderr, "ps_topkbench: %s: %s\n", what, ps_error_detail());
+        exit(1);
+    }
+}
+
+/* splitmix64: the same keys on every run. */
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Random u32 keys, or f32 keys uniform in [-1, 1) (no NaNs). */
+static void fill(uint32_t *k, size_t n, ps_type t)
+{
+    uint64_t s = 1;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t r = next(&s);
+        if (t == PS_F32) {
+            float f = (float)((double)(r >> 11) / 9007199254740992.0 * 2 - 1);
+            memcpy(&k[i], &f, 4);
+        } else {
+            k[i] = (uint32_t)r;
+        }
+    }
+}
+
+static void arrays(size_t n, int reps)
+{
+    static const size_t ks[] = { 1, 100, 10000, 1000000 };
+    static const ps_type types[] = { PS_U32, PS_F32 };
+    uint32_t *keys = need(malloc(n * 4)), *copy = need(malloc(n * 4));
+    uint32_t *out = need(malloc(1000000 * 4));
+    size_t *idx = need(malloc(1000000 * sizeof(size_t)));
+    double *t = need(malloc((size_t)reps * sizeof *t)), sort;
+    size_t ti, j;
+    int r;
+
+    printf("backend %s, n = %zu, median of %d\n", ps_backend_name(), n, reps);
+    printf("%-5s %9s %12s %12s %8s\n", "type", "k", "topk_ms", "sort_ms",
+           "ratio");
+    for (ti = 0; ti < 2; ti++) {
+        fill(keys, n, types[ti]);
+        for (r = 0; r < reps; r++) {
+            double t0;
+            memcpy(copy, keys, n * 4);
+            t0 = now();
+            check(ps_sort_keys(copy, n, types[ti], 0), "ps_sort_keys");
+            t[r] = now() - t0;
+        }
+        sort = median(t, reps);
+        for (j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+            size_t k = ks[j] < n ? ks[j] : n;
+            double tk;
+            for (r = 0; r < reps; r++) {
+                double t0 = now();
+                check(ps_topk(keys, NULL, 0, n, k, out, NULL, idx, types[ti], 0),
+                      "ps_topk");
+                t[r] = now() - t0;
+            }
+            tk = median(t, reps);
+            /* The last run's results, checked against the sort. */
+            memcpy(copy, keys, n * 4);
+            check(ps_sort_keys(copy, n, types[ti], 0), "ps_sort_keys");
+            if (memcmp(out, copy, k * 4) != 0) {
+                fprintf(stderr, "ps_topkbench: ps_topk k = %zu differs from "
+                        "the sort\n", k);
+                exit(1);
+            }
+            printf("%-5s %9zu %12.2f %12.2f %8.1f\n",
+                   types[ti] == PS_U32 ? "u32" : "f32", k, tk * 1e3, sort * 1e3,
+                   sort / tk);
+        }
+    }
+    free(keys); free(copy); free(out); free(idx); free(t);
+}
+
+static void segments(size_t ns, size_t len, size_t k, int reps)
+{
+    size_t n = ns * len, s, *off = need(malloc((ns + 1) * sizeof(size_t)));
+    uint32_t *keys = need(malloc(n * 4)), *copy = need(malloc(n * 4));
+    uint32_t *out = need(malloc(ns * k * 4));
+    double *t = need(malloc((size_t)reps * sizeof *t)), sort, tk;
+    int r;
+
+    for (s = 0; s <= ns; s++)
+        off[s] = s * len;
+    fill(keys, n, PS_U32);
+    for (r = 0; r < reps; r++) {
+        double t0;
+        memcpy(copy, keys, n * 4);
+        t0 = now();
+        check(ps_sort_segments(copy, NULL, 0, n, off, ns, PS_U32, 0),
+              "ps_sort_segments");
+        t[r] = now() - t0;
+    }
+    sort = median(t, reps);
+    for (r = 0; r < reps; r++) {
+        double t0 = now();
+        check(ps_topk_segments(keys, NULL, 0, n, off, ns, k, out, NULL, NULL,
+                               PS_U32, 0), "ps_topk_segments");
+        t[r] = now() - t0;
+    }
+    tk = median(t, reps);
+    for (s = 0; s < ns; s++)
+        if (memcmp(out + s * k, copy + s * len, (k < len ? k : len) * 4) != 0) {
+            fprintf(stderr, "ps_topkbench: segment %zu differs\n", s);
+            exit(1);
+        }
+    printf("backend %s, %zu segments of %zu u32, k = %zu, median of %d\n",
+           ps_backend_name(), ns, len, k, reps);
+    printf("topk_segments %.2f ms, sort_segments %.2f ms, ratio %.1f\n",
+           tk * 1e3, sort * 1e3, sort / tk);
+    free(off); free(keys); free(copy); free(out); free(t);
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 5;
+    check(ps_init(), "ps_init");
+    if (argc >= 5 && strcmp(argv[1], "--segments") == 0) {
+        if (argc > 5)
+            reps = atoi(argv[5]);
+        segments(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
+                 strtoull(argv[4], NULL, 0), reps > 0 ? reps : 5);
+        return 0;
+    }
+    if (argc > 2)
+        reps = atoi(argv[2]);
+    arrays(argc > 1 ? strtoull(argv[1], NULL, 0) : (size_t)1 << 24,
+           reps > 0 ? reps : 5);
+    return 0;
+}

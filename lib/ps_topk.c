@@ -1,0 +1,442 @@
+/*
+ * ps_topk.c - ps_topk and ps_topk_segments: the first k of the stable
+ * sorted order without sorting the rest.
+ *
+ * A radix select on the order images (ps_keytype.h): the image's top 8
+ * bits are counted over the whole segment, which fixes the top digit of
+ * the k-th image; the elements below that digit are in the result for
+ * sure, those above it are out, and only those with that digit (the
+ * survivors, kept as their indices) are counted again on the next 8 bits,
+ * and so on.  It stops when every survivor is in, or at the last digit,
+ * where the survivors all have the k-th image and the first of them by
+ * index complete the k.  The result's elements (the candidates) are then
+ * sorted by the backend's segmented sort, a sort of k and not of n: the
+ * work is O(n) reads for the first count and split, the survivors' passes,
+ * and O(k log k)-ish for the sort.
+ *
+ * Ties: the candidates are appended group by group (those found below the
+ * digit of one pass, then of the next, then the last survivors), each
+ * group in index order, and two groups never hold equal images (they
+ * differ in the digit that separated them).  So equal images are in index
+ * order among the candidates, and a stable sort of them by image is the
+ * stable sorted order of the whole: the first k of ps_argsort, bit for bit.
+ *
+ * Nothing is written to the caller's outputs before every allocation and
+ * the sort have succeeded; the inputs are only read.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "ps_internal.h"
+
+/* The survivors of a select: their indices and their images (kb bytes
+ * each), so that the passes after the first read them in order instead of
+ * gathering keys from all over the array.  Grown as a segment needs (the
+ * first pass's count says how many), kept over the segments of one call. */
+typedef struct topk_buf {
+    size_t *idx;
+    unsigned char *img;
+    size_t cap;
+} topk_buf;
+
+static int buf_reserve(topk_buf *b, size_t need, size_t kb)
+{
+    size_t *idx;
+    unsigned char *img;
+    if (need <= b->cap)
+        return PS_OK;
+    /* need <= n, whose indices and keys topk_check made sure fit. */
+    idx = ps_alloc(need * sizeof(size_t));
+    img = ps_alloc(need * kb);
+    if (idx == NULL || img == NULL) {
+        ps_release(idx);
+        ps_release(img);
+        return PS_ERR_NO_MEMORY;
+    }
+    ps_release(b->idx);
+    ps_release(b->img);
+    b->idx = idx;
+    b->img = img;
+    b->cap = need;
+    return PS_OK;
+}
+
+/* Word i of an array of kb-byte words, for a kb that is a constant
+ * wherever this is inlined (select_w below). */
+PS_FORCE_INLINE uint64_t word_at(const void *p, size_t i, unsigned kb)
+{
+    switch (kb) {
+    case 1: return ((const uint8_t *)p)[i];
+    case 2: return ((const uint16_t *)p)[i];
+    case 4: return ((const uint32_t *)p)[i];
+    default: return ((const uint64_t *)p)[i];
+    }
+}
+
+PS_FORCE_INLINE void word_put(void *p, size_t i, unsigned kb, uint64_t v)
+{
+    switch (kb) {
+    case 1: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case 2: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case 4: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    default: ((uint64_t *)p)[i] = v; break;
+    }
+}
+
+PS_FORCE_INLINE uint64_t image_of(uint64_t k, unsigned kb, ps_xf xf)
+{
+    switch (kb) {
+    case 1: return ps_enc8((uint8_t)k, xf);
+    case 2: return ps_enc16((uint16_t)k, xf);
+    case 4: return ps_enc32((uint32_t)k, xf);
+    default: return ps_enc64(k, xf);
+    }
+}
+
+/* Which digit holds the r-th smallest (1-based) of the counted elements:
+ * *d, with *c elements, and *r becomes the rank within them.  Needs
+ * 1 <= *r <= the total counted, so the loop stops inside the 256 bins. */
+static void pick_digit(const size_t *hist, size_t *r, unsigned *d, size_t *c)
+{
+    size_t below = 0;
+    unsigned i;
+    for (i = 0; i < 255; i++) {
+        if (*r - below <= hist[i])
+            break;
+        below += hist[i];
+    }
+    *d = i;
+    *c = hist[i];
+    *r -= below;
+}
+
+/* What a pass reads: the segment's keys a .. a + len - 1 (sv NULL), or
+ * the first len survivors of sv, in index order. */
+typedef struct topk_src {
+    const void *keys;
+    size_t a, len;
+    const topk_buf *sv;
+} topk_src;
+
+PS_FORCE_INLINE uint64_t src_image(const topk_src *s, size_t j, unsigned kb,
+                                   ps_xf xf, size_t *i)
+{
+    if (s->sv == NULL) {
+        *i = s->a + j;
+        return image_of(word_at(s->keys, s->a + j, kb), kb, xf);
+    }
+    *i = s->sv->idx[j];
+    return word_at(s->sv->img, j, kb);
+}
+
+/* Split the source by digit (image >> shift) & 255 against d: below it
+ * the elements are candidates, above it dropped; equal to it they are
+ * candidates too while `take` lasts, and after that survivors, written to
+ * keep in order (keep may be the source itself: it is written behind
+ * where it is read), or dropped when keep is NULL (the last split of a
+ * select).  Returns the number of survivors kept. */
+PS_FORCE_INLINE size_t split(const topk_src *s, unsigned kb, ps_xf xf,
+                             unsigned shift, unsigned d, size_t take,
+                             size_t *cand, size_t *nc, topk_buf *keep)
+{
+    size_t j, kept = 0, c = *nc;
+    for (j = 0; j < s->len; j++) {
+        size_t i;
+        uint64_t img = src_image(s, j, kb, xf, &i);
+        unsigned g = (unsigned)(img >> shift) & 255u;
+        if (g < d) {
+            cand[c++] = i;
+        } else if (g == d) {
+            if (take > 0) {
+                cand[c++] = i;
+                take--;
+            } else if (keep != NULL) {
+                keep->idx[kept] = i;
+                word_put(keep->img, kept++, kb, img);
+            }
+        }
+    }
+    *nc = c;
+    return kept;
+}
+
+PS_FORCE_INLINE void count(const topk_src *s, unsigned kb, ps_xf xf,
+                           unsigned shift, size_t *hist)
+{
+    size_t j, i;
+    memset(hist, 0, 256 * sizeof *hist);
+    for (j = 0; j < s->len; j++)
+        hist[(src_image(s, j, kb, xf, &i) >> shift) & 255u]++;
+}
+
+/* The m < len elements of the segment a .. a + len - 1 that come first in
+ * the stable sorted order, appended to cand (m entries, grouped as the top
+ * of the file says).  Fails only to allocate the survivors. */
+PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
+                             unsigned kb, ps_xf xf, size_t *cand, topk_buf *sv)
+{
+    size_t hist[256], r = m, c, nc = 0;
+    unsigned shift = 8u * kb - 8u, d;
+    topk_src whole = { keys, a, len, NULL }, surv = { keys, 0, 0, sv };
+
+    count(&whole, kb, xf, shift, hist);
+    pick_digit(hist, &r, &d, &c);
+    /* Every one with digit d is in (r == c), or this is the last digit:
+     * no survivors to keep. */
+    if (r == c || shift == 0) {
+        split(&whole, kb, xf, shift, d, r, cand, &nc, NULL);
+        return PS_OK;
+    }
+    if (buf_reserve(sv, c, kb) != PS_OK)
+        return PS_ERR_NO_MEMORY;
+    surv.len = split(&whole, kb, xf, shift, d, 0, cand, &nc, sv);
+    /* At most 8 * kb / 8 - 1 more passes; each keeps the r-th survivor. */
+    while (shift > 0) {
+        shift -= 8;
+        count(&surv, kb, xf, shift, hist);
+        pick_digit(hist, &r, &d, &c);
+        if (r == c || shift == 0) {
+            split(&surv, kb, xf, shift, d, r, cand, &nc, NULL);
+            break;
+        }
+        if (c == surv.len)
+            continue;           /* they all share this digit: nothing drops */
+        surv.len = split(&surv, kb, xf, shift, d, 0, cand, &nc, sv);
+    }
+    PS_DEBUG_ASSERT(nc == m);
+    return PS_OK;
+}
+
+/* select_w with the key width as a constant, one instance per width. */
+static int select_any(const void *k, size_t a, size_t len, size_t m,
+                      unsigned kb, ps_xf xf, size_t *cand, topk_buf *sv)
+{
+    switch (kb) {
+    case 1: return select_w(k, a, len, m, 1, xf, cand, sv);
+    case 2: return select_w(k, a, len, m, 2, xf, cand, sv);
+    case 4: return select_w(k, a, len, m, 4, xf, cand, sv);
+    default: return select_w(k, a, len, m, 8, xf, cand, sv);
+    }
+}
+
+/* One call: its arguments, and m_total, the sum over the segments of
+ * min(k, length), once topk_check has passed. */
+typedef struct topk_call {
+    const char *fn;
+    const unsigned char *keys;
+    const unsigned char *values;
+    size_t value_size;
+    size_t n;
+    const size_t *offsets;
+    size_t num_segments;
+    size_t k;
+    size_t m_total;
+    ps_type type;
+    unsigned flags;
+} topk_call;
+
+/* Select every segment's candidates into cand[coff[s] ..], in index
+ * groups as above; coff is filled here. */
+static int select_all(const topk_call *t, size_t *cand, size_t *coff)
+{
+    size_t kb = ps_type_bytes(t->type), s, at = 0;
+    ps_xf xf = ps_xf_make(t->type, t->flags);
+    topk_buf sv = { NULL, NULL, 0 };
+    int st = PS_OK;
+
+    for (s = 0; s < t->num_segments && st == PS_OK; s++) {
+        size_t a = t->offsets[s], len = t->offsets[s + 1] - a, i;
+        size_t m = len < t->k ? len : t->k;
+        coff[s] = at;
+        if (m == len)           /* all of it, already in index order */
+            for (i = 0; i < len; i++)
+                cand[at + i] = a + i;
+        else
+            st = select_any(t->keys, a, len, m, (unsigned)kb, xf, cand + at,
+                            &sv);
+        at += m;
+    }
+    coff[t->num_segments] = at;
+    ps_release(sv.idx);
+    ps_release(sv.img);
+    if (st != PS_OK)
+        ps_detail_set("%s: cannot allocate the survivors' indices and "
+                      "images (up to %zu bytes)", t->fn,
+                      t->n * (sizeof(size_t) + kb));
+    return st;
+}
+
+/* Everything after the checks: select, sort the candidates with their
+ * indices as values on the backend, then write the outputs. */
+static int topk_run(const topk_call *t, size_t *out_index,
+                    unsigned char *out_keys, unsigned char *out_values)
+{
+    const ps_backend_ops *ops;
+    void *state;
+    size_t kb = ps_type_bytes(t->type), M = t->m_total, s, j;
+    size_t *cand, *coff;
+    unsigned char *ckeys;
+    int st;
+
+    st = ps_backend_for(M, &ops, &state);
+    if (st != PS_OK || M == 0)
+        return st;
+    /* M <= n, and topk_check made sure that n indices and keys fit. */
+    cand = ps_alloc(M * sizeof(size_t));
+    ckeys = ps_alloc(M * kb);
+    coff = ps_alloc((t->num_segments + 1) * sizeof(size_t));
+    if (cand == NULL || ckeys == NULL || coff == NULL) {
+        ps_detail_set("%s: cannot allocate %zu bytes for %zu candidates",
+                      t->fn, M * (sizeof(size_t) + kb), M);
+        st = PS_ERR_NO_MEMORY;
+        goto out;
+    }
+    st = select_all(t, cand, coff);
+    if (st != PS_OK)
+        goto out;
+    for (j = 0; j < M; j++)
+        memcpy(ckeys + j * kb, t->keys + cand[j] * kb, kb);
+    /* The candidates' indices travel as size_t values, a size every
+     * backend moves natively (4 or 8 bytes). */
+    if (M > 1)
+        st = ps_segments_on(ops, state, ckeys, cand, sizeof(size_t), M, coff,
+                            t->num_segments, t->type, t->flags);
+    if (st != PS_OK)
+        goto out;
+    for (s = 0; s < t->num_segments; s++) {
+        size_t first = coff[s], m = coff[s + 1] - first, slot = s * t->k;
+        if (m == 0)
+            continue;
+        memcpy(out_keys + slot * kb, ckeys + first * kb, m * kb);
+        if (out_index != NULL)
+            memcpy(out_index + slot, cand + first, m * sizeof(size_t));
+        if (out_values != NULL)
+            for (j = 0; j < m; j++)
+                memcpy(out_values + (slot + j) * t->value_size,
+                       t->values + cand[first + j] * t->value_size,
+                       t->value_size);
+    }
+out:
+    ps_release(cand);
+    ps_release(ckeys);
+    ps_release(coff);
+    return st;
+}
+
+/* The checks both entry points share, after the keys', the values' and
+ * the offsets': the extent of the outputs (slots up to the last non-empty
+ * segment's), the outputs given where needed, and no overlap among all the
+ * arrays.  Sets t->m_total; *extent is 0 when nothing is to be written. */
+static int topk_check(topk_call *t, const void *out_keys,
+                      const void *out_values, const size_t *out_index,
+                      int with_offsets)
+{
+    size_t kb = ps_type_bytes(t->type), s, last = 0, m_last = 0, E = 0, M = 0;
+    size_t vs = t->values != NULL ? t->value_size : 0;
+    int st;
+
+    if (t->k > 0)
+        for (s = 0; s < t->num_segments; s++) {
+            size_t len = t->offsets[s + 1] - t->offsets[s];
+            size_t m = len < t->k ? len : t->k;
+            if (m > 0)
+                last = s, m_last = m;
+            M += m;             /* <= n */
+        }
+    /* Slots of segment s start at s * k: the last non-empty one's end is
+     * the extent written, which must fit in memory with each element's
+     * bytes (8 bytes an index; the widest of key, value and index). */
+    if (M > 0) {
+        size_t widest = kb > vs ? kb : vs;
+        if (widest < sizeof(size_t))
+            widest = sizeof(size_t);
+        if (last > (SIZE_MAX - m_last) / t->k
+            || last * t->k + m_last > SIZE_MAX / widest) {
+            ps_detail_set("%s: %zu segments of k = %zu result slots overflow "
+                          "size_t", t->fn, last + 1, t->k);
+            return PS_ERR_INVALID_ARG;
+        }
+        E = last * t->k + m_last;
+        /* The candidates' indices and keys, and the survivors' indices,
+         * are at most n of each. */
+        if (t->n > SIZE_MAX / (sizeof(size_t) + kb)) {
+            ps_detail_set("%s: n = %zu: its scratch indices would overflow "
+                          "size_t", t->fn, t->n);
+            return PS_ERR_TOO_LARGE;
+        }
+        if (out_keys == NULL) {
+            ps_detail_set("%s: out_keys is NULL with %zu results to write",
+                          t->fn, M);
+            return PS_ERR_INVALID_ARG;
+        }
+        if ((t->values == NULL) != (out_values == NULL)) {
+            ps_detail_set("%s: %s is NULL and %s is not: pass both (values "
+                          "to move with their keys) or neither", t->fn,
+                          t->values == NULL ? "values" : "out_values",
+                          t->values == NULL ? "out_values" : "values");
+            return PS_ERR_INVALID_ARG;
+        }
+    }
+    {
+        ps_span sp[6] = {
+            ps_span_of("keys", t->keys, t->n * kb),
+            ps_span_of("values", t->values, t->n * vs),
+            ps_span_of("out_keys", out_keys, E * kb),
+            ps_span_of("out_values", out_values,
+                       out_values != NULL ? E * vs : 0),
+            ps_span_of("out_index", out_index,
+                       out_index != NULL ? E * sizeof(size_t) : 0),
+            ps_span_of("offsets", t->offsets,
+                       with_offsets && t->offsets != NULL
+                       ? (t->num_segments + 1) * sizeof(size_t) : 0),
+        };
+        st = ps_spans_check(t->fn, sp, 6, ps_detail_set);
+        if (st != PS_OK)
+            return st;
+    }
+    t->m_total = M;
+    return PS_OK;
+}
+
+/* Both entry points: t holds the call (offsets: the caller's, or the
+ * whole array as one segment when `segmented` is 0). */
+static int topk_entry(topk_call *t, int segmented, void *out_keys,
+                      void *out_values, size_t *out_index)
+{
+    int st;
+
+    ps_detail_clear();
+    st = ps_check_keys(t->fn, t->keys, t->n, t->type, t->flags);
+    if (st == PS_OK)
+        st = ps_check_seg_values(t->fn, t->values, t->value_size, t->n,
+                                 t->num_segments);
+    if (st == PS_OK && segmented)
+        st = ps_check_offsets(t->fn, t->offsets, t->num_segments, t->n);
+    if (st == PS_OK)
+        st = topk_check(t, out_keys, out_values, out_index, segmented);
+    if (st != PS_OK)
+        return st;
+    return topk_run(t, out_index, out_keys, out_values);
+}
+
+int ps_topk_segments(const void *keys, const void *values, size_t value_size,
+                     size_t n, const size_t *offsets, size_t num_segments,
+                     size_t k, void *out_keys, void *out_values,
+                     size_t *out_index, ps_type type, unsigned flags)
+{
+    topk_call t = { "ps_topk_segments", keys, values, value_size, n, offsets,
+                    num_segments, k, 0, type, flags };
+    return topk_entry(&t, 1, out_keys, out_values, out_index);
+}
+
+int ps_topk(const void *keys, const void *values, size_t value_size, size_t n,
+            size_t k, void *out_keys, void *out_values, size_t *out_index,
+            ps_type type, unsigned flags)
+{
+    size_t whole[2] = { 0, n };
+    topk_call t = { "ps_topk", keys, values, value_size, n, whole, 1, k, 0,
+                    type, flags };
+    return topk_entry(&t, 0, out_keys, out_values, out_index);
+}
