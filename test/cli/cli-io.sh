@@ -81,12 +81,22 @@ fi
 # ---- signals remove the temporary files ----
 # The test hook raises the signal just before the first write of the
 # output; the process must still die of it (its status says so), having
-# removed the temporary file it made.
+# removed the temporary file it made.  A test run under nohup, or as a
+# background job of a non-interactive shell, starts with SIGHUP or SIGINT
+# ignored, which portsort keeps (below): so these cases run with the
+# default dispositions (env --default-signal, coreutils 8.31), or are
+# skipped where env cannot give them.
+if env --default-signal=INT,TERM,HUP true 2>/dev/null; then
+    sigdefault="env --default-signal=INT,TERM,HUP"
+else
+    sigdefault=
+    echo "skip: env --default-signal missing; the signal cases use the inherited dispositions"
+fi
 for sig in INT:2 TERM:15 HUP:1; do
     num=${sig#*:} sig=${sig%:*}
     echo "keep me" >"$d/out"
-    PORTSORT_TEST_FAIL_IO=write:1:$sig "$PORTSORT" sort --text --type u32 -o "$d/out" \
-        "$work/txt" 2>/dev/null
+    PORTSORT_TEST_FAIL_IO=write:1:$sig $sigdefault "$PORTSORT" sort --text --type u32 \
+        -o "$d/out" "$work/txt" 2>/dev/null
     rc=$?
     want=$((num + 128))
     if [ "$rc" -ne "$want" ]; then
@@ -97,6 +107,21 @@ for sig in INT:2 TERM:15 HUP:1; do
         echo "ok: SIG$sig during the output removes the temporary file"
     fi
 done
+# A signal the caller ignores (nohup ignores SIGHUP) stays ignored: the
+# raised SIGHUP does nothing and the sort completes.
+if env --ignore-signal=HUP true 2>/dev/null; then
+    echo "keep me" >"$d/out"
+    PORTSORT_TEST_FAIL_IO=write:1:HUP env --ignore-signal=HUP "$PORTSORT" sort --text \
+        --type u32 -o "$d/out" "$work/txt" 2>"$work/err"
+    rc=$?
+    "$PORTSORT" sort --text --type u32 -o "$work/want" "$work/txt"
+    if [ "$rc" -ne 0 ]; then
+        fail "SIGHUP ignored by the caller: exit status $rc, want 0 ($(cat "$work/err"))"
+    else
+        same "$work/want" "$d/out" "SIGHUP ignored by the caller (nohup) stays ignored: sorted"
+    fi
+    no_temp "SIGHUP ignored by the caller"
+fi
 
 # ---- an input truncated while it is read ----
 # The values come from a FIFO, opened only once the keys file has been
