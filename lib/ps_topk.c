@@ -183,6 +183,14 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
 
     count(&whole, kb, xf, shift, hist);
     pick_digit(hist, &r, &d, &c);
+    /* While every key shares the digit (small integers' top bytes, a common
+     * exponent), nothing would drop: count the next digit over the keys
+     * instead of copying all of them out as survivors first. */
+    while (c == len && shift > 0) {
+        shift -= 8;
+        count(&whole, kb, xf, shift, hist);
+        pick_digit(hist, &r, &d, &c);
+    }
     /* Every one with digit d is in (r == c), or this is the last digit:
      * no survivors to keep. */
     if (r == c || shift == 0) {
