@@ -171,20 +171,38 @@ static void segments(size_t ns, size_t len, size_t k, int reps)
     free(off); free(keys); free(copy); free(out); free(t);
 }
 
+/* A count from the command line, or the usage and exit 2: "--help" or a
+ * typo must not run the benchmark with n = 0. */
+static size_t num(const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*s < '0' || *s > '9' || *end != 0 || v == 0) {
+        fprintf(stderr, "usage: ps_topkbench [n [reps]]\n"
+                        "       ps_topkbench --segments S L K [reps]\n"
+                        "(counts are positive integers; got '%s')\n", s);
+        exit(2);
+    }
+    return (size_t)v;
+}
+
 int main(int argc, char **argv)
 {
-    int reps = 5;
-    check(ps_init(), "ps_init");
-    if (argc >= 5 && strcmp(argv[1], "--segments") == 0) {
-        if (argc > 5)
-            reps = atoi(argv[5]);
-        segments(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
-                 strtoull(argv[4], NULL, 0), reps > 0 ? reps : 5);
+    if (argc >= 2 && strcmp(argv[1], "--segments") == 0) {
+        if (argc < 5 || argc > 6)
+            num("--segments needs S L K");
+        check(ps_init(), "ps_init");
+        segments(num(argv[2]), num(argv[3]), num(argv[4]),
+                 argc > 5 ? (int)num(argv[5]) : 5);
         return 0;
     }
-    if (argc > 2)
-        reps = atoi(argv[2]);
-    arrays(argc > 1 ? strtoull(argv[1], NULL, 0) : (size_t)1 << 24,
-           reps > 0 ? reps : 5);
+    if (argc > 3)
+        num(argv[3]);
+    {
+        size_t n = argc > 1 ? num(argv[1]) : (size_t)1 << 24;
+        int reps = argc > 2 ? (int)num(argv[2]) : 5;
+        check(ps_init(), "ps_init");
+        arrays(n, reps);
+    }
     return 0;
 }
