@@ -10,6 +10,7 @@ once per process, from $PORTSORT_BACKEND; backend() says which.
     a = np.random.default_rng(1).random(10**6)
     portsort.sort(a)                       # in place, stable
     perm = portsort.argsort(a, descending=True)
+    top, idx = portsort.topk(a, 10)        # the 10 smallest, sorted
 
 Arrays.  Keys are 1-D, C-contiguous, aligned, native-endian arrays of
 uint8..uint64, int8..int64, float16, float32 or float64: NumPy arrays, or any object
@@ -54,7 +55,8 @@ import numpy as np
 
 from . import _arrays, _clib
 
-__all__ = ["sort", "sort_pairs", "argsort", "sort_segments", "backend",
+__all__ = ["sort", "sort_pairs", "argsort", "sort_segments", "topk",
+           "topk_segments", "backend",
            "backends", "version", "Error", "Backend"]
 
 __version__ = "0.1.0"
@@ -202,6 +204,101 @@ def sort_segments(keys, offsets, values=None, descending=False, type=None):
     _check(_clib.lib().ps_sort_segments(
         k.ctypes.data, vptr, value_size, k.shape[0], off.ctypes.data,
         num_segments, ps_type, _flags(descending)))
+
+
+def _count(k, what):
+    """k as a count of results: a non-negative integer (bool refused, as
+    for offsets: True is not a count)."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise TypeError("portsort: %s: k must be an integer, not %s"
+                        % (what, type(k).__name__))
+    if k < 0:
+        raise ValueError("portsort: %s: k = %d is negative" % (what, k))
+    return int(k)
+
+
+def _topk_values(values, keys):
+    """(array, value_size, row shape) of values to read, or Nones."""
+    if values is None:
+        return None, 0, None
+    if _arrays.is_device_array(values):
+        _refuse_device_array(values)
+    v, value_size = _arrays.values_view(values, keys, writable=False)
+    return v, value_size, v.shape[1:]
+
+
+def topk(keys, k, *, values=None, descending=False, type=None):
+    """The k smallest keys (the k largest with descending=True) in sorted
+    order, without sorting the rest (ps_topk); keys and values are only
+    read.
+
+    Returns (top_keys, index) or, with values, (top_keys, index,
+    top_values), like torch.topk: min(k, len(keys)) results, the first of
+    the stable sorted order, so they equal sort()'s first k, index equals
+    argsort()'s first k (numpy.intp), and ties at the k-th key are broken
+    by the lower index, in both directions.  top_keys has keys' dtype and
+    top_values values' dtype and row shape.  k is any non-negative integer
+    (k > len(keys) returns every key, sorted).  Floats go in IEEE
+    totalOrder, as for sort (a NaN with the sign bit clear is the largest
+    key).  type as for sort.  The GIL is released while the library
+    works.  Raises TypeError/ValueError for arguments it cannot take, and
+    Error when the library fails.
+    """
+    k = _count(k, "topk")
+    a, ps_type = _host_keys(keys, writable=False, type=type)
+    n = a.shape[0]
+    v, value_size, row = _topk_values(values, a)
+    m = min(k, n)
+    out_keys = np.empty(m, dtype=a.dtype)
+    out_index = np.empty(m, dtype=np.intp)
+    out_values = None if v is None else np.empty((m,) + row, dtype=v.dtype)
+    _check(_clib.lib().ps_topk(
+        a.ctypes.data, None if v is None else v.ctypes.data, value_size, n,
+        k, out_keys.ctypes.data, None if v is None else out_values.ctypes.data,
+        out_index.ctypes.data, ps_type, _flags(descending)))
+    if v is None:
+        return out_keys, out_index
+    return out_keys, out_index, out_values
+
+
+def topk_segments(keys, offsets, k, *, values=None, descending=False,
+                  type=None):
+    """topk() on each segment of keys, in one call (ps_topk_segments).
+
+    offsets as for sort_segments.  Returns (top_keys, index, counts) or,
+    with values, (top_keys, index, counts, top_values): top_keys and index
+    have shape (num_segments, k), top_values (num_segments, k) + the rows'
+    shape; row i holds segment i's counts[i] = min(k, len_i) results in
+    the order topk() gives them for that segment alone, index counting
+    from the start of the whole array.  Slots past counts[i] hold index -1
+    and zero keys and values.  keys and values are only read.
+    """
+    k = _count(k, "topk_segments")
+    a, ps_type = _host_keys(keys, writable=False, type=type)
+    if _arrays.is_device_array(offsets):
+        _refuse_device_array(offsets)
+    off, num_segments = _arrays.offsets_array(offsets)
+    if off is None:
+        raise Error(_clib.PS_ERR_INVALID_ARG, "topk_segments: " + num_segments)
+    v, value_size, row = _topk_values(values, a)
+    if num_segments and k and k > (2**62) // num_segments:
+        raise Error(_clib.PS_ERR_INVALID_ARG,
+                    "topk_segments: num_segments * k = %d * %d slots do not "
+                    "fit in memory" % (num_segments, k))
+    out_keys = np.zeros((num_segments, k), dtype=a.dtype)
+    out_index = np.full((num_segments, k), -1, dtype=np.intp)
+    out_values = None if v is None else \
+        np.zeros((num_segments, k) + row, dtype=v.dtype)
+    _check(_clib.lib().ps_topk_segments(
+        a.ctypes.data, None if v is None else v.ctypes.data, value_size,
+        a.shape[0], off.ctypes.data, num_segments, k, out_keys.ctypes.data,
+        None if v is None else out_values.ctypes.data, out_index.ctypes.data,
+        ps_type, _flags(descending)))
+    # Segments' lengths from offsets the library has just accepted.
+    counts = np.minimum(np.diff(off.astype(np.uint64)), k).astype(np.intp)
+    if v is None:
+        return out_keys, out_index, counts
+    return out_keys, out_index, counts, out_values
 
 
 def backend():

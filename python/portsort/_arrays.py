@@ -131,9 +131,10 @@ def keys_view(obj, writable=True, type=None):
     return arr, ps_type
 
 
-def values_view(obj, keys):
+def values_view(obj, keys, writable=True):
     """(array, value_size) for values that travel with keys: n rows of
-    opaque bytes along axis 0, value_size = nbytes // n."""
+    opaque bytes along axis 0, value_size = nbytes // n.  writable=False
+    for values only read (topk), which may then be read-only."""
     arr = _as_view(obj, "values")
     n = keys.shape[0]
     if arr.ndim == 0 or arr.shape[0] != n:
@@ -143,7 +144,7 @@ def values_view(obj, keys):
         # Python objects are not bytes to move while the GIL is released.
         raise TypeError("portsort: values of dtype %s hold Python objects"
                         % arr.dtype)
-    _check_layout(arr, "values", writable=True)
+    _check_layout(arr, "values", writable)
     row = arr.dtype.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64))
     if row == 0:
         raise ValueError("portsort: values have 0 bytes per key")
