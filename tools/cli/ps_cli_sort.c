@@ -36,6 +36,8 @@ static void usage(FILE *f)
 "                        line out of order\n"
 "      --skip-bad        put lines without a valid key at the end, in input\n"
 "                        order, instead of refusing the input\n"
+"      --head K          write only the first K lines (keys) of the sorted\n"
+"                        output, found without sorting the rest (ps_topk)\n"
 "  -o, --output OUT      write to OUT (may be an input) instead of stdout\n"
 "  -b, --backend B       use backend B (sets PORTSORT_BACKEND)\n"
 "      --values VFILE    sort VFILE with the keys: binary, N bytes per key;\n"
@@ -117,10 +119,53 @@ static int permuted(const ps_cli_lines *from, const uint64_t *idx, size_t n,
     return 0;
 }
 
+/* --head K on text: the first min(K, n) lines of the sorted order of `l`
+ * by ps_topk, as line offsets into `ko` (with their keys, for the writer)
+ * and, with vl, the lines of the values file that go with them into `vo`.
+ * The lines without a valid key (--skip-bad) come after every valid one,
+ * so those of them that are still within the first K follow.  Returns
+ * PS_OK, a ps_status, or -1 after a message. */
+static int head_lines(const ps_cli_lines *l, const ps_cli_lines *vl,
+                      const ps_cli_type *t, size_t k, unsigned flags,
+                      ps_cli_lines *ko, ps_cli_lines *vo)
+{
+    size_t m = k < l->n ? k : l->n, i, *idx;
+    int st;
+
+    idx = malloc((m ? m : 1) * sizeof *idx);
+    ko->keys = malloc((m ? m : 1) * l->key_size);
+    ko->offs = malloc((m ? m : 1) * sizeof *ko->offs);
+    if (vl != NULL)
+        vo->offs = malloc((m ? m : 1) * sizeof *vo->offs);
+    if (idx == NULL || ko->keys == NULL || ko->offs == NULL ||
+        (vl != NULL && vo->offs == NULL)) {
+        free(idx);
+        fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+        return -1;
+    }
+    st = ps_topk(l->keys, NULL, 0, l->n, k, ko->keys, NULL, idx, t->type, flags);
+    if (st == PS_OK) {
+        for (i = 0; i < m; i++) {
+            ko->offs[i] = l->offs[idx[i]];
+            if (vl != NULL)
+                vo->offs[i] = vl->offs[idx[i]];
+        }
+        ko->n = m;
+        ko->key_size = l->key_size;
+        vo->n = vl != NULL ? m : 0;
+        /* The refused lines are l's: ko borrows them (see sort_text). */
+        ko->bad = l->bad;
+        ko->nbad = k - m < l->nbad ? k - m : l->nbad;
+    }
+    free(idx);
+    return st;
+}
+
 /* --text: sort the lines of `in` by their key and write them to `outpath`
- * (and with vin, the lines of vin with them to voutpath). */
+ * (and with vin, the lines of vin with them to voutpath); with head, only
+ * the first *head lines. */
 static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned flags,
-                     int check, int unique, const char *outpath,
+                     int check, int unique, const size_t *head, const char *outpath,
                      const ps_cli_input *vin, const char *voutpath)
 {
     ps_cli_lines l, vl, ko, vo;
@@ -146,8 +191,21 @@ static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned fl
                 l.nbad == 1 ? "was" : "were");
     progress("sorting", l.n);
     if (vin != NULL) {
-        /* The lines of both files travel as their line numbers. */
         ps_cli_text split = { NULL, -1, 0, 0 };
+        if (ps_cli_parse_lines(vin, &split, &vl) != 0 || vl.n != l.n) {
+            if (vl.n != l.n)
+                fprintf(stderr, "%s: %s has %zu lines but %s has %zu keys\n",
+                        PS_CLI_NAME, vin->names[0], vl.n,
+                        in->nparts == 1 ? in->names[0] : "the input", l.n);
+            goto done;
+        }
+    }
+    if (head != NULL) {
+        st = head_lines(&l, vin != NULL ? &vl : NULL, opt->t, *head, flags, &ko, &vo);
+        if (st == -1)
+            goto done;
+    } else if (vin != NULL) {
+        /* The lines of both files travel as their line numbers. */
         uint64_t *idx = malloc((l.n ? l.n : 1) * sizeof *idx);
         if (idx == NULL) {
             fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
@@ -155,14 +213,6 @@ static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned fl
         }
         for (i = 0; i < l.n; i++)
             idx[i] = i;
-        if (ps_cli_parse_lines(vin, &split, &vl) != 0 || vl.n != l.n) {
-            if (vl.n != l.n)
-                fprintf(stderr, "%s: %s has %zu lines but %s has %zu keys\n",
-                        PS_CLI_NAME, vin->names[0], vl.n,
-                        in->nparts == 1 ? in->names[0] : "the input", l.n);
-            free(idx);
-            goto done;
-        }
         st = ps_sort_pairs(l.keys, idx, sizeof *idx, l.n, opt->t->type, flags);
         if (st == PS_OK && (permuted(&l, idx, l.n, &ko) != 0 ||
                             permuted(&vl, idx, l.n, &vo) != 0))
@@ -181,18 +231,19 @@ static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned fl
     if (ps_cli_out_open(&out[nout], outpath) != 0)
         goto done;
     nout++;
-    if (vin != NULL) {
-        ko.keys = l.keys;
+    if (head == NULL && vin != NULL) {
+        ko.keys = l.keys;       /* sorted with the line numbers */
         ko.key_size = l.key_size;
-        if (ps_cli_write_lines(in, &ko, 0, &out[0]) != 0)
-            goto done;
+    }
+    if (ps_cli_write_lines(in, head != NULL || vin != NULL ? &ko : &l, unique,
+                           &out[0]) != 0)
+        goto done;
+    if (vin != NULL) {
         if (ps_cli_out_open(&out[nout], voutpath) != 0)
             goto done;
         nout++;
         if (ps_cli_write_lines(vin, &vo, 0, &out[1]) != 0)
             goto done;
-    } else if (ps_cli_write_lines(in, &l, unique, &out[0]) != 0) {
-        goto done;
     }
     rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
     nout = 0;
@@ -202,19 +253,23 @@ done:
         ps_cli_out_discard(&out[i]);
     ps_cli_lines_free(&l);
     ps_cli_lines_free(&vl);
-    ko.keys = NULL;
+    if (head == NULL)
+        ko.keys = NULL;         /* l's */
+    ko.bad = NULL;              /* l's, with --head */
     ps_cli_lines_free(&ko);
     ps_cli_lines_free(&vo);
     return rc;
 }
 
-/* Binary: keys (the input buffer, sorted in place) and optional values. */
+/* Binary: keys (the input buffer, sorted in place) and optional values;
+ * with head, only the first *head of them, by ps_topk into new buffers. */
 static int sort_binary(ps_cli_input *in, const ps_cli_type *t, unsigned flags,
-                       const char *outpath, ps_cli_input *vin, size_t value_size,
-                       const char *voutpath)
+                       const size_t *head, const char *outpath, ps_cli_input *vin,
+                       size_t value_size, const char *voutpath)
 {
     ps_cli_out out[2];
-    size_t n, nout = 0, i;
+    size_t n, nout = 0, i, m;
+    unsigned char *kout = NULL, *vout = NULL;
     int st, rc = 1;
     const char *name = in->nparts == 1 ? in->names[0] : "the input";
 
@@ -232,12 +287,27 @@ static int sort_binary(ps_cli_input *in, const ps_cli_type *t, unsigned flags,
                     "bytes each\n", PS_CLI_NAME, vin->names[0], vin->size, n, value_size);
             return 1;
         }
+    }
+    m = head != NULL && *head < n ? *head : n;
+    if (head != NULL) {
+        /* m * size cannot overflow: m <= n, whose keys and values are read. */
+        kout = malloc(m ? m * t->size : 1);
+        vout = vin != NULL ? malloc(m ? m * value_size : 1) : NULL;
+        if (kout == NULL || (vin != NULL && vout == NULL)) {
+            fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+            goto done;
+        }
+        st = ps_topk(in->data, vin != NULL ? vin->data : NULL, value_size, n,
+                     *head, kout, vout, NULL, t->type, flags);
+    } else if (vin != NULL) {
         st = ps_sort_pairs(in->data, vin->data, value_size, n, t->type, flags);
     } else {
         st = ps_sort_keys(in->data, n, t->type, flags);
     }
-    if (st != PS_OK)
-        return sort_failed(st);
+    if (st != PS_OK) {
+        rc = sort_failed(st);
+        goto done;
+    }
     if (ps_cli_out_open(&out[nout], outpath) != 0)
         goto done;
     nout++;
@@ -247,25 +317,28 @@ static int sort_binary(ps_cli_input *in, const ps_cli_type *t, unsigned flags,
         nout++;
     }
     /* Write errors are kept in the output and reported by the commit. */
-    ps_cli_out_write(&out[0], in->data, in->size);
+    ps_cli_out_write(&out[0], kout != NULL ? kout : in->data, m * t->size);
     if (vin != NULL)
-        ps_cli_out_write(&out[1], vin->data, vin->size);
+        ps_cli_out_write(&out[1], vout != NULL ? vout : vin->data, m * value_size);
     rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
     nout = 0;
 done:
     for (i = 0; i < nout; i++)
         ps_cli_out_discard(&out[i]);
+    free(kout);
+    free(vout);
     return rc;
 }
 
 enum { OPT_TYPE = 256, OPT_TEXT, OPT_VALUES, OPT_VALUE_SIZE, OPT_VALUES_OUT,
-       OPT_SKIP_BAD };
+       OPT_SKIP_BAD, OPT_HEAD };
 
 /* What the command line asked for. */
 typedef struct sort_args {
     ps_cli_text opt;            /* type, field, separator, --skip-bad */
     const char *backend, *outpath, *vpath, *voutpath;
-    int text, check, unique;
+    int text, check, unique, has_head;
+    size_t head;                /* --head K: K, when has_head */
     unsigned flags;
     size_t value_size;
     char **inputs;
@@ -287,6 +360,7 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
         { "unique", no_argument, NULL, 'u' },
         { "check", no_argument, NULL, 'c' },
         { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
+        { "head", required_argument, NULL, OPT_HEAD },
         { "backend", required_argument, NULL, 'b' },
         { "output", required_argument, NULL, 'o' },
         { "values", required_argument, NULL, OPT_VALUES },
@@ -333,6 +407,14 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
         case 'u': a->unique = a->text = 1; break;
         case 'c': a->check = a->text = 1; break;
         case OPT_SKIP_BAD: a->opt.skip_bad = 1; break;
+        case OPT_HEAD:
+            if (ps_cli_parse_size(optarg, &a->head) != 0) {
+                fprintf(stderr, "%s: --head wants a count of lines (keys), such as "
+                        "10 or 1M, not '%s'\n", PS_CLI_NAME, optarg);
+                return 2;
+            }
+            a->has_head = 1;
+            break;
         case 'b': a->backend = optarg; break;
         case 'o': a->outpath = optarg; break;
         case OPT_VALUES: a->vpath = optarg; break;
@@ -371,6 +453,14 @@ static int validate_sort_args(sort_args *a)
     if (a->check && (a->outpath != NULL || a->vpath != NULL || a->opt.skip_bad)) {
         fprintf(stderr, "%s: -c cannot be combined with -o, --values or --skip-bad\n",
                 PS_CLI_NAME);
+        return 2;
+    }
+    if (a->has_head && (a->check || a->unique)) {
+        fprintf(stderr, "%s: --head cannot be combined with %s (%s)\n", PS_CLI_NAME,
+                a->check ? "-c" : "-u",
+                a->check ? "-c reads every line" :
+                "the first K unique lines need every run of equal keys; "
+                "pipe 'portsort sort -u' through 'head -n K' instead");
         return 2;
     }
     if (a->vpath == NULL && (a->value_size != 0 || a->voutpath != NULL)) {
@@ -446,11 +536,13 @@ static int run_sort(sort_args *a)
          ps_cli_read_inputs((char **)&a->vpath, 1, a->text, &vin) != 0))
         goto done;
     if (a->text)
-        rc = sort_text(&in, &a->opt, a->flags, a->check, a->unique, a->outpath,
+        rc = sort_text(&in, &a->opt, a->flags, a->check, a->unique,
+                       a->has_head ? &a->head : NULL, a->outpath,
                        a->vpath ? &vin : NULL, a->voutpath);
     else
-        rc = sort_binary(&in, a->opt.t, a->flags, a->outpath, a->vpath ? &vin : NULL,
-                         a->value_size, a->voutpath);
+        rc = sort_binary(&in, a->opt.t, a->flags, a->has_head ? &a->head : NULL,
+                         a->outpath, a->vpath ? &vin : NULL, a->value_size,
+                         a->voutpath);
 done:
     ps_cli_input_free(&in);
     ps_cli_input_free(&vin);
