@@ -3,7 +3,7 @@
  * keys (as in ps_fuzz_sort) but choose a case: key type, n (up to 2^21, most
  * often near the sizes where the backends change paths), a distribution of
  * the sorting literature with its parameters, a seed, the direction and the
- * operation.  The keys are generated from those, deterministically, sorted
+ * operation, or the top-k of that operation (ps_topk) with its k.  The keys are generated from those, deterministically, sorted
  * through the public API by the backend PORTSORT_BACKEND names, and checked
  * against the stable merge sort of the tests (test/ps_test_util.c, which
  * shares no code with the library).  Values are index tags, so pairs check
@@ -15,13 +15,14 @@
  * thread count instead.
  *
  * Input layout (bytes past the end read as 0, so every input is a case;
- * bytes beyond the 18th are ignored).  The bytes that change the case most
+ * bytes beyond the 20th are ignored).  The bytes that change the case most
  * come first, so that short inputs already vary them:
  *   0      type: PS_U8 + byte % 12
  *   1      distribution (byte % DIST_COUNT), see the dist_names table
  *   2      size class (byte % 16), see decode_n()
  *   3      bit 0 PS_DESCENDING; bits 1-2 operation: 0 keys, 1 and 3 pairs,
- *          2 argsort
+ *          2 argsort; bit 3: ps_topk instead, with the operation's
+ *          outputs (keys; keys and values; keys and indices)
  *   4      distribution parameter a
  *   5-6    size parameter, little-endian
  *   7      value size for pairs: byte % 20 < 4 gives 4 or 8 (even/odd),
@@ -29,6 +30,8 @@
  *   8-9    distribution parameters b and c (what a, b and c mean for each
  *          distribution is in gen_keys())
  *   10-17  seed of the generator, little-endian
+ *   18-19  k for ps_topk, see decode_k() (0, 1, n - 1, n, past n, small,
+ *          anywhere, around n / 2)
  *
  * Setting PS_FUZZ_SHAPES_VERBOSE prints each decoded case on stderr.
  */
@@ -42,7 +45,7 @@
 #include "../ps_test_util.h"
 
 #define SHAPES_MAX_N ((size_t)1 << 21)
-#define SHAPES_HEADER 18
+#define SHAPES_HEADER 20
 
 enum { OP_KEYS, OP_PAIRS, OP_ARGSORT };
 
@@ -62,6 +65,8 @@ typedef struct shape_case {
     ps_type type;
     unsigned flags;
     int op;
+    int topk;                   /* ps_topk of op, with k */
+    size_t k;
     size_t vs;                  /* value size, pairs only */
     size_t n;
     int dist;
@@ -125,6 +130,23 @@ static size_t decode_n(unsigned cls, unsigned p)
     return (size_t)n;
 }
 
+/* k for ps_topk: the edges (0, 1, n - 1, n, beyond n) as often as the
+ * small k of most uses and any k up to n. */
+static size_t decode_k(size_t n, unsigned p)
+{
+    size_t q = p >> 3;
+    switch (p % 8) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return n > 0 ? n - 1 : 0;
+    case 3: return n;
+    case 4: return q % 4 == 3 ? (size_t)-1 : n + 1 + q % 5;
+    case 5: return 1 + q % 100;
+    case 6: return q % (n + 1);
+    default: return n / 2 + q % 3;
+    }
+}
+
 static void decode(const uint8_t *d, size_t size, shape_case *c)
 {
     unsigned b3 = byte_at(d, size, 3), b7 = byte_at(d, size, 7) % 20;
@@ -137,6 +159,8 @@ static void decode(const uint8_t *d, size_t size, shape_case *c)
     c->op = (int)(b3 >> 1 & 3);
     if (c->op == 3)
         c->op = OP_PAIRS;
+    c->topk = (b3 & 8u) != 0;
+    c->k = decode_k(c->n, byte_at(d, size, 18) | byte_at(d, size, 19) << 8);
     c->a = byte_at(d, size, 4);
     c->vs = b7 < 4 ? (b7 & 1 ? 8 : 4) : 1 + (b7 - 4);
     c->b = byte_at(d, size, 8);
@@ -158,6 +182,8 @@ static void describe(const shape_case *c, char *buf, size_t len)
                      t_type_name(c->type), c->n, dist_names[c->dist], c->a, c->b,
                      c->c, (unsigned long long)c->seed,
                      c->flags & PS_DESCENDING ? "desc" : "asc", op_name(c->op));
+    if (k > 0 && (size_t)k < len && c->topk)
+        k += snprintf(buf + k, len - (size_t)k, " topk k=%zu", c->k);
     if (k > 0 && (size_t)k < len && c->op == OP_PAIRS)
         k += snprintf(buf + k, len - (size_t)k, " value_size=%zu", c->vs);
     if (k > 0 && (size_t)k < len)
@@ -598,6 +624,61 @@ static void tag(unsigned char *v, size_t vs, size_t j)
         v[b] = b < 3 ? (unsigned char)(j >> (8 * b)) : (unsigned char)(j * 31 + b * 77);
 }
 
+/* ps_topk of the case's operation: keys alone, keys and values (the
+ * tags), keys and indices.  The results must be the first min(k, n) of
+ * the oracle's stable order, the inputs unchanged, and nothing written
+ * past the results: keys is the input, vals its tags, perm and outk room
+ * for n + 1 indices and keys. */
+static void check_topk(const shape_case *c, const unsigned char *keys,
+                       const unsigned char *vals, size_t vs, size_t *perm,
+                       unsigned char *outk)
+{
+    size_t n = c->n, kb = ps_type_size(c->type), m = c->k < n ? c->k : n, i;
+    size_t *want = malloc((n + 1) * sizeof *want);
+    unsigned char *outv = malloc((m + 1) * (vs ? vs : 1)), *copy = malloc(n * kb + 1);
+    unsigned char want_tag[16];
+    int st;
+
+    if (want == NULL || outv == NULL || copy == NULL)
+        fail(c, "out of memory in the test", 0);
+    memcpy(copy, keys, n * kb);
+    memset(outk, 0xa5, (m + 1) * kb);
+    memset(outv, 0x5a, (m + 1) * (vs ? vs : 1));
+    st = ps_topk(keys, vs ? vals : NULL, vs, n, c->k, outk, vs ? outv : NULL,
+                 c->op == OP_ARGSORT ? perm : NULL, c->type, c->flags);
+    if (st != PS_OK) {
+        fprintf(stderr, "ps_fuzz_shapes: status %d: %s\n", st, ps_strerror(st));
+        fail(c, "valid ps_topk call failed", 0);
+    }
+    if (memcmp(copy, keys, n * kb) != 0)
+        fail(c, "ps_topk changed its keys", 0);
+    t_oracle_perm(keys, n, c->type, c->flags, want);
+    for (i = 0; i < m; i++)
+        if (memcmp(outk + i * kb, keys + want[i] * kb, kb) != 0)
+            fail(c, "top-k keys differ from the oracle's first k", i);
+    for (i = 0; i < kb; i++)
+        if (outk[m * kb + i] != 0xa5)
+            fail(c, "ps_topk wrote past its min(k, n) keys", m);
+    if (c->op == OP_ARGSORT) {
+        for (i = 0; i < m; i++)
+            if (perm[i] != want[i])
+                fail(c, "top-k indices differ from the oracle's first k", i);
+        if (perm[m] != (size_t)-1)
+            fail(c, "ps_topk wrote past its min(k, n) indices", m);
+    }
+    for (i = 0; i < m && vs; i++) {
+        tag(want_tag, vs, want[i]);
+        if (memcmp(outv + i * vs, want_tag, vs) != 0)
+            fail(c, "top-k values differ from the oracle's (unstable or lost)", i);
+    }
+    for (i = 0; i < vs; i++)
+        if (outv[m * vs + i] != 0x5a)
+            fail(c, "ps_topk wrote past its min(k, n) values", m);
+    free(want);
+    free(outv);
+    free(copy);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -631,7 +712,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     keys = malloc(n * kb + 1);
     keys0 = malloc(n * kb + 1);
-    tmp = malloc(n * kb + 1);
+    tmp = malloc((n + 1) * kb);   /* also ps_topk's keys and a guard */
     vals = malloc(n * vs + 1);
     perm = malloc((n + 1) * sizeof *perm);
     want = malloc((n + 1) * sizeof *want);
@@ -654,6 +735,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i <= n; i++)
         perm[i] = (size_t)-1;
 
+    if (c.topk) {
+        check_topk(&c, keys, vals, vs, perm, tmp);
+        free(keys); free(keys0); free(tmp); free(vals); free(perm); free(want);
+        return 0;
+    }
     switch (c.op) {
     case OP_KEYS: st = ps_sort_keys(keys, n, c.type, c.flags); break;
     case OP_ARGSORT: st = ps_argsort(keys, perm, n, c.type, c.flags); break;

@@ -37,12 +37,22 @@ def size(n):
     raise ValueError(f"no size class gives exactly {n}")
 
 
-def case(name, typ, n, dist, a=0, b=0, c=0, seed=1, desc=False, op="keys", vs=4):
+# k classes of decode_k() for ps_topk: (class, parameter) -> k.
+K = {"0": (0, 0), "1": (1, 0), "n-1": (2, 0), "n": (3, 0), "n+1": (4, 0),
+     "max": (4, 3), "100": (5, 99), "n/2": (7, 0)}
+
+
+def case(name, typ, n, dist, a=0, b=0, c=0, seed=1, desc=False, op="keys", vs=4,
+         topk=None):
+    """topk: a K name, for ps_topk of op with that k."""
     cls, p = size(n)
     data = bytes([TYPE.index(typ), DIST.index(dist), cls,
-                  int(desc) | OPS[op] << 1, a]) + struct.pack("<H", p) + \
-        bytes([VS[vs], b, c]) + struct.pack("<Q", seed)
-    assert len(data) == 18
+                  int(desc) | OPS[op] << 1 | (8 if topk else 0), a]) + \
+        struct.pack("<H", p) + bytes([VS[vs], b, c]) + struct.pack("<Q", seed)
+    if topk:
+        kc, q = K[topk]
+        data += struct.pack("<H", kc | q << 3)
+    assert len(data) == (20 if topk else 18)
     with open(os.path.join(OUT, name), "wb") as f:
         f.write(data)
 
@@ -74,3 +84,14 @@ case("u64-runs-almostsorted-64k", "u64", 65536, "runs", a=2, b=1, c=20)
 case("f64-exponential-48k-1-pairs1", "f64", 49151, "exponential", a=32, c=1,
      op="pairs", vs=1)
 case("u8-allequal-300", "u8", 300 % 32768, "allequal", a=2)
+# ps_topk: the k-th key among many equal ones, specials, all equal keys,
+# and the edges of k.
+case("topk-u64-loguniform-1m-k100", "u64", 1000000, "loguniform", a=63,
+     topk="100")
+case("topk-i64-fewdistinct-200k-argsort-half", "i64", 200000, "fewdistinct",
+     a=5, op="argsort", topk="n/2")
+case("topk-f64-specials-64k-1-pairs7-n-1", "f64", 65535, "specials",
+     op="pairs", vs=7, desc=True, topk="n-1")
+case("topk-u16-allequal-48k+1-k1", "u16", 49153, "allequal", a=1, topk="1")
+case("topk-i8-eightdup-4k-argsort-max", "i8", 4096, "eightdup", op="argsort",
+     topk="max", desc=True)
