@@ -27,6 +27,7 @@
 #include <config.h>
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ps_internal.h"
@@ -171,6 +172,171 @@ PS_FORCE_INLINE void count(const topk_src *s, unsigned kb, ps_xf xf,
         hist[(src_image(s, j, kb, xf, &i) >> shift) & 255u]++;
 }
 
+/* The first r (1 <= r <= surv->len) of the survivors in the stable order,
+ * appended to cand at *nc: count the digit at `shift`, keep those with the
+ * r-th one's digit, and so on down.  sv is surv's own buffer, which the
+ * kept ones are written back into.  At most 8 * kb / 8 passes. */
+PS_FORCE_INLINE void select_survivors(topk_src *surv, unsigned kb, ps_xf xf,
+                                      unsigned shift, size_t r, size_t *cand,
+                                      size_t *nc, topk_buf *sv)
+{
+    size_t hist[256], c;
+    unsigned d;
+    for (;;) {
+        count(surv, kb, xf, shift, hist);
+        pick_digit(hist, &r, &d, &c);
+        /* Every one with digit d is in (r == c), or this is the last
+         * digit: no survivors to keep. */
+        if (r == c || shift == 0) {
+            split(surv, kb, xf, shift, d, r, cand, nc, NULL);
+            return;
+        }
+        /* When they all share this digit nothing drops: no split. */
+        if (c != surv->len)
+            surv->len = split(surv, kb, xf, shift, d, 0, cand, nc, sv);
+        shift -= 8;
+    }
+}
+
+/* Segments shorter than this are selected by the counting passes alone:
+ * a sample of TOPK_SAMPLE keys would cost more than the pass it saves. */
+#define TOPK_SAMPLE_MIN ((size_t)1 << 15)
+#define TOPK_SAMPLE 1024u
+/* Keys classified a block at a time: a block with no key at or below the
+ * upper bound (most of them, for a small k) is skipped after one
+ * comparison per key, which the compiler vectorises. */
+#define TOPK_BLOCK 32u
+
+/* Whether any of the TOPK_BLOCK keys at p has an image <= hi: 16 bytes
+ * of keys at a time, in the vector extension GCC and Clang share (the
+ * OpenMP kernels use it too), as the library is built for the baseline
+ * ISA, whose compilers at -O2 would not vectorise the plain loop. */
+#define TOPK_ANY_LE(UT, ST)                                                  \
+    do {                                                                     \
+        typedef UT vu __attribute__((vector_size(16)));                      \
+        typedef ST vs __attribute__((vector_size(16)));                      \
+        vs acc = { 0 };                                                      \
+        size_t v;                                                            \
+        for (v = 0; v < TOPK_BLOCK * sizeof(UT) / 16; v++) {                 \
+            vu x;                                                            \
+            memcpy(&x, (const unsigned char *)p + 16 * v, 16);               \
+            x = x ^ (UT)xf.flip                                              \
+                ^ ((vu)((vs)x >> (8 * sizeof(UT) - 1)) & (UT)xf.fneg);       \
+            acc |= (vs)(x <= (UT)hi);                                        \
+        }                                                                    \
+        for (v = 1; v < 16 / sizeof(UT); v++)                                \
+            acc[0] |= acc[v];                                                \
+        return acc[0] != 0;                                                  \
+    } while (0)
+
+PS_FORCE_INLINE int block_any_le(const void *p, unsigned kb, ps_xf xf,
+                                 uint64_t hi)
+{
+    switch (kb) {
+    case 2: TOPK_ANY_LE(uint16_t, int16_t);
+    case 4: TOPK_ANY_LE(uint32_t, int32_t);
+    default: TOPK_ANY_LE(uint64_t, int64_t);
+    }
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Bounds lo <= hi of the images between which the m-th smallest very
+ * probably lies, from a sample of TOPK_SAMPLE images spread over the
+ * segment (one a stratum, at a jittered place in it, so that sorted and
+ * periodic inputs are sampled as well as random ones).  lo = 0 when the
+ * m-th may be among the smallest of the sample.  The sample's rank of the
+ * m-th is binomial, mean m S / len: the bounds are 3 standard deviations
+ * and 2 ranks either side.  Returns 0 when the bounds would hold more
+ * than an eighth of the keys, or none above: then the counting passes are
+ * as good.  *cap: room for the keys between them (twice the expected). */
+static int sample_bounds(const topk_src *w, unsigned kb, ps_xf xf, size_t m,
+                         uint64_t *lo, uint64_t *hi, size_t *cap)
+{
+    uint64_t img[TOPK_SAMPLE], h = 0x9e3779b97f4a7c15u;
+    size_t stride = w->len / TOPK_SAMPLE, j, i;
+    double p = (double)m / (double)w->len, q = p * TOPK_SAMPLE, a, b;
+    double var = TOPK_SAMPLE * p * (1.0 - p), sd = 0;
+    size_t ra, rb;
+
+    while (sd * sd < var)       /* <= 16 steps: var <= TOPK_SAMPLE / 4 */
+        sd += 1;
+    a = q - 3 * sd - 2;
+    b = q + 3 * sd + 2;
+
+    if (b >= TOPK_SAMPLE || b - (a > 0 ? a : 0) > TOPK_SAMPLE / 8)
+        return 0;
+    for (j = 0; j < TOPK_SAMPLE; j++) {
+        h += 0x9e3779b97f4a7c15u;
+        img[j] = src_image(w, j * stride + (size_t)((h >> 33) % stride), kb,
+                           xf, &i);
+    }
+    qsort(img, TOPK_SAMPLE, sizeof img[0], cmp_u64);
+    ra = a > 0 ? (size_t)a : 0;
+    rb = (size_t)b + 1;
+    *lo = ra > 0 ? img[ra] : 0;
+    *hi = img[rb];
+    *cap = 2 * ((rb - ra + 1) * stride + 1024);
+    if (*cap > w->len)
+        *cap = w->len;
+    return 1;
+}
+
+/* The sampled select: one pass over the segment puts the keys below lo
+ * into cand and keeps those in [lo, hi] as survivors, then
+ * select_survivors finishes among those.  Returns 1 when done, 0 when the
+ * bounds missed (more than m keys below lo, more than *cap between them,
+ * or fewer than m at or below hi), leaving cand to be filled again from
+ * its start; -1 when the survivors cannot be allocated. */
+PS_FORCE_INLINE int select_sampled(const topk_src *w, size_t m, unsigned kb,
+                                   ps_xf xf, size_t *cand, topk_buf *sv)
+{
+    uint64_t lo, hi;
+    size_t cap, nc = 0, kept = 0, j, t, i;
+    topk_src surv = { NULL, 0, 0, sv };
+
+    if (!sample_bounds(w, kb, xf, m, &lo, &hi, &cap))
+        return 0;
+    if (buf_reserve(sv, cap, kb) != PS_OK)
+        return -1;
+    for (j = 0; j < w->len; j += TOPK_BLOCK) {
+        size_t end = w->len - j < TOPK_BLOCK ? w->len : j + TOPK_BLOCK;
+        if (end - j == TOPK_BLOCK &&
+            !block_any_le((const unsigned char *)w->keys + (w->a + j) * kb, kb,
+                          xf, hi))
+            continue;
+        for (t = j; t < end; t++) {
+            uint64_t img = src_image(w, t, kb, xf, &i);
+            if (img < lo) {
+                if (nc == m)
+                    return 0;
+                cand[nc++] = i;
+            } else if (img <= hi) {
+                if (kept == cap)
+                    return 0;
+                sv->idx[kept] = i;
+                word_put(sv->img, kept++, kb, img);
+            }
+        }
+    }
+    if (nc + kept < m)
+        return 0;
+    if (nc + kept == m) {       /* every survivor is in */
+        memcpy(cand + nc, sv->idx, kept * sizeof *cand);
+        return 1;
+    }
+    if (nc < m) {
+        surv.len = kept;
+        select_survivors(&surv, kb, xf, 8u * kb - 8u, m - nc, cand, &nc, sv);
+    }
+    PS_DEBUG_ASSERT(nc == m);
+    return 1;
+}
+
 /* The m < len elements of the segment a .. a + len - 1 that come first in
  * the stable sorted order, appended to cand (m entries, grouped as the top
  * of the file says).  Fails only to allocate the survivors. */
@@ -180,6 +346,12 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
     size_t hist[256], r = m, c, nc = 0;
     unsigned shift = 8u * kb - 8u, d;
     topk_src whole = { keys, a, len, NULL }, surv = { keys, 0, 0, sv };
+
+    if (len >= TOPK_SAMPLE_MIN && kb > 1) {
+        int got = select_sampled(&whole, m, kb, xf, cand, sv);
+        if (got != 0)
+            return got > 0 ? PS_OK : PS_ERR_NO_MEMORY;
+    }
 
     count(&whole, kb, xf, shift, hist);
     pick_digit(hist, &r, &d, &c);
@@ -201,18 +373,7 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
         return PS_ERR_NO_MEMORY;
     surv.len = split(&whole, kb, xf, shift, d, 0, cand, &nc, sv);
     /* At most 8 * kb / 8 - 1 more passes; each keeps the r-th survivor. */
-    while (shift > 0) {
-        shift -= 8;
-        count(&surv, kb, xf, shift, hist);
-        pick_digit(hist, &r, &d, &c);
-        if (r == c || shift == 0) {
-            split(&surv, kb, xf, shift, d, r, cand, &nc, NULL);
-            break;
-        }
-        if (c == surv.len)
-            continue;           /* they all share this digit: nothing drops */
-        surv.len = split(&surv, kb, xf, shift, d, 0, cand, &nc, sv);
-    }
+    select_survivors(&surv, kb, xf, shift - 8, r, cand, &nc, sv);
     PS_DEBUG_ASSERT(nc == m);
     return PS_OK;
 }

@@ -187,6 +187,8 @@ static void one_array(ps_type t, unsigned flags, int shape, size_t n,
         t_fail("ps_argsort: %s", ps_error_detail());
     ks[nk++] = 0, ks[nk++] = 1, ks[nk++] = 2, ks[nk++] = n - 1;
     ks[nk++] = n, ks[nk++] = n + 5, ks[nk++] = n / 3 + 1, ks[nk++] = SIZE_MAX;
+    if (n > 10000)              /* the k of most uses, small against n */
+        ks[5] = 100, ks[7] = n / 40;
     for (j = 0; j < nk; j++) {
         size_t k = ks[j], m = k < n ? k : n;
         size_t vs = vsizes[(j + (size_t)shape + n) % 5];
@@ -465,6 +467,21 @@ int main(void)
                           vsizes[(size_t)(t + shape + flags) % 5], &rng);
                 calls++;
             }
+    /* Arrays past 32768 keys, where the select first bounds the k-th key
+     * by a sample (lib/ps_topk.c, TOPK_SAMPLE_MIN): every shape, each key
+     * width it runs on, both directions; the all-equal and two-value
+     * shapes make the bounds miss, so the counting passes run after. */
+    {
+        static const ps_type big[] = { PS_U16, PS_I32, PS_F32, PS_U64, PS_F64 };
+        for (si = 0; si < sizeof big / sizeof big[0]; si++)
+            for (flags = 0; flags <= PS_DESCENDING; flags++)
+                for (shape = 0; shape < D_COUNT; shape++) {
+                    if (!t_wanted("PS_TEST_TYPES", t_type_name(big[si])))
+                        continue;
+                    one_array(big[si], flags, shape, 40000 + (size_t)shape, &rng);
+                    calls += 8;
+                }
+    }
     /* One large array, where the select runs all its passes over many
      * survivors and the candidates' sort is the backend's own. */
     one_array(PS_U32, 0, D_PREFIX, 300000, &rng);
