@@ -210,6 +210,18 @@ typedef struct ps_backend_ops {
      * is never probed.  It must only read the environment: no runtime call,
      * no output.  May be NULL (no variables). */
     int (*check_env)(char *why, size_t why_len);
+    /* Run job(ctx, i) for every i in [0, jobs) on the backend's CPU
+     * threads and return when every one has returned.  The jobs of a call
+     * may run in any order and at the same time, each exactly once, on the
+     * calling thread too; a job must not call the library.  The core runs
+     * the host-side steps of its operations this way (ps_topk's select,
+     * over segments or over chunks of one array), so that they use the
+     * threads and the pool the CPU backend already has instead of threads
+     * of the core's own.  May be NULL (a device backend, one that predates
+     * it, or one with one thread): the core then runs the jobs in order on
+     * the calling thread. */
+    void (*run_jobs)(void *state, size_t jobs, void (*job)(void *ctx, size_t i),
+                     void *ctx);
     /* New members go here, at the end, each saying what NULL or 0 (a
      * backend that predates it) makes the core do; every caller in the
      * core tests for NULL.  Members above sort_pairs are never NULL

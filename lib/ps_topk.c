@@ -286,25 +286,62 @@ static int sample_bounds(const topk_src *w, unsigned kb, ps_xf xf, size_t m,
     return 1;
 }
 
-/* The sampled select: one pass over the segment puts the keys below lo
- * into cand and keeps those in [lo, hi] as survivors, then
- * select_survivors finishes among those.  Returns 1 when done, 0 when the
- * bounds missed (more than m keys below lo, more than *cap between them,
- * or fewer than m at or below hi), leaving cand to be filled again from
- * its start; -1 when the survivors cannot be allocated. */
-PS_FORCE_INLINE int select_sampled(const topk_src *w, size_t m, unsigned kb,
-                                   ps_xf xf, size_t *cand, topk_buf *sv)
-{
-    uint64_t lo, hi;
-    size_t cap, nc = 0, kept = 0, j, t, i;
-    topk_src surv = { NULL, 0, 0, sv };
+/* Indices (and, for survivors, images) that one chunk of the sampled
+ * select collects, in index order; grown by doubling. */
+typedef struct topk_list {
+    size_t *idx;
+    unsigned char *img;         /* NULL for the keys below the bounds */
+    size_t n, cap;
+} topk_list;
 
-    if (!sample_bounds(w, kb, xf, m, &lo, &hi, &cap))
-        return 0;
-    if (buf_reserve(sv, cap, kb) != PS_OK)
+static int list_grow(topk_list *l, unsigned kb, int with_img)
+{
+    size_t cap = l->cap ? 2 * l->cap : 1024;
+    size_t *idx = ps_alloc(cap * sizeof *idx);
+    unsigned char *img = with_img ? ps_alloc(cap * kb) : NULL;
+    if (idx == NULL || (with_img && img == NULL)) {
+        ps_release(idx);
+        ps_release(img);
         return -1;
-    for (j = 0; j < w->len; j += TOPK_BLOCK) {
-        size_t end = w->len - j < TOPK_BLOCK ? w->len : j + TOPK_BLOCK;
+    }
+    if (l->n > 0) {
+        memcpy(idx, l->idx, l->n * sizeof *idx);
+        if (with_img)
+            memcpy(img, l->img, l->n * kb);
+    }
+    ps_release(l->idx);
+    ps_release(l->img);
+    l->idx = idx;
+    l->img = img;
+    l->cap = cap;
+    return 0;
+}
+
+static void list_free(topk_list *l)
+{
+    ps_release(l->idx);
+    ps_release(l->img);
+    memset(l, 0, sizeof *l);
+}
+
+/* One pass of the sampled select over keys j0 .. j1 - 1 of w: those below
+ * lo into `below`, those in [lo, hi] into `mid` with their images.
+ * Returns PS_OK, 1 when more than m are below or more than cap in the
+ * middle (the bounds missed: no need to read on), or PS_ERR_NO_MEMORY. */
+typedef struct topk_chunk {
+    size_t j0, j1;
+    topk_list below, mid;
+    int st;
+} topk_chunk;
+
+PS_FORCE_INLINE int scan_w(const topk_src *w, size_t j0, size_t j1,
+                           unsigned kb, ps_xf xf, uint64_t lo, uint64_t hi,
+                           size_t m, size_t cap, topk_list *below,
+                           topk_list *mid)
+{
+    size_t j, t, i;
+    for (j = j0; j < j1; j += TOPK_BLOCK) {
+        size_t end = j1 - j < TOPK_BLOCK ? j1 : j + TOPK_BLOCK;
         if (end - j == TOPK_BLOCK &&
             !block_any_le((const unsigned char *)w->keys + (w->a + j) * kb, kb,
                           xf, hi))
@@ -312,47 +349,161 @@ PS_FORCE_INLINE int select_sampled(const topk_src *w, size_t m, unsigned kb,
         for (t = j; t < end; t++) {
             uint64_t img = src_image(w, t, kb, xf, &i);
             if (img < lo) {
-                if (nc == m)
-                    return 0;
-                cand[nc++] = i;
+                if (below->n == m)
+                    return 1;
+                if (below->n == below->cap && list_grow(below, kb, 0) != 0)
+                    return PS_ERR_NO_MEMORY;
+                below->idx[below->n++] = i;
             } else if (img <= hi) {
-                if (kept == cap)
-                    return 0;
-                sv->idx[kept] = i;
-                word_put(sv->img, kept++, kb, img);
+                if (mid->n == cap)
+                    return 1;
+                if (mid->n == mid->cap && list_grow(mid, kb, 1) != 0)
+                    return PS_ERR_NO_MEMORY;
+                mid->idx[mid->n] = i;
+                word_put(mid->img, mid->n++, kb, img);
             }
         }
     }
-    if (nc + kept < m)
+    return PS_OK;
+}
+
+/* The chunks of one sampled select, as run_jobs hands them out. */
+typedef struct topk_scan {
+    const topk_src *w;
+    unsigned kb;
+    ps_xf xf;
+    uint64_t lo, hi;
+    size_t m, cap;
+    topk_chunk *chunk;
+} topk_scan;
+
+static void scan_job(void *ctx, size_t i)
+{
+    const topk_scan *sc = ctx;
+    topk_chunk *c = &sc->chunk[i];
+    switch (sc->kb) {
+    case 2:
+        c->st = scan_w(sc->w, c->j0, c->j1, 2, sc->xf, sc->lo, sc->hi, sc->m,
+                       sc->cap, &c->below, &c->mid);
+        break;
+    case 4:
+        c->st = scan_w(sc->w, c->j0, c->j1, 4, sc->xf, sc->lo, sc->hi, sc->m,
+                       sc->cap, &c->below, &c->mid);
+        break;
+    default:
+        c->st = scan_w(sc->w, c->j0, c->j1, 8, sc->xf, sc->lo, sc->hi, sc->m,
+                       sc->cap, &c->below, &c->mid);
+        break;
+    }
+}
+
+/* How the select runs its chunks: a backend's run_jobs (its CPU threads),
+ * or NULL for the calling thread alone. */
+typedef struct topk_runner {
+    const ps_backend_ops *ops;
+    void *state;
+} topk_runner;
+
+/* Segments at least this long are scanned in TOPK_CHUNKS chunks on the
+ * runner's threads: shorter ones take a few hundred microseconds on one. */
+#define TOPK_PAR_MIN ((size_t)1 << 18)
+#define TOPK_CHUNKS 16u
+
+static void run_jobs(const topk_runner *run, size_t jobs,
+                     void (*job)(void *ctx, size_t i), void *ctx)
+{
+    size_t i;
+    if (run != NULL && run->ops != NULL && run->ops->run_jobs != NULL) {
+        run->ops->run_jobs(run->state, jobs, job, ctx);
+        return;
+    }
+    for (i = 0; i < jobs; i++)
+        job(ctx, i);
+}
+
+/* The sampled select: one pass over the segment (in chunks, on the
+ * runner's threads when it is long) collects the keys below lo, which are
+ * all in, and those in [lo, hi] as survivors; then select_survivors
+ * finishes among those.  Returns 1 when done, 0 when the bounds missed
+ * (more than m keys below lo, more than the room between them, or fewer
+ * than m at or below hi), cand then to be filled again from its start;
+ * -1 when memory ran out. */
+static int select_sampled(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
+                          size_t *cand, topk_buf *sv, const topk_runner *run)
+{
+    topk_chunk chunk[TOPK_CHUNKS];
+    topk_scan sc = { w, kb, xf, 0, 0, m, 0, chunk };
+    size_t jobs = run != NULL && w->len >= TOPK_PAR_MIN ? TOPK_CHUNKS : 1;
+    size_t nc = 0, kept = 0, c;
+    topk_src surv = { NULL, 0, 0, sv };
+    int got = 1;
+
+    if (!sample_bounds(w, kb, xf, m, &sc.lo, &sc.hi, &sc.cap))
         return 0;
-    if (nc + kept == m) {       /* every survivor is in */
-        memcpy(cand + nc, sv->idx, kept * sizeof *cand);
-        return 1;
+    memset(chunk, 0, sizeof chunk);
+    for (c = 0; c < jobs; c++) {
+        chunk[c].j0 = w->len / jobs * c;
+        chunk[c].j1 = c + 1 == jobs ? w->len : w->len / jobs * (c + 1);
     }
-    if (nc < m) {
-        surv.len = kept;
-        select_survivors(&surv, kb, xf, 8u * kb - 8u, m - nc, cand, &nc, sv);
+    run_jobs(run, jobs, scan_job, &sc);
+    for (c = 0; c < jobs; c++) {
+        if (chunk[c].st == PS_ERR_NO_MEMORY)
+            got = -1;
+        else if (chunk[c].st != PS_OK && got == 1)
+            got = 0;
+        nc += chunk[c].below.n;
+        kept += chunk[c].mid.n;
     }
-    PS_DEBUG_ASSERT(nc == m);
-    return 1;
+    if (got == 1 && (nc > m || kept > sc.cap || nc + kept < m))
+        got = 0;
+    if (got == 1 && buf_reserve(sv, kept, kb) != PS_OK)
+        got = -1;
+    if (got == 1) {
+        /* Chunk by chunk: index order, as the groups need. */
+        size_t at = 0;
+        nc = 0;
+        for (c = 0; c < jobs; c++) {
+            memcpy(cand + nc, chunk[c].below.idx,
+                   chunk[c].below.n * sizeof *cand);
+            nc += chunk[c].below.n;
+            memcpy(sv->idx + at, chunk[c].mid.idx,
+                   chunk[c].mid.n * sizeof *sv->idx);
+            memcpy(sv->img + at * kb, chunk[c].mid.img, chunk[c].mid.n * kb);
+            at += chunk[c].mid.n;
+        }
+        if (nc + kept == m) {   /* every survivor is in */
+            memcpy(cand + nc, sv->idx, kept * sizeof *cand);
+            nc = m;
+        } else if (nc < m) {
+            surv.len = kept;
+            select_survivors(&surv, kb, xf, 8u * kb - 8u, m - nc, cand, &nc,
+                             sv);
+        }
+        PS_DEBUG_ASSERT(nc == m);
+    }
+    for (c = 0; c < jobs; c++) {
+        list_free(&chunk[c].below);
+        list_free(&chunk[c].mid);
+    }
+    return got;
 }
 
 /* The m < len elements of the segment a .. a + len - 1 that come first in
  * the stable sorted order, appended to cand (m entries, grouped as the top
  * of the file says).  Fails only to allocate the survivors. */
 PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
-                             unsigned kb, ps_xf xf, size_t *cand, topk_buf *sv)
+                             unsigned kb, ps_xf xf, size_t *cand, topk_buf *sv,
+                             const topk_runner *run)
 {
     size_t hist[256], r = m, c, nc = 0;
     unsigned shift = 8u * kb - 8u, d;
     topk_src whole = { keys, a, len, NULL }, surv = { keys, 0, 0, sv };
 
     if (len >= TOPK_SAMPLE_MIN && kb > 1) {
-        int got = select_sampled(&whole, m, kb, xf, cand, sv);
+        int got = select_sampled(&whole, m, kb, xf, cand, sv, run);
         if (got != 0)
             return got > 0 ? PS_OK : PS_ERR_NO_MEMORY;
     }
-
     count(&whole, kb, xf, shift, hist);
     pick_digit(hist, &r, &d, &c);
     /* While every key shares the digit (small integers' top bytes, a common
@@ -380,13 +531,14 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
 
 /* select_w with the key width as a constant, one instance per width. */
 static int select_any(const void *k, size_t a, size_t len, size_t m,
-                      unsigned kb, ps_xf xf, size_t *cand, topk_buf *sv)
+                      unsigned kb, ps_xf xf, size_t *cand, topk_buf *sv,
+                      const topk_runner *run)
 {
     switch (kb) {
-    case 1: return select_w(k, a, len, m, 1, xf, cand, sv);
-    case 2: return select_w(k, a, len, m, 2, xf, cand, sv);
-    case 4: return select_w(k, a, len, m, 4, xf, cand, sv);
-    default: return select_w(k, a, len, m, 8, xf, cand, sv);
+    case 1: return select_w(k, a, len, m, 1, xf, cand, sv, run);
+    case 2: return select_w(k, a, len, m, 2, xf, cand, sv, run);
+    case 4: return select_w(k, a, len, m, 4, xf, cand, sv, run);
+    default: return select_w(k, a, len, m, 8, xf, cand, sv, run);
     }
 }
 
@@ -406,30 +558,92 @@ typedef struct topk_call {
     unsigned flags;
 } topk_call;
 
-/* Select every segment's candidates into cand[coff[s] ..], in index
- * groups as above; coff is filled here. */
-static int select_all(const topk_call *t, size_t *cand, size_t *coff)
+/* The segments of one call, as run_jobs hands them out: job i selects
+ * segments seg[i] .. seg[i + 1] - 1 into cand at their coff. */
+typedef struct topk_segjobs {
+    const topk_call *t;
+    size_t *cand;
+    const size_t *coff, *seg;
+    int *st;
+} topk_segjobs;
+
+/* Segments s0 .. s1 - 1 of t, one after the other, on the calling thread
+ * (the whole array's one segment takes run's threads for its scan). */
+static int select_segments(const topk_call *t, size_t s0, size_t s1,
+                           size_t *cand, const size_t *coff,
+                           const topk_runner *run)
 {
-    size_t kb = ps_type_bytes(t->type), s, at = 0;
+    size_t kb = ps_type_bytes(t->type), s;
     ps_xf xf = ps_xf_make(t->type, t->flags);
     topk_buf sv = { NULL, NULL, 0 };
     int st = PS_OK;
 
-    for (s = 0; s < t->num_segments && st == PS_OK; s++) {
+    for (s = s0; s < s1 && st == PS_OK; s++) {
         size_t a = t->offsets[s], len = t->offsets[s + 1] - a, i;
-        size_t m = len < t->k ? len : t->k;
-        coff[s] = at;
+        size_t m = coff[s + 1] - coff[s];
         if (m == len)           /* all of it, already in index order */
             for (i = 0; i < len; i++)
-                cand[at + i] = a + i;
-        else
-            st = select_any(t->keys, a, len, m, (unsigned)kb, xf, cand + at,
-                            &sv);
-        at += m;
+                cand[coff[s] + i] = a + i;
+        else if (m > 0)
+            st = select_any(t->keys, a, len, m, (unsigned)kb, xf,
+                            cand + coff[s], &sv, run);
     }
-    coff[t->num_segments] = at;
     ps_release(sv.idx);
     ps_release(sv.img);
+    return st;
+}
+
+static void segments_job(void *ctx, size_t i)
+{
+    const topk_segjobs *j = ctx;
+    j->st[i] = select_segments(j->t, j->seg[i], j->seg[i + 1], j->cand,
+                               j->coff, NULL);
+}
+
+/* Jobs for the segments: about 8 a thread of 2 to 8, each a run of whole
+ * segments of about equal total length. */
+#define TOPK_SEG_JOBS 64u
+
+/* Select every segment's candidates into cand[coff[s] ..], in index
+ * groups as above; coff is filled here.  Many segments are split into
+ * jobs of whole segments for the runner's threads; one long segment (the
+ * whole array of ps_topk) gives its scan to them instead. */
+static int select_all(const topk_call *t, size_t *cand, size_t *coff,
+                      const topk_runner *run)
+{
+    size_t kb = ps_type_bytes(t->type), s, at = 0, seg[TOPK_SEG_JOBS + 1];
+    size_t jobs = 0, per, acc = 0;
+    int st = PS_OK, jst[TOPK_SEG_JOBS];
+
+    for (s = 0; s < t->num_segments; s++) {
+        size_t len = t->offsets[s + 1] - t->offsets[s];
+        coff[s] = at;
+        at += len < t->k ? len : t->k;
+    }
+    coff[t->num_segments] = at;
+    /* Segments into runs of about n / TOPK_SEG_JOBS keys, a segment longer
+     * than that a run alone. */
+    per = t->n / TOPK_SEG_JOBS + 1;
+    seg[0] = 0;
+    for (s = 0; s < t->num_segments; s++) {
+        acc += t->offsets[s + 1] - t->offsets[s];
+        if (acc >= per && jobs + 1 < TOPK_SEG_JOBS) {
+            seg[++jobs] = s + 1;
+            acc = 0;
+        }
+    }
+    if (seg[jobs] < t->num_segments)
+        seg[++jobs] = t->num_segments;
+    if (jobs <= 1 || run == NULL) {
+        st = select_segments(t, 0, t->num_segments, cand, coff, run);
+    } else {
+        topk_segjobs j = { t, cand, coff, seg, jst };
+        size_t i;
+        run_jobs(run, jobs, segments_job, &j);
+        for (i = 0; i < jobs; i++)
+            if (jst[i] != PS_OK)
+                st = jst[i];
+    }
     if (st != PS_OK)
         ps_detail_set("%s: cannot allocate the survivors' indices and "
                       "images (up to %zu bytes)", t->fn,
@@ -449,7 +663,13 @@ static int topk_run(const topk_call *t, size_t *out_index,
     unsigned char *ckeys;
     int st;
 
-    st = ps_backend_for(M, &ops, &state);
+    topk_runner run;
+
+    /* The select's jobs on the threads of the backend an array of n would
+     * go to; the candidates' sort on the one for M. */
+    st = ps_backend_for(t->n, &run.ops, &run.state);
+    if (st == PS_OK)
+        st = ps_backend_for(M, &ops, &state);
     if (st != PS_OK || M == 0)
         return st;
     /* M <= n, and topk_check made sure that n indices and keys fit. */
@@ -462,7 +682,7 @@ static int topk_run(const topk_call *t, size_t *out_index,
         st = PS_ERR_NO_MEMORY;
         goto out;
     }
-    st = select_all(t, cand, coff);
+    st = select_all(t, cand, coff, &run);
     if (st != PS_OK)
         goto out;
     for (j = 0; j < M; j++)

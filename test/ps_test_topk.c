@@ -482,6 +482,13 @@ int main(void)
                     calls += 8;
                 }
     }
+    /* Past 2^18 keys the sampled scan runs in chunks on the backend's
+     * threads (TOPK_PAR_MIN): every shape once more there, u32 and i64. */
+    for (shape = 0; shape < D_COUNT; shape++) {
+        one_array(PS_U32, (unsigned)shape & 1u, shape, 270001, &rng);
+        one_array(PS_I64, ~(unsigned)shape & 1u, shape, 262144, &rng);
+        calls += 16;
+    }
     /* One large array, where the select runs all its passes over many
      * survivors and the candidates' sort is the backend's own. */
     one_array(PS_U32, 0, D_PREFIX, 300000, &rng);

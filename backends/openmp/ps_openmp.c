@@ -183,6 +183,31 @@ static int openmp_sort_pairs(void *state, void *keys, void *values,
     return openmp_sort(keys, values, value_size, n, type, flags);
 }
 
+/* ps_backend_ops.run_jobs: the core's host-side jobs on the same pool and
+ * members as the sorts (ps_openmp_team.h), so a busy machine costs them
+ * no more than it costs a sort. */
+typedef struct jobs_call {
+    void (*job)(void *ctx, size_t i);
+    void *ctx;
+} jobs_call;
+
+static void jobs_item(void *arg, int member, size_t i)
+{
+    const jobs_call *c = arg;
+    (void)member;
+    c->job(c->ctx, i);
+}
+
+static void openmp_run_jobs(void *state, size_t jobs,
+                            void (*job)(void *ctx, size_t i), void *ctx)
+{
+    jobs_call c = { job, ctx };
+    ps_team *team = jobs > 1 ? ps_omp_team_open() : NULL;
+    (void)state;
+    ps_team_for(team, jobs, jobs_item, &c);
+    ps_team_close(team);
+}
+
 /* The sorts' value-size dispatch (VS_FL in ps_openmp_kernels-inl.h) and their
  * one-value buffers (tmp[8]) know values of 4 and 8 bytes only: the core
  * sends other sizes through its index fallback because of this field. */
@@ -203,4 +228,5 @@ const ps_backend_ops ps_openmp_ops = {
     .device_api = NULL, /* no device API: host memory is its device */
     .sort_segments = ps_omp_sort_segments,
     .check_env = openmp_check_env,
+    .run_jobs = openmp_run_jobs,
 };
