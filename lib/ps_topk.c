@@ -233,6 +233,7 @@ PS_FORCE_INLINE int block_any_le(const void *p, unsigned kb, ps_xf xf,
                                  uint64_t hi)
 {
     switch (kb) {
+    case 1: TOPK_ANY_LE(uint8_t, int8_t);
     case 2: TOPK_ANY_LE(uint16_t, int16_t);
     case 4: TOPK_ANY_LE(uint32_t, int32_t);
     default: TOPK_ANY_LE(uint64_t, int64_t);
@@ -488,6 +489,119 @@ static int select_sampled(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     return got;
 }
 
+/* ---- small k: the best k kept sorted while reading -------------------
+ *
+ * For k up to TOPK_INSERT_MAX a segment is read once, keeping its best k
+ * so far in sorted order (images and indices): a key enters only when its
+ * image is below the k-th's (an equal one comes later in index order, so
+ * it loses the tie), and is inserted after every kept image not above it,
+ * which keeps equal ones in index order.  Once k are kept, a block of keys
+ * none of which is below the k-th is skipped after one vector compare, so
+ * the read runs at the speed of memory for random data; the worst case,
+ * keys arriving best first (reversed for k smallest), costs k moves a key.
+ * The results come out sorted: no candidates' sort follows. */
+#define TOPK_INSERT_MAX 32u
+
+typedef struct topk_best {
+    uint64_t img[TOPK_INSERT_MAX];
+    size_t idx[TOPK_INSERT_MAX];
+    size_t n;
+} topk_best;
+
+PS_FORCE_INLINE void best_offer(topk_best *b, size_t k, uint64_t img, size_t i)
+{
+    size_t p = b->n;
+    if (p == k) {
+        if (img >= b->img[k - 1])
+            return;
+        p = k - 1;
+    } else {
+        b->n++;
+    }
+    while (p > 0 && b->img[p - 1] > img) {
+        b->img[p] = b->img[p - 1];
+        b->idx[p] = b->idx[p - 1];
+        p--;
+    }
+    b->img[p] = img;
+    b->idx[p] = i;
+}
+
+/* Offer keys j0 .. j1 - 1 of the segment at w to b. */
+PS_FORCE_INLINE void best_scan_w(const topk_src *w, size_t j0, size_t j1,
+                                 size_t k, unsigned kb, ps_xf xf, topk_best *b)
+{
+    size_t j, t, i;
+    for (j = j0; j < j1; j += TOPK_BLOCK) {
+        size_t end = j1 - j < TOPK_BLOCK ? j1 : j + TOPK_BLOCK;
+        if (b->n == k && end - j == TOPK_BLOCK &&
+            (b->img[k - 1] == 0 ||
+             !block_any_le((const unsigned char *)w->keys + (w->a + j) * kb,
+                           kb, xf, b->img[k - 1] - 1)))
+            continue;
+        for (t = j; t < end; t++) {
+            uint64_t img = src_image(w, t, kb, xf, &i);
+            best_offer(b, k, img, i);
+        }
+    }
+}
+
+static void best_scan(const topk_src *w, size_t j0, size_t j1, size_t k,
+                      unsigned kb, ps_xf xf, topk_best *b)
+{
+    switch (kb) {
+    case 1: best_scan_w(w, j0, j1, k, 1, xf, b); break;
+    case 2: best_scan_w(w, j0, j1, k, 2, xf, b); break;
+    case 4: best_scan_w(w, j0, j1, k, 4, xf, b); break;
+    default: best_scan_w(w, j0, j1, k, 8, xf, b); break;
+    }
+}
+
+/* The chunks of one long segment's scan, as run_jobs hands them out. */
+typedef struct topk_bestjobs {
+    const topk_src *w;
+    size_t k, jobs;
+    unsigned kb;
+    ps_xf xf;
+    topk_best *b;
+} topk_bestjobs;
+
+static void best_job(void *ctx, size_t i)
+{
+    const topk_bestjobs *bj = ctx;
+    size_t len = bj->w->len, j0 = len / bj->jobs * i;
+    size_t j1 = i + 1 == bj->jobs ? len : len / bj->jobs * (i + 1);
+    bj->b[i].n = 0;
+    best_scan(bj->w, j0, j1, bj->k, bj->kb, bj->xf, &bj->b[i]);
+}
+
+/* The first m = min(k, len) elements of the segment, sorted, into cand:
+ * in chunks on the runner's threads when it is long, their best k then
+ * offered again in chunk order (index order, so ties keep theirs). */
+static void select_best(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
+                        size_t *cand, const topk_runner *run)
+{
+    topk_best b[TOPK_CHUNKS];
+    topk_bestjobs bj = { w, m, 1, kb, xf, b };
+    size_t c, i;
+
+    if (run != NULL && w->len >= TOPK_PAR_MIN)
+        bj.jobs = TOPK_CHUNKS;
+    if (bj.jobs == 1) {
+        best_job(&bj, 0);
+    } else {
+        topk_best all;
+        run_jobs(run, bj.jobs, best_job, &bj);
+        all.n = 0;
+        for (c = 0; c < bj.jobs; c++)
+            for (i = 0; i < b[c].n; i++)
+                best_offer(&all, m, b[c].img[i], b[c].idx[i]);
+        b[0] = all;
+    }
+    PS_DEBUG_ASSERT(b[0].n == m);
+    memcpy(cand, b[0].idx, m * sizeof *cand);
+}
+
 /* The m < len elements of the segment a .. a + len - 1 that come first in
  * the stable sorted order, appended to cand (m entries, grouped as the top
  * of the file says).  Fails only to allocate the survivors. */
@@ -581,7 +695,10 @@ static int select_segments(const topk_call *t, size_t s0, size_t s1,
     for (s = s0; s < s1 && st == PS_OK; s++) {
         size_t a = t->offsets[s], len = t->offsets[s + 1] - a, i;
         size_t m = coff[s + 1] - coff[s];
-        if (m == len)           /* all of it, already in index order */
+        topk_src w = { t->keys, a, len, NULL };
+        if (t->k <= TOPK_INSERT_MAX && m > 0)
+            select_best(&w, m, (unsigned)kb, xf, cand + coff[s], run);
+        else if (m == len)      /* all of it, already in index order */
             for (i = 0; i < len; i++)
                 cand[coff[s] + i] = a + i;
         else if (m > 0)
@@ -689,7 +806,8 @@ static int topk_run(const topk_call *t, size_t *out_index,
         memcpy(ckeys + j * kb, t->keys + cand[j] * kb, kb);
     /* The candidates' indices travel as size_t values, a size every
      * backend moves natively (4 or 8 bytes). */
-    if (M > 1)
+    /* A small k's candidates come out of the select sorted. */
+    if (M > 1 && t->k > TOPK_INSERT_MAX)
         st = ps_segments_on(ops, state, ckeys, cand, sizeof(size_t), M, coff,
                             t->num_segments, t->type, t->flags);
     if (st != PS_OK)
