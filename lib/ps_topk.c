@@ -342,28 +342,34 @@ PS_FORCE_INLINE int scan_w(const topk_src *w, size_t j0, size_t j1,
 {
     size_t j, t, i;
     for (j = j0; j < j1; j += TOPK_BLOCK) {
-        size_t end = j1 - j < TOPK_BLOCK ? j1 : j + TOPK_BLOCK;
+        size_t end = j1 - j < TOPK_BLOCK ? j1 : j + TOPK_BLOCK, nb, nm;
         if (end - j == TOPK_BLOCK &&
             !block_any_le((const unsigned char *)w->keys + (w->a + j) * kb, kb,
                           xf, hi))
             continue;
+        /* Room for the whole block in both lists, then no branch per key:
+         * with a large k a key's side is a coin toss, which a branch
+         * would mispredict. */
+        while (below->cap - below->n < TOPK_BLOCK)
+            if (list_grow(below, kb, 0) != 0)
+                return PS_ERR_NO_MEMORY;
+        while (mid->cap - mid->n < TOPK_BLOCK)
+            if (list_grow(mid, kb, 1) != 0)
+                return PS_ERR_NO_MEMORY;
+        nb = below->n;
+        nm = mid->n;
         for (t = j; t < end; t++) {
             uint64_t img = src_image(w, t, kb, xf, &i);
-            if (img < lo) {
-                if (below->n == m)
-                    return 1;
-                if (below->n == below->cap && list_grow(below, kb, 0) != 0)
-                    return PS_ERR_NO_MEMORY;
-                below->idx[below->n++] = i;
-            } else if (img <= hi) {
-                if (mid->n == cap)
-                    return 1;
-                if (mid->n == mid->cap && list_grow(mid, kb, 1) != 0)
-                    return PS_ERR_NO_MEMORY;
-                mid->idx[mid->n] = i;
-                word_put(mid->img, mid->n++, kb, img);
-            }
+            below->idx[nb] = i;
+            nb += img < lo;
+            mid->idx[nm] = i;
+            word_put(mid->img, nm, kb, img);
+            nm += img >= lo && img <= hi;
         }
+        below->n = nb;
+        mid->n = nm;
+        if (nb > m || nm > cap)
+            return 1;
     }
     return PS_OK;
 }
