@@ -30,6 +30,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,31 @@ static const ps_backend_ops *open_module(const char *path, const char *name,
     return ops;
 }
 
+/* dl_iterate_phdr reports the main program first: stop there, with 1
+ * when it names a program interpreter (the dynamic loader). */
+static int main_has_interp(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    ElfW(Half) i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_INTERP)
+            *(int *)arg = 1;
+    return 1;
+}
+
+/* A statically linked program (libportsort.a linked with -static) has no
+ * dynamic loader: glibc's dlopen there maps a module together with a
+ * second C library that shares neither malloc nor the threads' state with
+ * the program's, and the module's first call into its GPU runtime (which
+ * starts threads) crashes the process.  Such a program keeps its
+ * built-in backends, and is told why the modules are not loaded. */
+static int program_is_static(void)
+{
+    int interp = 0;
+    dl_iterate_phdr(main_has_interp, &interp);
+    return !interp;
+}
+
 struct find {
     const char *name;
     char file[4096];
@@ -271,6 +297,12 @@ const ps_backend_ops *ps_module_load(const char *name, int *present,
     f.name = name;
     if (each_dir(path, find_in_dir, &f) != 0) {
         *present = 1;
+        if (program_is_static()) {
+            snprintf(why, why_len, "%s is not loaded: this program is linked "
+                     "statically, and a module needs the dynamic loader (link "
+                     "the program with libportsort.so to use it)", f.file);
+            return NULL;
+        }
         ps_log("%s: trying module %s", name, f.file);
         return open_module(f.file, name, why, why_len);
     }
