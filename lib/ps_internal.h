@@ -63,7 +63,8 @@ void ps_backend_lost(const char *name, const char *why);
 
 /* ps_module.c: call fn once for each ps_<name>.so in the module directories
  * (PORTSORT_MODULE_PATH, else the build tree's modules when running
- * uninstalled, else the install directory), with its name.  A name may
+ * uninstalled, else the directory beside the library's own file and the
+ * configured install directory), with its name.  A name may
  * come more than once, from several directories. */
 void ps_module_scan(void (*fn)(const char *name, void *arg), void *arg);
 

@@ -249,6 +249,12 @@ dist_check_SCRIPTS += test/static.sh
 TESTS += test/static.sh
 EXTRA_DIST += test/static-app/main.c
 
+# An installed tree moved elsewhere keeps its backend modules
+# (test/relocate.sh: make install DESTDIR=..., mv, portsort info and a sort
+# on each module).
+dist_check_SCRIPTS += test/relocate.sh
+TESTS += test/relocate.sh
+
 # The Python package (python/, pytest on this tree's library) and the CMake
 # package (make install DESTDIR=..., then a CMake project that uses it).
 # Each skips (77) where python3+numpy+pytest, or cmake, is missing.
