@@ -5,33 +5,27 @@
 # unset, must load every installed module from the moved tree (not from
 # the configured directory, which may hold another install), list it as
 # built, and sort on each module usable here.  The CPU backends sort too.
+# (cli-common.sh: the scratch directory $work, fail and finish.)
+. "${srcdir:-.}/test/cli/cli-common.sh"
 build=$(cd "${top_builddir:-.}" && pwd) || exit 99
 if [ -z "${PS_LIBDIR:-}" ]; then
     echo "PS_LIBDIR comes from make check's environment"
     exit 99
 fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/portsort-relocate.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' HUP INT TERM
-
+# A sub-make of make check, as in test/cmake.sh: it only copies files.
 ${MAKE:-make} -C "$build" install DESTDIR="$work/dest" >"$work/install.log" 2>&1 || {
     cat "$work/install.log"; echo "FAIL: make install DESTDIR=..."; exit 1; }
 mv "$work/dest" "$work/moved" || exit 99
 libdir=$work/moved$PS_LIBDIR
 portsort=$(find "$work/moved" -type f -name portsort | head -n 1)
 [ -x "$portsort" ] || { echo "FAIL: portsort not installed"; exit 1; }
-unset PORTSORT_MODULE_PATH
+unset PORTSORT_MODULE_PATH PORTSORT_BACKEND
 # The OpenCL backend caches its kernels there: not in the HOME of whoever runs the tests.
 XDG_CACHE_HOME=$work/cache
 export XDG_CACHE_HOME
 LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
 
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 printf '3\n-7\n42\n0\n-1\n' >"$work/in"
 printf -- '-7\n-1\n0\n3\n42\n' >"$work/want"
 # sorts_on BACKEND: the moved portsort sorts on it.
@@ -64,5 +58,4 @@ for m in $mods; do
         *) echo "ok: $name loaded, not usable here: $line" ;;
     esac
 done
-[ $failures -eq 0 ] || exit 1
-echo "all checks passed"
+finish
