@@ -52,13 +52,15 @@ asan)
     #    ASan; the OpenCL host code they share runs under ASan in
     #    opencl-api.sh, opencl-cache.sh, opencl-devfault.sh and
     #    opencl-select.sh, kept;
-    #  - python.sh and cmake.sh test packaging (a venv and pip, a CMake
-    #    project), not the library's memory;
+    #  - python.sh, cmake.sh and relocate.sh test packaging (a venv and
+    #    pip, a CMake project, a moved install), not the library's memory
+    #    (static.sh skips itself: -static cannot link a sanitizer runtime);
     #  - cli-manpages.sh reads the man pages;
     #  - cpubench.sh runs the benchmark's peers, other projects' code
     #    (Boost's spreadsort overflows a signed int, which UBSan stops).
     asan_skip="test/opencl.sh test/opencl-onesweep.sh test/shapes-gpu.sh
-        test/python.sh test/cmake.sh test/cli/cli-manpages.sh test/cpubench.sh"
+        test/python.sh test/cmake.sh test/relocate.sh test/cli/cli-manpages.sh
+        test/cpubench.sh"
     asan_tests=$(make -s -C build-asan list-tests | grep -E '^[A-Za-z0-9_./-]+$' |
         grep -vxF -f <(printf '%s\n' $asan_skip) | tr '\n' ' ')
     # An empty list would make `make check TESTS=` pass having run nothing.

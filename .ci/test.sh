@@ -62,7 +62,7 @@ fi
 # doc/reliability.md).
 dist_tests="test/serial.sh test/modules.sh test/ps_test_openmp_kernels
     test/opencl-select.sh test/cli/cli-info.sh test/cli/cli-sort-binary.sh
-    test/cli/cli-manpages.sh test/python.sh test/cmake.sh"
+    test/cli/cli-manpages.sh test/python.sh test/cmake.sh test/static.sh"
 [ -n "$mpi_flags" ] && dist_tests="$dist_tests test/mpi.sh"
 PS_TEST_MAX_N=65537 timed make -j"$jobs" distcheck TESTS="$(echo $dist_tests)" \
     DISTCHECK_CONFIGURE_FLAGS="--enable-werror $mpi_flags"

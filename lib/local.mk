@@ -19,7 +19,7 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_segments.c \
 	lib/ps_topk.c
 lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/reference \
-	-DPS_MODULE_DIR='"$(pkglibdir)"'
+	-DPS_MODULE_DIR='"$(pkglibdir)"' -DPS_MODULE_SUBDIR='"$(PACKAGE)"'
 # Built-in backends add themselves to these two.
 lib_libportsort_la_LIBADD = reference/libpsreference.la backends/serial/libps_serial.la
 # PS_NODELETE_LDFLAGS: dlclose never unmaps the library (m4/ps_compiler.m4).

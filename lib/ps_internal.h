@@ -63,15 +63,17 @@ void ps_backend_lost(const char *name, const char *why);
 
 /* ps_module.c: call fn once for each ps_<name>.so in the module directories
  * (PORTSORT_MODULE_PATH, else the build tree's modules when running
- * uninstalled, else the install directory), with its name.  A name may
+ * uninstalled, else the directory beside the library's own file and the
+ * configured install directory), with its name.  A name may
  * come more than once, from several directories. */
 void ps_module_scan(void (*fn)(const char *name, void *arg), void *arg);
 
 /* ps_module.c: load backend module `name` (ps_<name>.so) from the module
  * path.  Returns the module's ops table, or NULL with a reason in `why`;
  * *present is set to 1 when a file was found (so a broken module can be
- * told apart from an absent one).  Modules stay loaded for the life of the
- * process. */
+ * told apart from an absent one).  A statically linked program loads none
+ * (a found one is reported present, with the reason).  Modules stay loaded
+ * for the life of the process. */
 const ps_backend_ops *ps_module_load(const char *name, int *present,
                                      char *why, size_t why_len);
 

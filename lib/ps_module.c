@@ -15,7 +15,13 @@
  *    (it was loaded from <top>/lib/.libs), that tree's backends/NAME/.libs,
  *    so that ./tools/portsort and the tests see the modules built beside
  *    them rather than an older installed set;
- *  - else the directory the package installs its modules in.
+ *  - else the module directory beside the library itself, <dir>/PACKAGE
+ *    where <dir> holds the file this libportsort.so was loaded from (its
+ *    symbolic links resolved), then the directory the package was
+ *    configured to install its modules in.  The first keeps the backends
+ *    of an installed tree that moved (a DESTDIR staging, a prefix renamed,
+ *    a Python wheel); the second is the same directory in a tree that
+ *    did not move.
  * Every ps_<name>.so found there names a backend (libfabric's provider
  * scan): a new backend needs no edit of the core.  An absent module is not
  * an error worth shouting about; a present but broken one is, so the caller
@@ -30,6 +36,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,15 +49,21 @@
 #ifndef PS_MODULE_DIR
 #  define PS_MODULE_DIR "/usr/local/lib/portsort"
 #endif
+/* The module directory's name inside the library's directory: PS_MODULE_DIR
+ * is $(pkglibdir), which Automake defines as $(libdir)/$(PACKAGE). */
+#ifndef PS_MODULE_SUBDIR
+#  define PS_MODULE_SUBDIR "portsort"
+#endif
 
 /* ------------------------------------------------------------------------
  * The module path.
  * ------------------------------------------------------------------------ */
 
-/* The build tree's module directories, or "" when this libportsort is not
- * running from one.  Found once: the library does not move. */
-static char build_tree_path[4096];
-static pthread_once_t build_tree_once = PTHREAD_ONCE_INIT;
+/* The module directories when PORTSORT_MODULE_PATH is unset: the build
+ * tree's, or the one beside the library and the configured one.  Found
+ * once: the library does not move while it is loaded. */
+static char default_path[4096];
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 
 /* Append dir to the colon-separated list in buf, when it fits. */
 static void path_append(char *buf, size_t len, const char *dir)
@@ -62,38 +75,69 @@ static void path_append(char *buf, size_t len, const char *dir)
     snprintf(buf + used, len - used, "%s%s", used > 0 ? ":" : "", dir);
 }
 
-static void find_build_tree(void)
+/* The build tree's backends/NAME/.libs directories into default_path, when
+ * file (this library) is <top>/lib/.libs/<name>; returns 1 if it is. */
+static int find_build_tree(const char *file)
 {
     static const char marker[] = "/lib/.libs/";
-    Dl_info info;
-    const char *file, *at;
+    const char *at;
     char top[2048], dirname[2048 + 300];
     DIR *d;
     struct dirent *e;
 
     /* libtool keeps an uninstalled library in <top>/lib/.libs; no installed
      * library lives in a directory named .libs. */
-    if (dladdr((void *)ps_module_load, &info) == 0 || info.dli_fname == NULL)
-        return;
-    file = info.dli_fname;
     at = strstr(file, marker);
     if (at == NULL || strchr(at + sizeof marker - 1, '/') != NULL
         || (size_t)(at - file) >= sizeof top)
-        return;
+        return 0;
     snprintf(top, sizeof top, "%.*s", (int)(at - file), file);
     snprintf(dirname, sizeof dirname, "%s/backends", top);
     d = opendir(dirname);
     if (d == NULL)
-        return;
+        return 0;
     while ((e = readdir(d)) != NULL) {
         struct stat st;
         if (e->d_name[0] == '.')
             continue;
         snprintf(dirname, sizeof dirname, "%s/backends/%.255s/.libs", top, e->d_name);
         if (stat(dirname, &st) == 0 && S_ISDIR(st.st_mode))
-            path_append(build_tree_path, sizeof build_tree_path, dirname);
+            path_append(default_path, sizeof default_path, dirname);
     }
     closedir(d);
+    return default_path[0] != '\0';
+}
+
+/* <dir>/PS_MODULE_SUBDIR, where <dir> holds the shared library file (its
+ * links resolved), into default_path.  Not for a program that linked
+ * libportsort.a: the file is then the program, whose directory (bin/, a
+ * build directory) holds no modules of ours. */
+static void find_beside_library(const char *file)
+{
+    char real[4096], dir[4096 + sizeof PS_MODULE_SUBDIR + 1];
+    const char *base, *slash;
+    if (realpath(file, real) == NULL)
+        return;
+    slash = strrchr(real, '/');
+    base = slash != NULL ? slash + 1 : real;
+    if (slash == NULL || strncmp(base, "libportsort", 11) != 0
+        || strstr(base, ".so") == NULL)
+        return;
+    snprintf(dir, sizeof dir, "%.*s/%s", (int)(slash - real), real,
+             PS_MODULE_SUBDIR);
+    if (strcmp(dir, PS_MODULE_DIR) != 0)
+        path_append(default_path, sizeof default_path, dir);
+}
+
+static void find_default_path(void)
+{
+    Dl_info info;
+    if (dladdr((void *)ps_module_load, &info) != 0 && info.dli_fname != NULL) {
+        if (find_build_tree(info.dli_fname))
+            return;
+        find_beside_library(info.dli_fname);
+    }
+    path_append(default_path, sizeof default_path, PS_MODULE_DIR);
 }
 
 /* The directories to search, as a colon-separated list.  The environment
@@ -103,8 +147,8 @@ static const char *module_path(void)
     const char *env = ps_getenv_set("PORTSORT_MODULE_PATH");
     if (env != NULL)
         return env;
-    pthread_once(&build_tree_once, find_build_tree);
-    return build_tree_path[0] != '\0' ? build_tree_path : PS_MODULE_DIR;
+    pthread_once(&default_once, find_default_path);
+    return default_path;
 }
 
 /* The first entry of path that is not an absolute directory, as
@@ -247,6 +291,31 @@ static const ps_backend_ops *open_module(const char *path, const char *name,
     return ops;
 }
 
+/* dl_iterate_phdr reports the main program first: stop there, with 1
+ * when it names a program interpreter (the dynamic loader). */
+static int main_has_interp(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    ElfW(Half) i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_INTERP)
+            *(int *)arg = 1;
+    return 1;
+}
+
+/* A statically linked program (libportsort.a linked with -static) has no
+ * dynamic loader: glibc's dlopen there maps a module together with a
+ * second C library that shares neither malloc nor the threads' state with
+ * the program's, and the module's first call into its GPU runtime (which
+ * starts threads) crashes the process.  Such a program keeps its
+ * built-in backends, and is told why the modules are not loaded. */
+static int program_is_static(void)
+{
+    int interp = 0;
+    dl_iterate_phdr(main_has_interp, &interp);
+    return !interp;
+}
+
 struct find {
     const char *name;
     char file[4096];
@@ -271,6 +340,12 @@ const ps_backend_ops *ps_module_load(const char *name, int *present,
     f.name = name;
     if (each_dir(path, find_in_dir, &f) != 0) {
         *present = 1;
+        if (program_is_static()) {
+            snprintf(why, why_len, "%s is not loaded: this program is linked "
+                     "statically, and a module needs the dynamic loader (link "
+                     "the program with libportsort.so to use it)", f.file);
+            return NULL;
+        }
         ps_log("%s: trying module %s", name, f.file);
         return open_module(f.file, name, why, why_len);
     }

@@ -242,6 +242,19 @@ test_ps_test_shapes_LDADD = lib/libportsort.la -lm
 dist_check_SCRIPTS += test/shapes-cpu.sh test/shapes-gpu.sh
 TESTS += test/shapes-cpu.sh test/shapes-gpu.sh
 
+# A program linked with -static against libportsort.a with the flags of
+# pkg-config --static (test/static.sh, test/static-app/main.c): it sorts on
+# serial, openmp and auto, and refuses this tree's modules with the reason.
+dist_check_SCRIPTS += test/static.sh
+TESTS += test/static.sh
+EXTRA_DIST += test/static-app/main.c
+
+# An installed tree moved elsewhere keeps its backend modules
+# (test/relocate.sh: make install DESTDIR=..., mv, portsort info and a sort
+# on each module).
+dist_check_SCRIPTS += test/relocate.sh
+TESTS += test/relocate.sh
+
 # The Python package (python/, pytest on this tree's library) and the CMake
 # package (make install DESTDIR=..., then a CMake project that uses it).
 # Each skips (77) where python3+numpy+pytest, or cmake, is missing.

@@ -17,8 +17,9 @@ uint8..uint64, int8..int64, float16, float32 or float64: NumPy arrays, or any ob
 NumPy can view without copying (__array_interface__, the buffer protocol:
 bytearray, array.array, memoryview...).  The sort happens in that memory:
 views of it see the result.  Anything else (other dtypes, N-D,
-non-contiguous, read-only, or an object NumPy would have to copy, such as a
-list) raises TypeError or ValueError before any byte is touched.  CUDA
+non-contiguous, read-only, a numpy.ma.MaskedArray (its mask would not move
+with the data), or an object NumPy would have to copy, such as a list)
+raises TypeError or ValueError before any byte is touched.  CUDA
 device arrays (__cuda_array_interface__) are never copied to the host: they
 need the library's cuda backend, and are refused with portsort.Error when
 it is unusable.
@@ -57,7 +58,7 @@ from . import _arrays, _clib
 
 __all__ = ["sort", "sort_pairs", "argsort", "sort_segments", "topk",
            "topk_segments", "backend",
-           "backends", "version", "Error", "Backend"]
+           "backends", "version", "release_cache", "Error", "Backend"]
 
 __version__ = "0.1.0"
 
@@ -185,8 +186,9 @@ def sort_segments(keys, offsets, values=None, descending=False, type=None):
     sorted as sort() (and sort_pairs(), with values) would sort it alone:
     stable, floats in totalOrder, descending when asked; no element leaves
     its segment.  values and type as for sort_pairs.  Offsets that are
-    empty or negative, do not start at 0, decrease, or do not end at
-    len(keys) raise Error (status 1, PS_ERR_INVALID_ARG), and the arrays
+    empty or negative, do not fit in size_t, do not start at 0, decrease,
+    or do not end at len(keys) raise Error (status 1, PS_ERR_INVALID_ARG);
+    bools (also in a list of ints) and other non-integers TypeError, and the arrays
     are then unchanged, as on every error.  The GIL is released while the library sorts.
     """
     k, ps_type = _host_keys(keys, type=type)
@@ -321,3 +323,12 @@ def backends():
 def version():
     """Version string of the loaded C library (ps_version)."""
     return _clib.text(_clib.lib().ps_version())
+
+
+def release_cache():
+    """Give back the memory the chosen backend keeps between sorts to save
+    allocation time (ps_release_cache): scratch buffers, staging memory.
+    Sorts running in other threads are not disturbed; later sorts allocate
+    again.  Returns None; raises Error (status 4) when no backend could be
+    chosen."""
+    _check(_clib.lib().ps_release_cache())

@@ -66,8 +66,20 @@ def _source_address(obj):
     return np.frombuffer(view, dtype=np.uint8).ctypes.data
 
 
+def _refuse_masked(obj, what):
+    """numpy.asarray drops a masked array's mask: the library would sort
+    (or read) the data under it, masked elements included, and the mask
+    would stay where it was, over other elements."""
+    if isinstance(obj, np.ma.MaskedArray):
+        raise TypeError("portsort: %s is a numpy.ma.MaskedArray: sorting its "
+                        "data would leave the mask in place, over other "
+                        "elements; pass a.compressed() (the unmasked "
+                        "elements) or a.filled(value) instead" % what)
+
+
 def _as_view(obj, what):
     """numpy.asarray(obj) when that is a view of obj's own memory."""
+    _refuse_masked(obj, what)
     arr = np.asarray(obj)
     if isinstance(obj, np.ndarray) or arr.nbytes == 0:
         return arr
@@ -156,19 +168,41 @@ def values_view(obj, keys, writable=True):
 def offsets_array(obj):
     """(numpy.uintp array, num_segments) for ps_sort_segments: obj's
     entries as size_t words (a copy unless they already are), or None
-    with the reason when there are none or a negative one, which size_t
-    cannot hold.  Whether the entries go from 0 to n without decreasing is
-    the library's to check."""
+    with the reason when there are none, or one that size_t cannot hold
+    (negative, or 2**64 and more).  Whether the entries go from 0 to n
+    without decreasing is the library's to check."""
+    _refuse_masked(obj, "offsets")
+    if isinstance(obj, (list, tuple)) and any(
+            isinstance(x, (bool, np.bool_)) for x in obj):
+        # NumPy would read True as 1 in a list of ints: a bool is not an
+        # offset, whatever it is mixed with.
+        raise TypeError("portsort: offsets must be integers, not bool")
     arr = np.asarray(obj)
     if arr.ndim != 1:
         raise ValueError("portsort: offsets must be 1-D (num_segments + 1 "
                          "entries), not shape %s" % (arr.shape,))
     if arr.size == 0:
         return None, "offsets is empty; it needs num_segments + 1 >= 1 entries"
-    if arr.dtype.kind not in "ui":
+    if arr.dtype.kind == "O":
+        # Python ints beyond every NumPy integer dtype (2**70) make an
+        # object array: integers only (bool is not one), as for the rest.
+        for x in arr.tolist():
+            if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+                raise TypeError("portsort: offsets must be integers, not %s"
+                                % type(x).__name__)
+    elif arr.dtype.kind not in "ui":
         raise TypeError("portsort: offsets must be integers, not dtype %s"
                         % arr.dtype)
-    if arr.dtype.kind == "i" and arr.min() < 0:
+    top = np.iinfo(np.uintp).max
+    if arr.dtype.kind == "O" or arr.dtype.itemsize > np.dtype(np.uintp).itemsize:
+        # Entries that may be beyond size_t, which the cast below would wrap.
+        for i, x in enumerate(arr.tolist()):
+            if x < 0:
+                return None, "offsets[%d] = %d is negative" % (i, x)
+            if x > top:
+                return None, ("offsets[%d] = %d does not fit in size_t (at "
+                              "most %d)" % (i, x, top))
+    elif arr.dtype.kind == "i" and arr.min() < 0:
         i = int(np.argmax(arr < 0))
         return None, "offsets[%d] = %d is negative" % (i, arr[i])
     off = np.ascontiguousarray(arr, dtype=np.uintp)

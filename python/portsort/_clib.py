@@ -101,6 +101,7 @@ def _declare(lib):
         "ps_error_detail": (ctypes.c_char_p, []),
         "ps_type_size": (c_size, [c_int]),
         "ps_version": (ctypes.c_char_p, []),
+        "ps_release_cache": (c_int, []),
         "ps_device_api": (c_void, [ctypes.c_char_p]),
     }
     for name, (restype, argtypes) in protos.items():

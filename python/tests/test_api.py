@@ -97,6 +97,24 @@ def test_bad_key_dtypes_refused(dtype):
         assert_refused(TypeError, fn, a)
 
 
+def test_masked_arrays_refused():
+    """numpy.asarray drops the mask: the data would move under it."""
+    m = np.ma.masked_array([3, 1, 2, 0], mask=[1, 0, 0, 0], dtype=np.int32)
+    vals = np.ma.masked_array([30, 10, 20, 0], mask=[0, 1, 0, 0],
+                              dtype=np.int64)
+    for fn in (lambda: portsort.sort(m), lambda: portsort.argsort(m),
+               lambda: portsort.topk(m, 2),
+               lambda: portsort.sort_segments(m, [0, 4]),
+               lambda: portsort.sort_pairs(m, np.arange(4))):
+        with pytest.raises(TypeError, match="MaskedArray.*mask"):
+            fn()
+    assert m.data.tolist() == [3, 1, 2, 0] and m.mask.tolist() == [1, 0, 0, 0]
+    keys = np.array([3, 1, 2, 0], np.int32)
+    with pytest.raises(TypeError, match="MaskedArray"):
+        portsort.sort_pairs(keys, vals)
+    assert keys.tolist() == [3, 1, 2, 0] and vals.data.tolist() == [30, 10, 20, 0]
+
+
 def test_non_contiguous_refused():
     base = np.arange(20, 0, -1, dtype=np.int32)
     strided = base[::2]
@@ -233,6 +251,16 @@ def test_backends_and_version():
     assert serial.built and serial.usable and not serial.gpu
     assert portsort.backend() in names
     assert portsort.version().count(".") == 2
+
+
+def test_release_cache_frees_and_sorting_goes_on():
+    a = np.random.default_rng(5).integers(0, 2**32, 1 << 16, dtype=np.uint32)
+    want = np.sort(a)
+    portsort.sort(a.copy())
+    assert portsort.release_cache() is None
+    assert portsort.release_cache() is None     # nothing cached: still fine
+    portsort.sort(a)
+    assert np.array_equal(a, want)
 
 
 # --- threads ----------------------------------------------------------------

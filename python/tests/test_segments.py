@@ -112,6 +112,9 @@ def test_empty_inputs():
     ([1, 6], "must be 0"),
     ([], "empty"),
     ([0, -1, 6], "negative"),
+    ([0, 2**70], "does not fit in size_t"),
+    ([0, 3, 2**64], "does not fit in size_t"),
+    ([0, -2**70, 6], "negative"),
     (np.array([0, 6, 3, 6], np.uint8), "decrease"),
 ])
 def test_bad_offsets_raise_error_and_touch_nothing(offsets, why):
@@ -131,6 +134,11 @@ def test_bad_offsets_raise_error_and_touch_nothing(offsets, why):
 @pytest.mark.parametrize("offsets,exc", [
     (np.array([0.0, 6.0]), TypeError),
     (np.array([False, True]), TypeError),
+    ([0, True, 6], TypeError),
+    ([False, 6], TypeError),
+    ((0, np.True_, 6), TypeError),
+    (np.array([0, 3, True, 6], dtype=object), TypeError),
+    (np.ma.masked_array([0, 3, 6], mask=[0, 1, 0]), TypeError),
     (np.array([[0, 6]]), ValueError),
 ])
 def test_offsets_of_wrong_kind_refused(offsets, exc):

@@ -23,6 +23,10 @@ static void usage(FILE *f)
 "  sort     sort a binary or text file of keys (and values)\n"
 "  bench    benchmark the backends against qsort and other peers\n"
 "\n"
+"Options:\n"
+"  -h, --help     show this help\n"
+"  -V, --version  print the version of portsort and libportsort\n"
+"\n"
 "'portsort COMMAND --help' describes each; see also portsort(1).\n"
 "PORTSORT_BACKEND picks the backend (auto, serial, openmp, opencl, cuda, hip).\n");
 }
