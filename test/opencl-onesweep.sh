@@ -74,7 +74,11 @@ grep -q 'opencl: onesweep, n=.*portions of 3 tiles' "$dir/portions.log" ||
 # Tiles of 256 keys: 255 to 4097 keys are 1 to 17 tiles, 1 to 6 portions
 # (pocl runs each 64-item work-group's barriers on its threads: the same
 # sizes up to 16385 took over 4 minutes).
+# The sorts and the segmented sort only: the thread, fork and error tests
+# exercise the host code, which the first run checked on this path and
+# which no tuning changes (CI's time, doc/reliability.md).
 PORTSORT_OPENCL_TUNE=$tune PS_TEST_MAX_N=4097 PS_TEST_MIN_N=255 \
+    PS_TEST_PROGRAMS="ps_test_diff ps_test_segments" \
     "$(dirname "$0")/run-backend.sh" opencl || exit $?
 # The look-back where a predecessor cannot run (no forward progress): one
 # pocl thread runs the work-groups one at a time, and the kernels are
