@@ -23,7 +23,7 @@ cpu_backends() {
 configure_in() {   # dir, CFLAGS
     mkdir -p "$1"
     if [ ! -f "$1/Makefile" ]; then
-        (cd "$1" && "$top/configure" -q --disable-static --enable-werror \
+        (cd "$1" && "$top/configure" -q --disable-static --enable-werror --disable-benchmarks \
             CFLAGS="$2" CXXFLAGS="$2" LDFLAGS="$2")
     fi
     make -C "$1" -j"$jobs" >/dev/null

@@ -65,4 +65,4 @@ dist_tests="test/serial.sh test/modules.sh test/ps_test_openmp_kernels
     test/cli/cli-manpages.sh test/python.sh test/cmake.sh test/static.sh"
 [ -n "$mpi_flags" ] && dist_tests="$dist_tests test/mpi.sh"
 PS_TEST_MAX_N=65537 timed make -j"$jobs" distcheck TESTS="$(echo $dist_tests)" \
-    DISTCHECK_CONFIGURE_FLAGS="--enable-werror $mpi_flags"
+    DISTCHECK_CONFIGURE_FLAGS="--enable-werror --disable-benchmarks $mpi_flags"

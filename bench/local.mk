@@ -9,7 +9,11 @@
 # The inputs are those of portsort bench (tools/cli/ps_cli_data.c).
 # bench/ps_cpubench.sh runs the whole matrix; doc/results-openmp.md has
 # its figures.
+# Every program here but ps_gpu_traffic (a test's) is left out of `make`
+# by configure --disable-benchmarks (PS_BENCH), as CI's extra builds do.
+if PS_BENCH
 noinst_PROGRAMS += bench/ps_cpubench
+endif
 bench_ps_cpubench_SOURCES = bench/ps_cpubench.c bench/ps_cpubench.h \
 	bench/ps_bench_peer.h bench/ps_cpubench_sorters.c bench/ps_cpubench_proc.c \
 	bench/ps_cpubench_peers.cc tools/cli/peers/ps_peer_vqsort.cc \
@@ -23,14 +27,18 @@ EXTRA_DIST += bench/ps_cpubench.sh
 
 # ps_topk against ps_sort_keys on the same keys, and ps_topk_segments
 # against ps_sort_segments (issue 30); doc/topk.md has the figures.
+if PS_BENCH
 noinst_PROGRAMS += bench/ps_topkbench
+endif
 bench_ps_topkbench_SOURCES = bench/ps_topkbench.c
 bench_ps_topkbench_LDADD = lib/libportsort.la
 
 # The OpenCL benchmark against Boost.Compute (optional peer).
 EXTRA_DIST += bench/ps_clbench.cc
 if PS_HAVE_BOOST_COMPUTE
+if PS_BENCH
 noinst_PROGRAMS += bench/ps_clbench
+endif
 bench_ps_clbench_SOURCES = bench/ps_clbench.cc
 bench_ps_clbench_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
 bench_ps_clbench_CXXFLAGS = $(PS_WARN_CFLAGS) -Wno-deprecated-declarations
@@ -43,7 +51,9 @@ endif
 # and times the CUDA backend on a machine with a GPU (doc/cuda.md).
 EXTRA_DIST += bench/ps_cudabench.cu bench/ps_cudasegbench.cu bench/gpu-run.sh
 if PS_HAVE_CUDA
+if PS_BENCH
 noinst_PROGRAMS += bench/ps_cudabench
+endif
 bench_ps_cudabench_SOURCES =
 bench_ps_cudabench_LDADD = bench/ps_cudabench_cu.$(OBJEXT) lib/libportsort.la \
 	$(PS_CUDA_LIBS) $(PTHREAD_LIBS) -lstdc++ -lm
@@ -59,7 +69,9 @@ endif
 # cub::DeviceSegmentedSort on the shapes of `portsort bench --segments`
 # (the same generator, tools/cli/ps_cli_segments.c, compiled in).
 if PS_HAVE_CUDA
+if PS_BENCH
 noinst_PROGRAMS += bench/ps_cudasegbench
+endif
 bench_ps_cudasegbench_SOURCES = tools/cli/ps_cli_segments.c
 bench_ps_cudasegbench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/cli
 bench_ps_cudasegbench_LDADD = bench/ps_cudasegbench_cu.$(OBJEXT) lib/libportsort.la \

@@ -85,3 +85,17 @@ AS_IF([test "x$ps_cv_peer_boost_sort" = xyes],
 AC_SUBST([PS_BENCH_CXXFLAGS], [$ps_bench_cxxflags])
 AC_SUBST([PS_BENCH_LIBS], [$ps_bench_libs])
 ])
+
+# PS_CHECK_BENCHMARKS
+# -------------------
+# --disable-benchmarks leaves bench/'s programs out of `make` (their peers'
+# C++ takes a minute to compile); CI's extra builds (sanitizers, MPICH,
+# the fuzzer, distcheck) use it, as none of their tests runs a benchmark.
+# test/cpubench.sh skips where ps_cpubench was not built.
+AC_DEFUN([PS_CHECK_BENCHMARKS],
+[AC_ARG_ENABLE([benchmarks],
+  [AS_HELP_STRING([--disable-benchmarks],
+    [do not build the developer benchmarks of bench/ (faster builds)])],
+  [], [enable_benchmarks=yes])
+AM_CONDITIONAL([PS_BENCH], [test "x$enable_benchmarks" != xno])
+])

@@ -90,7 +90,9 @@ test_ps_bench_stub_declines_la_SOURCES = test/standin/ps_bench_peer_stub.c
 test_ps_bench_stub_declines_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench -DPS_STUB_MODE=1
 test_ps_bench_stub_declines_la_LDFLAGS = $(PS_STUB_LDFLAGS)
 dist_check_SCRIPTS += test/cpubench.sh
+if PS_BENCH
 TESTS += test/cpubench.sh
+endif
 
 # test/<backend>.sh runs ps_test_diff, ps_test_errors and ps_test_threads
 # with PORTSORT_BACKEND=<backend> (through run-backend.sh).
