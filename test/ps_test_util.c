@@ -234,6 +234,67 @@ void t_oracle_perm(const void *keys, size_t n, ps_type type, unsigned flags,
     free(tmp);
 }
 
+#define T_GATHER_CMP(T)                                                  \
+    do {                                                                 \
+        for (i = 0; i < n; i++) {                                        \
+            T x, y;                                                      \
+            memcpy(&x, o + i * sizeof x, sizeof x);                      \
+            memcpy(&y, s + perm[i] * sizeof y, sizeof y);                \
+            if (x != y)                                                  \
+                return i;                                                \
+        }                                                                \
+        return SIZE_MAX;                                                 \
+    } while (0)
+
+size_t t_gathered_mismatch(const void *out, const void *src, const size_t *perm,
+                           size_t n, size_t size)
+{
+    const unsigned char *o = out, *s = src;
+    size_t i;
+    switch (size) {
+    case 1: T_GATHER_CMP(uint8_t);
+    case 2: T_GATHER_CMP(uint16_t);
+    case 4: T_GATHER_CMP(uint32_t);
+    case 8: T_GATHER_CMP(uint64_t);
+    default:
+        for (i = 0; i < n; i++)
+            if (memcmp(o + i * size, s + perm[i] * size, size) != 0)
+                return i;
+        return SIZE_MAX;
+    }
+}
+#undef T_GATHER_CMP
+
+void t_oracle_perm_from(const void *keys, size_t n, ps_type type,
+                        unsigned flags, const size_t *candidate, size_t *perm)
+{
+    const unsigned char *k = keys;
+    size_t kb = ps_type_size(type), i;
+    int sign = (flags & PS_DESCENDING) ? -1 : 1, ok = candidate != NULL;
+    unsigned char *seen = ok ? calloc(n / 8 + 1, 1) : NULL;
+
+    if (ok && seen == NULL)
+        t_fail("oracle: out of memory");
+    for (i = 0; ok && i < n; i++) {
+        size_t p = candidate[i];
+        if (p >= n || (seen[p / 8] >> (p % 8) & 1)) {
+            ok = 0;
+            break;
+        }
+        seen[p / 8] |= (unsigned char)(1u << (p % 8));
+        if (i > 0) {
+            int c = sign * t_cmp(k + candidate[i - 1] * kb, k + p * kb, type);
+            if (c > 0 || (c == 0 && candidate[i - 1] > p))
+                ok = 0;
+        }
+    }
+    free(seen);
+    if (ok)
+        memcpy(perm, candidate, n * sizeof *perm);
+    else
+        t_oracle_perm(keys, n, type, flags, perm);
+}
+
 void t_check_segments(const char *what, const void *orig, const void *out,
                       const void *vorig, const void *vout, size_t vs,
                       const size_t *offsets, size_t ns, ps_type type,

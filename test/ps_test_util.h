@@ -25,6 +25,26 @@ int t_cmp(const void *a, const void *b, ps_type type);
 void t_oracle_perm(const void *keys, size_t n, ps_type type, unsigned flags,
                    size_t *perm);
 
+/* The same permutation from a candidate (the library's own ps_argsort),
+ * which is taken only once proven to be it, in O(n) with t_cmp: a
+ * permutation of 0 .. n - 1 under which every key is in order after the
+ * one before (by t_cmp, in the direction of flags), and equal keys are in
+ * increasing index order.  The stable sorted permutation is the only one
+ * with those properties, so this equals t_oracle_perm's answer; a
+ * candidate that fails (NULL included) gets t_oracle_perm's merge sort,
+ * and the test's own comparison with it then reports the failure.  The
+ * merge sort's O(n log n) calls of t_cmp were most of the shapes tests'
+ * time (CI's time, doc/reliability.md). */
+/* SIZE_MAX when out[i] == src[perm[i]] (elements of `size` bytes) for
+ * every i < n, else the first i where not.  Typed loads for sizes of 1, 2,
+ * 4 and 8 bytes: a memcmp call per element was a quarter of the
+ * differential test's time. */
+size_t t_gathered_mismatch(const void *out, const void *src, const size_t *perm,
+                           size_t n, size_t size);
+
+void t_oracle_perm_from(const void *keys, size_t n, ps_type type,
+                        unsigned flags, const size_t *candidate, size_t *perm);
+
 /* Check a segmented sort: every segment [offsets[s], offsets[s + 1]) of
  * out is that segment of orig stably sorted (t_oracle_perm), and with
  * vs > 0 the values of vout followed their keys from vorig.  Fails the
