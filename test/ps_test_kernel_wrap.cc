@@ -57,6 +57,7 @@ void count_key()
 }  // namespace
 
 #define PS_KERNEL_WG(wg) [[maybe_unused]] static void
+#define PS_KERNEL_WG_MIN(wg, blocks) [[maybe_unused]] static void
 #define PS_FN static inline
 #define PS_GLOBAL
 #define PS_LOCAL

@@ -67,9 +67,37 @@
  * 75-115 VGPRs, no spills): two a CU, as for reduce-then-scan above.
  */
 #if defined(PS_GPU_HIP) || defined(__HIPCC__)
-#  define PS_GPU_OS_ITEMS(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 16 : 8)
+#  define PS_GPU_OS_ITEMS_DEFAULT(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 16 : 8)
 #else
-#  define PS_GPU_OS_ITEMS(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 32 : 16)
+#  define PS_GPU_OS_ITEMS_DEFAULT(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 32 : 16)
+#endif
+/* The variants bench/gpu-run.sh times (its `variants` step, doc/cuda.md)
+ * set other items per work-item through the kernels' compiler flags:
+ * PS_GPU_OS_ITEMS_NARROW where key and value are 4 bytes or less,
+ * PS_GPU_OS_ITEMS_WIDE elsewhere.  The host reads the kernels' own
+ * figure from their table (ps_gpu_kernels_cxx.os_items), so host and
+ * kernels agree whatever the flags; at most 32, which keeps a portion of
+ * PS_GPU_OS_PORTION_TILES tiles under 2^30 keys (ps_gpu_sort.c). */
+#ifdef PS_GPU_OS_ITEMS_NARROW
+#  define PS_GPU_OS_ITEMS_N PS_GPU_OS_ITEMS_NARROW
+#else
+#  define PS_GPU_OS_ITEMS_N PS_GPU_OS_ITEMS_DEFAULT(4, 4)
+#endif
+#ifdef PS_GPU_OS_ITEMS_WIDE
+#  define PS_GPU_OS_ITEMS_W PS_GPU_OS_ITEMS_WIDE
+#else
+#  define PS_GPU_OS_ITEMS_W PS_GPU_OS_ITEMS_DEFAULT(8, 8)
+#endif
+#define PS_GPU_OS_ITEMS(kb, vb) \
+    ((kb) <= 4 && (vb) <= 4 ? PS_GPU_OS_ITEMS_N : PS_GPU_OS_ITEMS_W)
+/* Blocks of ps_onesweep the tuning assumes resident on one CUDA
+ * multiprocessor (65536 registers): 2 of 256 threads leave 128 registers
+ * a thread, which the tiles above need (ptxas -v, sm_90: 103-128).  The
+ * kernel declares it (__launch_bounds__(256, PS_GPU_OS_MIN_BLOCKS)), so
+ * the compiler keeps within it, and test/ptxas-report.sh fails the build's
+ * check on any spill, or on more registers than it allows. */
+#ifndef PS_GPU_OS_MIN_BLOCKS
+#  define PS_GPU_OS_MIN_BLOCKS 2
 #endif
 /* Onesweep's status words carry 30-bit counts, so a pass runs over
  * portions of at most this many tiles, one launch each (CUB's portions are

@@ -6,7 +6,9 @@
  * bits, whatever PS_DIGIT_BITS the reduce-then-scan kernels use.
  *
  * Compile-time parameters beyond ps_kernel_radix.cl's:
- *   PS_OS_ITEMS   keys per work-item per tile (default PS_ITEMS)
+ *   PS_OS_ITEMS       keys per work-item per tile (default PS_ITEMS)
+ *   PS_OS_MIN_BLOCKS  work-groups per multiprocessor the tuning assumes
+ *                     (CUDA's __launch_bounds__; default 2)
  * The work-group size is PS_WG, at most 256 (one digit per item or less).
  *
  * Host-side sequence for one sort (n < 2^32 keys):
@@ -71,6 +73,9 @@
 #endif
 #ifndef PS_UNROLL
 #  define PS_UNROLL
+#endif
+#ifndef PS_OS_MIN_BLOCKS
+#  define PS_OS_MIN_BLOCKS 2
 #endif
 /* Keys each item of ps_os_hist loads before it counts them. */
 #define OS_LOADS 4u
@@ -479,7 +484,7 @@ PS_FN void ps_os_look_back(PS_GLOBAL ps_u32 *status, PS_GLOBAL const PS_KEY *kin
  * start; it must not overlap bins.  Keys are encoded on load when enc_in
  * and decoded on store when dec_out.
  */
-PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
+PS_KERNEL_WG_MIN(PS_WG, PS_OS_MIN_BLOCKS) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
                                  PS_GLOBAL PS_KEY *kout, ps_u64 kout_off
                                  VAL_ARGS(vin, vin_off)
                                  VAL_ARGS(vout, vout_off),
