@@ -122,6 +122,22 @@ arch() {
 }
 
 modpath() { echo "$build/obj/backends/cuda/.libs"; }
+# module_with DIR LOG FLAGS...: in $build/obj, the kernels rebuilt with
+# FLAGS added to the configured PS_NVCC_FLAGS, the module copied into DIR;
+# fails when the build does.  module_restore LOG: the configured build back.
+module_with() {
+    local dir=$1 log=$2 flags
+    shift 2
+    flags=$(sed -n 's/^PS_NVCC_FLAGS = //p' Makefile)
+    rm -f backends/cuda/ps_cuda_k*.lo
+    timeout "$(cap 300)" make -j"$jobs" PS_NVCC_FLAGS="$flags $*" \
+        backends/cuda/ps_cuda.la > "$log" 2>&1 || return 1
+    mkdir -p "$dir" && cp backends/cuda/.libs/ps_cuda.so "$dir/"
+}
+module_restore() {
+    rm -f backends/cuda/ps_cuda_k*.lo
+    make -j"$jobs" backends/cuda/ps_cuda.la > "$1" 2>&1 || fail "rebuilding the module"
+}
 
 for step in $steps; do
 if [ "$(left)" -lt 20 ]; then
@@ -259,15 +275,11 @@ devices)
 fallback)
     note "## Onesweep look-back fallback, forced (PS_OS_SPINS=0)"
     cd "$build/obj" || exit 1
-    flags=$(sed -n 's/^PS_NVCC_FLAGS = //p' Makefile)
     for order in 2 1; do
-        rm -f backends/cuda/ps_cuda_k*.lo
-        if ! timeout "$(cap 300)" make -j"$jobs" PS_NVCC_FLAGS="$flags -DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
-                backends/cuda/ps_cuda.la > "$logs/fallback-make-$order.log" 2>&1; then
+        if ! module_with "$build/fallback-$order" "$logs/fallback-make-$order.log" \
+                -DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u; then
             fail "build with PS_OS_ORDER=$order"; continue
         fi
-        mkdir -p "$build/fallback-$order"
-        cp backends/cuda/.libs/ps_cuda.so "$build/fallback-$order/"
         PORTSORT_MODULE_PATH=$build/fallback-$order PORTSORT_BACKEND=cuda \
             PORTSORT_GPU_ALGO=onesweep PS_TEST_MAX_N=70000 timeout "$limit" \
             ./test/ps_test_diff > "$logs/fallback-$order.log" 2>&1
@@ -275,8 +287,7 @@ fallback)
         note "- PS_OS_ORDER=$order: exit $rc$([ $rc -eq 124 ] && echo ' (timed out: a hang)'); $(tail -1 "$logs/fallback-$order.log")"
         [ "$rc" -eq 0 ] || fail "look-back fallback, PS_OS_ORDER=$order"
     done
-    rm -f backends/cuda/ps_cuda_k*.lo
-    make -j"$jobs" backends/cuda/ps_cuda.la > "$logs/fallback-restore.log" 2>&1 || fail "rebuilding the module"
+    module_restore "$logs/fallback-restore.log"
     ;;
 variants)
     # Each variant is NAME or NAME:FLAG,FLAG,... (flags without spaces).
@@ -293,7 +304,6 @@ variants)
     note "## Onesweep variants vs cub::DeviceRadixSort"
     note "bench: ps_cudabench $bargs; then --case u32-keys --data narrow --min 28 --max 28"
     cd "$build/obj" || exit 1
-    flags=$(sed -n 's/^PS_NVCC_FLAGS = //p' Makefile)
     note '```'
     note "$(printf '%-15s %-14s %-11s %10s %10s %10s %8s' variant case data n 'ours Gk/s' 'cub Gk/s' ratio)"
     for spec in $list; do
@@ -306,13 +316,10 @@ variants)
             continue
         fi
         vlog=$logs/variant-$name
-        rm -f backends/cuda/ps_cuda_k*.lo
-        if ! timeout "$(cap 300)" make -j"$jobs" PS_NVCC_FLAGS="$flags $defs" \
-                backends/cuda/ps_cuda.la > "$vlog-make.log" 2>&1; then
+        # shellcheck disable=SC2086
+        if ! module_with "$build/variant-$name" "$vlog-make.log" $defs; then
             fail "variant $name: build ($defs)"; continue
         fi
-        mkdir -p "$build/variant-$name"
-        cp backends/cuda/.libs/ps_cuda.so "$build/variant-$name/"
         cat backends/cuda/ps_cuda_k*.ptxas > "$vlog.ptxas"
         sh "$top/test/ptxas-report.sh" "$vlog.ptxas" > "$vlog-ptxas.txt" 2>&1
         prc=$?
@@ -338,8 +345,7 @@ variants)
         grep -q MISMATCH "$vlog-bench.log" && fail "variant $name: results differ from CUB's"
     done
     note '```'
-    rm -f backends/cuda/ps_cuda_k*.lo
-    make -j"$jobs" backends/cuda/ps_cuda.la > "$logs/variants-restore.log" 2>&1 || fail "rebuilding the module"
+    module_restore "$logs/variants-restore.log"
     ;;
 segments)
     note "## segmented sort: ps_cuda_sort_segments vs cub::DeviceSegmentedSort"
