@@ -123,6 +123,11 @@
 #endif
 /* Keys each item of ps_os_hist loads before it counts them. */
 #define OS_LOADS 4u
+#if PS_WG == 1
+#  define OS_HIST_ADD(p, v) (*(p) += (v))
+#else
+#  define OS_HIST_ADD(p, v) ((void)PS_ATOMIC_ADD_LOCAL((p), (v)))
+#endif
 /* Tests only: 1 hands out tiles last first, 2 odd tiles first. */
 #ifndef PS_OS_ORDER
 #  define PS_OS_ORDER 0u
@@ -171,7 +176,12 @@ PS_FN void ps_os_scan_radix(PS_LOCAL ps_u32 *a, PS_LOCAL ps_u32 *part, ps_u32 t)
 /* Every 8-bit digit's histogram over all n keys, added to bins[p*256 + d].
  * Grid-strided so that any grid size covers n; each item loads OS_LOADS
  * keys, a stride apart, before it counts any, so that several loads are in
- * flight per item.  The index is 64-bit: i + stride may pass 2^32. */
+ * flight per item.  The index is 64-bit: i + stride may pass 2^32.
+ * Per pass, each run of equal digits among an item's keys goes in with
+ * one atomic: where a pass's digit is the same in every key (the top byte
+ * of keys below 2^24), every item of a warp adds to the one counter, and
+ * adds to one address serialise, so that pass costs OS_LOADS times fewer
+ * of them (issue 33, item 3). */
 PS_KERNEL_WG(PS_WG) ps_os_hist(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
                                 ps_u32 n, PS_GLOBAL ps_u32 *bins, ps_u64 boff,
                                 ps_u64 flip64, ps_u64 fneg64)
@@ -191,19 +201,29 @@ PS_KERNEL_WG(PS_WG) ps_os_hist(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
         PS_UNROLL
         for (u = 0; u < OS_LOADS; u++)
             k[u] = i + u * stride < n ? keys[i + u * stride] : (PS_KEY)0;
+        ps_u32 m = 0;   /* keys loaded: the first m of the OS_LOADS */
         PS_UNROLL
         for (u = 0; u < OS_LOADS; u++) {
-            if (i + u * stride >= n)
-                break;
-            k[u] = ps_enc(k[u], flip, fneg);
-            for (p = 0; p < OS_PASSES; p++) {
-#if PS_WG == 1
-                h[p * OS_RADIX + ps_os_digit(k[u], p * OS_BITS)]++;
-#else
-                PS_ATOMIC_ADD_LOCAL(&h[p * OS_RADIX + ps_os_digit(k[u], p * OS_BITS)],
-                                    1u);
-#endif
+            if (i + u * stride < n) {
+                k[u] = ps_enc(k[u], flip, fneg);
+                m = u + 1u;
             }
+        }
+        for (p = 0; p < OS_PASSES; p++) {
+            ps_u32 d = ps_os_digit(k[0], p * OS_BITS), run = 1, e;
+            PS_UNROLL
+            for (u = 1; u < OS_LOADS; u++) {
+                if (u < m) {
+                    e = ps_os_digit(k[u], p * OS_BITS);
+                    if (e != d) {
+                        OS_HIST_ADD(&h[p * OS_RADIX + d], run);
+                        d = e;
+                        run = 0;
+                    }
+                    run++;
+                }
+            }
+            OS_HIST_ADD(&h[p * OS_RADIX + d], run);
         }
     }
     PS_BARRIER();
