@@ -32,6 +32,21 @@
 #              tiles handed out odd first and last first (PS_OS_ORDER=2, 1),
 #              then the differential test on each (the build is restored
 #              after)
+#   variants   Onesweep's compile-time variants against CUB (not in the
+#              default list: name it): for each variant in
+#              PS_GPURUN_VARIANTS (default below; NAME or NAME:FLAG,FLAG...)
+#              the kernels are rebuilt with those -D flags added to
+#              PS_NVCC_FLAGS (as for fallback), ptxas's registers and
+#              spills of ps_onesweep noted (test/ptxas-report.sh), the
+#              differential test run on it (PS_TEST_MAX_N=70000), then
+#              bench/ps_cudabench --min 24 --max 28 --reps 5 --data random
+#              --no-portable (PS_VARIANTS_BENCH) and one u32 sort of 2^28
+#              narrow keys (top byte zero: every tile of the last pass
+#              short-circuits); one table row per variant and case, each
+#              with CUB timed in the same process; variants-NAME.csv in
+#              $OUT.  A variant that does not fit before the deadline is
+#              skipped and said so.  doc/cuda.md lists what each variant
+#              changes and what it predicts.  The build is restored after.
 #   segments   the segmented sort: test/ps_test_segments on cuda (every size
 #              class must show in the log), compute-sanitizer memcheck and
 #              racecheck on it, then bench/ps_cudasegbench: ps_cuda_sort_segments
@@ -107,6 +122,22 @@ arch() {
 }
 
 modpath() { echo "$build/obj/backends/cuda/.libs"; }
+# module_with DIR LOG FLAGS...: in $build/obj, the kernels rebuilt with
+# FLAGS added to the configured PS_NVCC_FLAGS, the module copied into DIR;
+# fails when the build does.  module_restore LOG: the configured build back.
+module_with() {
+    local dir=$1 log=$2 flags
+    shift 2
+    flags=$(sed -n 's/^PS_NVCC_FLAGS = //p' Makefile)
+    rm -f backends/cuda/ps_cuda_k*.lo
+    timeout "$(cap 300)" make -j"$jobs" PS_NVCC_FLAGS="$flags $*" \
+        backends/cuda/ps_cuda.la > "$log" 2>&1 || return 1
+    mkdir -p "$dir" && cp backends/cuda/.libs/ps_cuda.so "$dir/"
+}
+module_restore() {
+    rm -f backends/cuda/ps_cuda_k*.lo
+    make -j"$jobs" backends/cuda/ps_cuda.la > "$1" 2>&1 || fail "rebuilding the module"
+}
 
 for step in $steps; do
 if [ "$(left)" -lt 20 ]; then
@@ -244,15 +275,11 @@ devices)
 fallback)
     note "## Onesweep look-back fallback, forced (PS_OS_SPINS=0)"
     cd "$build/obj" || exit 1
-    flags=$(sed -n 's/^PS_NVCC_FLAGS = //p' Makefile)
     for order in 2 1; do
-        rm -f backends/cuda/ps_cuda_k*.lo
-        if ! timeout "$(cap 300)" make -j"$jobs" PS_NVCC_FLAGS="$flags -DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u" \
-                backends/cuda/ps_cuda.la > "$logs/fallback-make-$order.log" 2>&1; then
+        if ! module_with "$build/fallback-$order" "$logs/fallback-make-$order.log" \
+                -DPS_OS_SPINS=0u -DPS_OS_ORDER=${order}u; then
             fail "build with PS_OS_ORDER=$order"; continue
         fi
-        mkdir -p "$build/fallback-$order"
-        cp backends/cuda/.libs/ps_cuda.so "$build/fallback-$order/"
         PORTSORT_MODULE_PATH=$build/fallback-$order PORTSORT_BACKEND=cuda \
             PORTSORT_GPU_ALGO=onesweep PS_TEST_MAX_N=70000 timeout "$limit" \
             ./test/ps_test_diff > "$logs/fallback-$order.log" 2>&1
@@ -260,8 +287,65 @@ fallback)
         note "- PS_OS_ORDER=$order: exit $rc$([ $rc -eq 124 ] && echo ' (timed out: a hang)'); $(tail -1 "$logs/fallback-$order.log")"
         [ "$rc" -eq 0 ] || fail "look-back fallback, PS_OS_ORDER=$order"
     done
-    rm -f backends/cuda/ps_cuda_k*.lo
-    make -j"$jobs" backends/cuda/ps_cuda.la > "$logs/fallback-restore.log" 2>&1 || fail "rebuilding the module"
+    module_restore "$logs/fallback-restore.log"
+    ;;
+variants)
+    # Each variant is NAME or NAME:FLAG,FLAG,... (flags without spaces).
+    # The defaults, most telling first: the current defaults; the code the
+    # first lease measured; the old tile on the new code; then one change
+    # undone at a time (doc/cuda.md has each one's prediction).
+    first="-DPS_OS_EARLY=0,-DPS_OS_LOOKBACK=0,-DPS_OS_SHORTCUT=0,-DPS_OS_MATCH_ANY=1"
+    first="$first,-DPS_GPU_OS_ITEMS_NARROW=32,-DPS_GPU_OS_ITEMS_WIDE=16,-DPS_GPU_OS_MIN_BLOCKS=2"
+    list=${PS_GPURUN_VARIANTS:-"default first-lease:$first
+        tile32x2:-DPS_GPU_OS_ITEMS_NARROW=32,-DPS_GPU_OS_ITEMS_WIDE=16,-DPS_GPU_OS_MIN_BLOCKS=2
+        match-any:-DPS_OS_MATCH_ANY=1 rank-late:-DPS_OS_EARLY=0
+        lookback-group:-DPS_OS_LOOKBACK=0 no-shortcut:-DPS_OS_SHORTCUT=0"}
+    bargs=${PS_VARIANTS_BENCH:---min 24 --max 28 --reps 5 --data random --no-portable}
+    note "## Onesweep variants vs cub::DeviceRadixSort"
+    note "bench: ps_cudabench $bargs; then --case u32-keys --data narrow --min 28 --max 28"
+    cd "$build/obj" || exit 1
+    note '```'
+    note "$(printf '%-15s %-14s %-11s %10s %10s %10s %8s' variant case data n 'ours Gk/s' 'cub Gk/s' ratio)"
+    for spec in $list; do
+        name=${spec%%:*}
+        defs=
+        [ "$name" != "$spec" ] && defs=$(echo "${spec#*:}" | tr ',' ' ')
+        # A build, the test and the bench take about half a minute.
+        if [ "$(left)" -lt 45 ]; then
+            note "$name: skipped, $(left) s left of PS_GPURUN_SECONDS"
+            continue
+        fi
+        vlog=$logs/variant-$name
+        # shellcheck disable=SC2086
+        if ! module_with "$build/variant-$name" "$vlog-make.log" $defs; then
+            fail "variant $name: build ($defs)"; continue
+        fi
+        cat backends/cuda/ps_cuda_k*.ptxas > "$vlog.ptxas"
+        sh "$top/test/ptxas-report.sh" "$vlog.ptxas" > "$vlog-ptxas.txt" 2>&1
+        prc=$?
+        regs=$(grep -o 'ps_onesweep ([a-z_0-9]*): [0-9]* registers' "$vlog-ptxas.txt" \
+               | sed 's/.*: //; s/ registers//' | sort -n | uniq | tr '\n' '/' | sed 's,/$,,')
+        PORTSORT_MODULE_PATH=$build/variant-$name PORTSORT_BACKEND=cuda \
+            PORTSORT_GPU_ALGO=onesweep PS_TEST_MAX_N=70000 timeout "$(cap 120)" \
+            ./test/ps_test_diff > "$vlog-test.log" 2>&1
+        trc=$?
+        { PORTSORT_MODULE_PATH=$build/variant-$name timeout "$(cap 150)" \
+              bench/ps_cudabench $bargs --csv "$out/variants-$name.csv"
+          PORTSORT_MODULE_PATH=$build/variant-$name timeout "$(cap 60)" \
+              bench/ps_cudabench --min 28 --max 28 --reps 5 --case u32-keys --data narrow \
+              --no-portable; } > "$vlog-bench.log" 2>&1
+        brc=$?
+        awk -v v="$name" '$1 ~ /^[0-9]+$/ && NF >= 11 {
+            printf "%-15s %-14s %-11s %10s %10s %10s %8s  %s\n", v, $2, $3, $1, $5, $9, $10,
+                   (/MISMATCH/ ? "MISMATCH" : "") }' "$vlog-bench.log" | tee -a "$report"
+        note "$(printf '%-15s ptxas: ps_onesweep %s registers%s; test exit %s; bench exit %s' \
+                "$name" "${regs:-?}" "$([ $prc -eq 0 ] || echo ', FAILS the check (spills?)')" "$trc" "$brc")"
+        note "$(printf '%-15s flags: %s' "$name" "${defs:-(none)}")"
+        [ "$trc" -eq 0 ] || fail "variant $name: ps_test_diff exit $trc"
+        grep -q MISMATCH "$vlog-bench.log" && fail "variant $name: results differ from CUB's"
+    done
+    note '```'
+    module_restore "$logs/variants-restore.log"
     ;;
 segments)
     note "## segmented sort: ps_cuda_sort_segments vs cub::DeviceSegmentedSort"
@@ -332,7 +416,7 @@ PY
     note '```'
     ;;
 *)
-    echo "unknown step $step (build test sanitize bench crossover scale devices fallback segments traffic)" >&2
+    echo "unknown step $step (build test sanitize bench crossover scale devices fallback segments traffic variants)" >&2
     exit 2
     ;;
 esac

@@ -49,7 +49,8 @@ endif
 # (CUB ships with the toolkit).  nvcc compiles it; libtool links it against
 # libportsort and the static CUDA runtime.  bench/gpu-run.sh builds, tests
 # and times the CUDA backend on a machine with a GPU (doc/cuda.md).
-EXTRA_DIST += bench/ps_cudabench.cu bench/ps_cudasegbench.cu bench/gpu-run.sh
+EXTRA_DIST += bench/ps_cudabench.cu bench/ps_cudasegbench.cu bench/gpu-run.sh \
+	bench/ps_sass_stats.py
 if PS_HAVE_CUDA
 if PS_BENCH
 noinst_PROGRAMS += bench/ps_cudabench

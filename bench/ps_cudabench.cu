@@ -5,17 +5,22 @@
  * through PORTSORT_GPU_ALGO, which the library reads at every sort.
  *
  * Usage: ps_cudabench [--min LOG2] [--max LOG2] [--reps R] [--csv FILE]
- *                     [--case NAME] [--data NAME]
+ *                     [--case NAME] [--data NAME] [--no-portable]
  *   sizes 2^min .. 2^max keys (default 2^20 .. 2^28, every power of two),
  *   R timed repetitions per case (default 7; the median is reported);
  *   --case and --data run one case (u32-keys, u32/u32-pairs, u64-keys) or
- *   one dataset (random, low-entropy) only, so that a profiler (Nsight
- *   Compute's DRAM byte counters, bench/gpu-run.sh's traffic step) sees
- *   each case's kernels in a process of their own.
+ *   one dataset (random, low-entropy, narrow) only, so that a profiler
+ *   (Nsight Compute's DRAM byte counters, bench/gpu-run.sh's traffic step)
+ *   sees each case's kernels in a process of their own; --no-portable
+ *   leaves our reduce-then-scan path out (its columns print 0), so that
+ *   bench/gpu-run.sh's `variants` step, which rebuilds only Onesweep's
+ *   variants, spends its time on them.
  * Cases: u32 keys, u32/u32 pairs, u64 keys; datasets random and
  * low-entropy (each key the AND of 3 random words: 0.81 bits of entropy
  * per bit, Thearling & Smith), so that CUB's and our digit-skipping and
- * scatter behaviour on skewed digits show.
+ * scatter behaviour on skewed digits show; and, only when --data names it,
+ * narrow (random keys with the top byte zero: the last pass's digit is
+ * the same in every tile, the case of CUB's and our short circuit).
  *
  * Both sorts start from the same input, copied into place untimed before
  * every repetition; CUB sorts in place through a DoubleBuffer (its
@@ -53,6 +58,7 @@ static uint64_t next64()
 
 enum Case { U32_KEYS, U32_PAIRS, U64_KEYS };
 static const char *case_name[] = { "u32-keys", "u32/u32-pairs", "u64-keys" };
+static const char *data_name[] = { "random", "low-entropy", "narrow" };
 
 /* Our two paths, then CUB: the order of the timed sorts in each round. */
 enum Who { ONESWEEP, PORTABLE, CUB, WHO_COUNT };
@@ -110,6 +116,7 @@ int main(int argc, char **argv)
 {
     int lo = 20, hi = 28, reps = 7, i;
     const char *csv_path = nullptr, *only_case = nullptr, *only_data = nullptr;
+    bool no_portable = false;
     for (i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--min") && i + 1 < argc) lo = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--max") && i + 1 < argc) hi = std::atoi(argv[++i]);
@@ -117,7 +124,8 @@ int main(int argc, char **argv)
         else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!std::strcmp(argv[i], "--case") && i + 1 < argc) only_case = argv[++i];
         else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) only_data = argv[++i];
-        else { std::fprintf(stderr, "usage: %s [--min L] [--max L] [--reps R] [--csv F] [--case C] [--data D]\n", argv[0]); return 2; }
+        else if (!std::strcmp(argv[i], "--no-portable")) no_portable = true;
+        else { std::fprintf(stderr, "usage: %s [--min L] [--max L] [--reps R] [--csv F] [--case C] [--data D] [--no-portable]\n", argv[0]); return 2; }
     }
     if (!ps_cuda_available()) {
         std::printf("SKIP: CUDA device API unavailable: %s\n", ps_error_detail());
@@ -150,8 +158,8 @@ int main(int argc, char **argv)
             bool pairs = c == U32_PAIRS;
             if (only_case && std::strcmp(only_case, case_name[c]))
                 continue;
-            for (int d = 0; d < 2; d++) {
-                if (only_data && std::strcmp(only_data, d ? "low-entropy" : "random"))
+            for (int d = 0; d < 3; d++) {
+                if (only_data ? std::strcmp(only_data, data_name[d]) != 0 : d == 2)
                     continue;
                 Buffers b = {};
                 std::vector<unsigned char> hk(n * kb), hv(pairs ? n * 4 : 0);
@@ -160,6 +168,8 @@ int main(int argc, char **argv)
                     uint64_t r = next64();
                     if (d == 1)
                         r &= next64() & next64();
+                    if (d == 2)
+                        r &= ((uint64_t)1 << (8 * kb - 8)) - 1;
                     std::memcpy(&hk[j * kb], &r, kb);
                     if (pairs) {
                         uint32_t v = (uint32_t)j;
@@ -196,6 +206,8 @@ int main(int argc, char **argv)
                 std::vector<double> times[WHO_COUNT];
                 for (int r = 0; r <= reps; r++) {      /* r == 0: warm-up */
                     for (int w = 0; w < WHO_COUNT; w++) {
+                        if (w == PORTABLE && no_portable)
+                            continue;
                         CK(cudaMemcpyAsync(b.k, b.src_k, n * kb, cudaMemcpyDeviceToDevice, s));
                         if (pairs)
                             CK(cudaMemcpyAsync(b.v, b.src_v, n * 4, cudaMemcpyDeviceToDevice, s));
@@ -231,27 +243,28 @@ int main(int argc, char **argv)
                     }
                 }
                 bool ok1 = got_k[ONESWEEP] == got_k[CUB] && got_v[ONESWEEP] == got_v[CUB];
-                bool ok2 = got_k[PORTABLE] == got_k[CUB] && got_v[PORTABLE] == got_v[CUB];
+                bool ok2 = no_portable
+                           || (got_k[PORTABLE] == got_k[CUB] && got_v[PORTABLE] == got_v[CUB]);
                 double ms[WHO_COUNT], gk[WHO_COUNT];
                 for (int w = 0; w < WHO_COUNT; w++) {
-                    ms[w] = median(times[w]);
-                    gk[w] = n / ms[w] / 1e6;
+                    ms[w] = times[w].empty() ? 0.0 : median(times[w]);
+                    gk[w] = ms[w] > 0 ? n / ms[w] / 1e6 : 0.0;
                 }
                 std::printf("%11zu %-14s %-11s %9.3f %8.2f %9.3f %8.2f %9.3f %8.2f "
                             "%5.2fx %5.2fx%s%s\n", n, case_name[c],
-                            d ? "low-entropy" : "random", ms[ONESWEEP], gk[ONESWEEP],
+                            data_name[d], ms[ONESWEEP], gk[ONESWEEP],
                             ms[PORTABLE], gk[PORTABLE], ms[CUB], gk[CUB],
-                            ms[CUB] / ms[ONESWEEP], ms[CUB] / ms[PORTABLE],
+                            ms[CUB] / ms[ONESWEEP], ms[PORTABLE] > 0 ? ms[CUB] / ms[PORTABLE] : 0.0,
                             ok1 ? "" : "  MISMATCH(onesweep)",
                             ok2 ? "" : "  MISMATCH(portable)");
                 std::fflush(stdout);
                 if (csv)
                     std::fprintf(csv, "\"%s\",%zu,%s,%s,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,"
                                  "%.3f,%.3f\n", prop.name, n, case_name[c],
-                                 d ? "low-entropy" : "random", ms[ONESWEEP],
+                                 data_name[d], ms[ONESWEEP],
                                  ms[PORTABLE], ms[CUB], gk[ONESWEEP], gk[PORTABLE],
                                  gk[CUB], ms[CUB] / ms[ONESWEEP],
-                                 ms[CUB] / ms[PORTABLE]);
+                                 ms[PORTABLE] > 0 ? ms[CUB] / ms[PORTABLE] : 0.0);
                 cudaFree(b.src_k); cudaFree(b.k); cudaFree(b.alt_k);
                 cudaFree(b.src_v); cudaFree(b.v); cudaFree(b.alt_v);
                 cudaFree(b.cub_temp); cudaFree(b.our_scratch);

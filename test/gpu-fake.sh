@@ -75,7 +75,11 @@ fi
 kmax=${PS_GPU_FAKE_KERNEL_MAX_N:-}
 limit=PS_GPU_FAKE_KERNEL_MAX_N=${kmax:-unset}    # a word for env, harmless
 [ -n "$kmax" ] && limit=PS_TEST_MAX_N=$kmax
-for case in "1 8 32 0" "2 0 64 8"; do
+# The third is a GPU's common case: tiles in order, every look-back
+# finding its predecessor's inclusive prefix, over portions of 8 tiles (of
+# 2, as elsewhere, no tile ever reads an inclusive prefix published by a
+# look-back, only tile 0's).
+for case in "1 8 32 0" "2 0 64 8" "0 0 32 8"; do
     set -- $case
     echo "--- look-back with fallback, PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2," \
         "warps of $3, portions of ${4:-2} tiles"

@@ -60,6 +60,8 @@ static void one(ps_type t, unsigned flags, int op, size_t n, int dataset)
         uint64_t r = t_rand(&rng), v = i * 2654435761u;
         if (dataset == 1)
             r &= 0x0F0F0F0F0F0F0F0Full;  /* half the digits constant */
+        if (dataset == 2)                /* the top byte zero: one digit */
+            r &= ~(0xFFull << (8 * kb - 8));
         memcpy(keys + i * kb, &r, kb);
         memcpy(vals + i * vb, &v, vb);
     }
@@ -290,21 +292,26 @@ static void forked_child(void)
         t_fail("the parent cannot sort after the fork");
 }
 
-/* `ps_test_gpu_fake onesweep`: a few sorts of several Onesweep tiles (8192
- * keys; 4096 where a key or a value is 8 bytes), every key width and value
+/* `ps_test_gpu_fake onesweep`: a few sorts of several Onesweep tiles (5120
+ * keys; 3072 where a key or a value is 8 bytes), every key width and value
  * width once, for the tests of gpu-fake.sh that rerun the stand-in with
  * the tiles handed out in orders that make a work-group wait for one that
- * has not run, and with 64-wide warps. */
+ * has not run, with portions of several tiles, and with 64-wide warps.
+ * The last two have the top byte zero, so that on the device API, which
+ * runs every pass, each tile of the top pass holds one digit (ascending:
+ * 0; descending: 255, the last tile's padding digit) and takes the short
+ * circuit, keys and values. */
 static int onesweep_cases(void)
 {
-    static const struct { ps_type t; unsigned flags; int op; size_t n; } c[] = {
-        { PS_U32, 0, OP_KEYS, 4 * 8192 + 77 }, { PS_I16, PS_DESCENDING, OP_KEYS, 2 * 8192 + 1 },
-        { PS_F32, 0, OP_PAIRS4, 2 * 8192 + 5 }, { PS_U8, 0, OP_PAIRS8, 2 * 4096 + 9 },
-        { PS_I64, PS_DESCENDING, OP_PAIRS8, 3 * 4096 + 3 }, { PS_F64, 0, OP_ARGSORT, 2 * 4096 + 1 },
+    static const struct { ps_type t; unsigned flags; int op; size_t n; int data; } c[] = {
+        { PS_U32, 0, OP_KEYS, 4 * 8192 + 77, 0 }, { PS_I16, PS_DESCENDING, OP_KEYS, 2 * 8192 + 1, 1 },
+        { PS_F32, 0, OP_PAIRS4, 2 * 8192 + 5, 0 }, { PS_U8, 0, OP_PAIRS8, 2 * 4096 + 9, 1 },
+        { PS_I64, PS_DESCENDING, OP_PAIRS8, 3 * 4096 + 3, 0 }, { PS_F64, 0, OP_ARGSORT, 2 * 4096 + 1, 1 },
+        { PS_U32, 0, OP_PAIRS4, 3 * 5120 + 7, 2 }, { PS_U64, PS_DESCENDING, OP_PAIRS8, 3 * 3072 + 5, 2 },
     };
     size_t i;
     for (i = 0; i < sizeof c / sizeof c[0]; i++)
-        one(c[i].t, c[i].flags, c[i].op, c[i].n, (int)(i % 2));
+        one(c[i].t, c[i].flags, c[i].op, c[i].n, c[i].data);
     return (int)i;
 }
 

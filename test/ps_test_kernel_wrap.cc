@@ -16,6 +16,7 @@
 // Work-items are threads meeting at a std::barrier, as in the CUDA
 // stand-in (test/standin/ps_gpu_fake.cc); local arrays are static.  Exits
 // 77 where 2^33 bytes of address space cannot be reserved.
+#include <atomic>
 #include <barrier>
 #include <csignal>
 #include <cstdint>
@@ -43,11 +44,17 @@ std::barrier<> *g_barrier;
 // stopped (0: no cap), and what it counted.
 unsigned long long g_cap;
 thread_local unsigned long long t_counted;
+// Local atomic adds of this work-item, and the most of any work-item in
+// the last group run (ps_os_hist must add a run of equal digits at once).
+thread_local unsigned long long t_adds;
+std::atomic<unsigned long long> g_most_adds;
 volatile const char *g_running = "";
 
-void count_key()
+// Called with every local atomic add: v keys counted at once.
+void count_key(unsigned v)
 {
-    if (g_cap != 0 && ++t_counted > g_cap) {
+    t_adds++;
+    if (g_cap != 0 && (t_counted += v) > g_cap) {
         std::fprintf(stderr, "FAIL: %s: a work-item counted more than the %llu keys "
                      "its stride reaches: a 32-bit index wrapped\n",
                      (const char *)g_running, g_cap);
@@ -57,6 +64,7 @@ void count_key()
 }  // namespace
 
 #define PS_KERNEL_WG(wg) [[maybe_unused]] static void
+#define PS_KERNEL_WG_MIN(wg, blocks) [[maybe_unused]] static void
 #define PS_FN static inline
 #define PS_GLOBAL
 #define PS_LOCAL
@@ -65,7 +73,7 @@ void count_key()
 #define PS_LID() t_lid
 #define PS_GROUP() g_group
 #define PS_NGROUPS() g_ngroups
-#define PS_ATOMIC_ADD_LOCAL(p, v) (count_key(), __atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+#define PS_ATOMIC_ADD_LOCAL(p, v) (count_key(v), __atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
 #define PS_ATOMIC_ADD_GLOBAL(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
 #define PS_KEY_BITS 8
@@ -99,7 +107,11 @@ template <typename F> void run_group(const char *what, unsigned g, unsigned ng, 
         items.emplace_back([t, &fn] {
             t_lid = t;
             t_counted = 0;
+            t_adds = 0;
             fn();
+            unsigned long long m = g_most_adds.load();
+            while (t_adds > m && !g_most_adds.compare_exchange_weak(m, t_adds)) {
+            }
         });
     for (auto &th : items)
         th.join();
@@ -211,9 +223,11 @@ int last_block(uint32_t n, uint32_t tpb)
         if (kin == MAP_FAILED)
             return 77;
         g_cap = (n - first + stride - 1) / stride;
+        g_most_adds = 0;
         run_group("ps_os_hist", ng - 1, ng, [&] {
             ps_os_hist(kin, 0, n, bins.data(), 0, 0, 0);
         });
+        uint64_t cap = g_cap;
         g_cap = 0;
         // Zero pages: every key is 0; the group counts its items' share.
         uint64_t mine = 0;
@@ -222,6 +236,10 @@ int last_block(uint32_t n, uint32_t tpb)
                 mine += (n - first - t + stride - 1) / stride;
         if (bins[0] != mine)
             return fail("ps_os_hist: the last group's count is wrong", n);
+        // Every key has digit 0: one add per OS_LOADS keys, not one per
+        // key, or a warp's items serialise on the one counter (issue 33).
+        if (g_most_adds > (cap + OS_LOADS - 1) / OS_LOADS)
+            return fail("ps_os_hist: a run of equal digits took an atomic add per key", n);
     }
     munmap(kin, span + 65536);
     munmap(kout, span + 65536);

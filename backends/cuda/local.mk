@@ -18,16 +18,30 @@ backends_cuda_ps_cuda_la_LIBADD = $(PS_CUDA_KERNEL_LOS) backends/device/libps_de
 	$(PS_CUDA_LIBS) $(PTHREAD_LIBS) -lstdc++
 backends_cuda_ps_cuda_la_DEPENDENCIES = $(PS_CUDA_KERNEL_LOS) \
 	backends/device/libps_device.la
-CLEANFILES += $(PS_CUDA_KERNEL_LOS) $(PS_CUDA_KERNEL_LOS:.lo=.o)
+CLEANFILES += $(PS_CUDA_KERNEL_LOS) $(PS_CUDA_KERNEL_LOS:.lo=.o) \
+	$(PS_GPU_KV:%=backends/cuda/ps_cuda_k%.ptxas)
 
 PS_NVCC = $(NVCC) $(PS_NVCC_FLAGS) $(PS_GPU_KINC) -I$(top_srcdir)/lib
 
+# ptxas's report on every kernel of each instantiation (registers, spills,
+# shared memory, per target) goes to ps_cuda_kKV.ptxas beside the object,
+# for test/ptxas-report.sh; anything else the compiler says is shown, and
+# all of it when the compile fails.
+PS_PTXAS_QUIET = -e '^ptxas info' -e 'bytes stack frame' -e 'ps-occupancy' -e '^ *\^ *$$' -e '^$$'
+ps_ptxas_log = 2> $(1).ptxas || { cat $(1).ptxas >&2; exit 1; }; \
+	grep -v $(PS_PTXAS_QUIET) $(1).ptxas >&2; :
+
 backends/cuda/ps_cuda_k%.lo: $(PS_GPU_KERNEL_DEPS)
-	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(PS_NVCC),$(srcdir)/backends/gpu/ps_gpu_kernels.cu,backends/cuda/ps_cuda_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v})
+	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(PS_NVCC) -Xptxas -v,$(srcdir)/backends/gpu/ps_gpu_kernels.cu,backends/cuda/ps_cuda_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v},$(call ps_ptxas_log,backends/cuda/ps_cuda_k$*))
 
 backends/cuda/ps_cuda_util.lo: $(srcdir)/backends/gpu/ps_gpu_util.cu
 	$(AM_V_GEN)$(call ps_gpu_obj,$(PS_NVCC),$(srcdir)/backends/gpu/ps_gpu_util.cu,backends/cuda/ps_cuda_util)
 endif
+
+# ptxas's report on every kernel, checked for spills and for the
+# occupancy the tuning assumes (skipped where the module is not built).
+dist_check_SCRIPTS += test/ptxas-report.sh
+TESTS += test/ptxas-report.sh
 
 # The device API on a real GPU, run by test/cuda.sh (which skips without
 # one) and by bench/gpu-run.sh.

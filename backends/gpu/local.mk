@@ -43,8 +43,10 @@ ps_gpu_lo = { echo "\# $(notdir $(1)).lo - a libtool object file"; \
 # $(call ps_gpu_obj,COMPILER AND FLAGS,SOURCE,DIR/NAME,MORE FLAGS) compiles
 # SOURCE into DIR/.libs/NAME.o, copies it to DIR/NAME.o (the non-PIC slot:
 # the same PIC object) and writes DIR/NAME.lo.
+# A fifth argument is appended to the compiler's command line (the CUDA
+# rule's redirection of ptxas's report).
 ps_gpu_obj = $(MKDIR_P) $(dir $(3)).libs && \
-	$(1) $(4) -c $(2) -o $(dir $(3)).libs/$(notdir $(3)).o && \
+	$(1) $(4) -c $(2) -o $(dir $(3)).libs/$(notdir $(3)).o $(5) && \
 	cp $(dir $(3)).libs/$(notdir $(3)).o $(3).o && \
 	$(call ps_gpu_lo,$(3))
 

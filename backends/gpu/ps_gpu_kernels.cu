@@ -29,8 +29,19 @@
 #define PS_DIGIT_BITS PS_GPU_DIGIT_BITS
 #define PS_ITEMS PS_GPU_ITEMS(PS_KEY_BITS / 8, PS_VAL_BYTES)
 #define PS_OS_ITEMS PS_GPU_OS_ITEMS(PS_KEY_BITS / 8, PS_VAL_BYTES)
+#define PS_OS_MIN_BLOCKS PS_GPU_OS_MIN_BLOCKS
 #define PS_WITH_ONESWEEP 1
 #define PS_SEG_SMALL PS_GPU_SEG_SMALL(PS_KEY_BITS / 8, PS_VAL_BYTES)
+
+/* What the tuning assumes of ps_onesweep's occupancy, said once per CUDA
+ * target as the compiler sees it (flags included), so that
+ * test/ptxas-report.sh checks ptxas's register counts against it. */
+#if defined(__CUDA_ARCH__) && !defined(__HIPCC__) && !defined(PS_GPU_FAKE)
+#  define PS_STR2(x) #x
+#  define PS_STR(x) PS_STR2(x)
+#  pragma message("ps-occupancy: ps_onesweep " PS_STR(PS_GPU_WG) " threads x " \
+                  PS_STR(PS_GPU_OS_MIN_BLOCKS) " blocks")
+#endif
 
 #define PS_CAT5(a, b, c, d, e) a##b##c##d##e
 #define PS_NAME(a, b, c, d, e) PS_CAT5(a, b, c, d, e)

@@ -51,25 +51,60 @@
  * on HIP: 4 KiB) and 3 KiB of digit arrays and 1 KiB of scan space:
  *
  *   wider of key, value   items   tile   shared memory of ps_onesweep
- *   1 byte                32      8192   20.1 KiB
- *   4 bytes               32      8192   44.1 KiB
- *   8 bytes               16      4096   44.1 KiB
+ *   1 byte                20      5120   17.0 KiB
+ *   2 bytes               20      5120   22.0 KiB
+ *   4 bytes               20      5120   32.0 KiB
+ *   8 bytes               12      3072   36.0 KiB
  *
- * (ptxas -v, sm_90: 45084 bytes, 20508 for u8 keys), under CUDA's 48
- * KiB of static shared memory; 103-128 registers a thread, no spills, so
- * two blocks a multiprocessor.  CUB's tiles are 3840-7680 u32 keys.  The
- * look-back costs about 5 KiB of status traffic a tile, so the bigger the
- * tile the less of it per key.
+ * (ptxas -v, sm_90: 17440 .. 36896 bytes), with 80 registers a thread
+ * and no spills: three blocks of 256 threads a multiprocessor, 24 warps,
+ * as many as CUB's two blocks of 384 (doc/cuda.md compares the two; the
+ * first lease's tiles of 8192 and 4096 keys took 128 registers, two
+ * blocks, 16 warps).  CUB's sm_90 tiles are 7680 u32 keys, 8832 u32
+ * pairs, 5760 u64 keys.  The look-back costs about 5 KiB of status
+ * traffic a tile (mostly in L2), so the bigger the tile the less of it
+ * per key.
  *
- * HIP: a gfx9 CU has 64 KiB of LDS and these tiles would take 40 KiB
- * (and 219 VGPRs), one work-group a CU; tiles half as long take 24.6 KiB
- * (hipcc -Rpass-analysis=kernel-resource-usage, gfx90a: 24604 bytes,
- * 75-115 VGPRs, no spills): two a CU, as for reduce-then-scan above.
+ * HIP: a gfx9 CU has 64 KiB of LDS, and the first tiles (32 x 256 keys)
+ * would take 40 KiB (and 219 VGPRs), one work-group a CU; tiles of 16 x
+ * 256 and 8 x 256 take 24.6 KiB (hipcc -Rpass-analysis=kernel-resource-usage,
+ * gfx90a: 24588 bytes for u32 pairs, 94-102 VGPRs, no spills): two a CU,
+ * as for reduce-then-scan above.
  */
 #if defined(PS_GPU_HIP) || defined(__HIPCC__)
-#  define PS_GPU_OS_ITEMS(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 16 : 8)
+#  define PS_GPU_OS_ITEMS_DEFAULT(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 16 : 8)
 #else
-#  define PS_GPU_OS_ITEMS(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 32 : 16)
+#  define PS_GPU_OS_ITEMS_DEFAULT(kb, vb) ((kb) <= 4 && (vb) <= 4 ? 20 : 12)
+#endif
+/* The variants bench/gpu-run.sh times (its `variants` step, doc/cuda.md)
+ * set other items per work-item through the kernels' compiler flags:
+ * PS_GPU_OS_ITEMS_NARROW where key and value are 4 bytes or less,
+ * PS_GPU_OS_ITEMS_WIDE elsewhere.  The host reads the kernels' own
+ * figure from their table (ps_gpu_kernels_cxx.os_items), so host and
+ * kernels agree whatever the flags; at most 32, which keeps a portion of
+ * PS_GPU_OS_PORTION_TILES tiles under 2^30 keys (ps_gpu_sort.c). */
+#ifdef PS_GPU_OS_ITEMS_NARROW
+#  define PS_GPU_OS_ITEMS_N PS_GPU_OS_ITEMS_NARROW
+#else
+#  define PS_GPU_OS_ITEMS_N PS_GPU_OS_ITEMS_DEFAULT(4, 4)
+#endif
+#ifdef PS_GPU_OS_ITEMS_WIDE
+#  define PS_GPU_OS_ITEMS_W PS_GPU_OS_ITEMS_WIDE
+#else
+#  define PS_GPU_OS_ITEMS_W PS_GPU_OS_ITEMS_DEFAULT(8, 8)
+#endif
+#define PS_GPU_OS_ITEMS(kb, vb) \
+    ((kb) <= 4 && (vb) <= 4 ? PS_GPU_OS_ITEMS_N : PS_GPU_OS_ITEMS_W)
+/* Blocks of ps_onesweep the tuning assumes resident on one CUDA
+ * multiprocessor (65536 registers): 3 of 256 threads leave 80 registers
+ * a thread, which the tiles above fit in (ptxas -v, sm_90: 80, no
+ * spills; 32 keys a thread would spill, and declaring 1 block lets
+ * ptxas take 190 registers, one block a multiprocessor).  The
+ * kernel declares it (__launch_bounds__(256, PS_GPU_OS_MIN_BLOCKS)), so
+ * the compiler keeps within it, and test/ptxas-report.sh fails the build's
+ * check on any spill, or on more registers than it allows. */
+#ifndef PS_GPU_OS_MIN_BLOCKS
+#  define PS_GPU_OS_MIN_BLOCKS 3
 #endif
 /* Onesweep's status words carry 30-bit counts, so a pass runs over
  * portions of at most this many tiles, one launch each (CUB's portions are

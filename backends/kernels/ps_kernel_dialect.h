@@ -20,6 +20,9 @@
  *
  *  - PS_ATOMIC_MAX_GLOBAL(p, v) raises a 32-bit word of global memory to
  *    v if it is below (OpenCL 1.2's atomic_max), returning the old value.
+ *  - PS_UNROLL before a loop over a work-item's keys asks for it to be
+ *    unrolled (so that its arrays stay in registers), PS_NO_UNROLL before
+ *    a polling loop asks for it not to be (both empty on OpenCL).
  *  - PS_SPIN_PAUSE(i) gives way for a moment in the i-th round of a
  *    polling loop (CUDA sm_70+: __nanosleep, growing with i; AMD: s_sleep;
  *    OpenCL 1.2 has nothing and polls at once).
@@ -54,6 +57,7 @@ typedef ushort ps_u16;
 typedef uint ps_u32;
 typedef ulong ps_u64;
 #define PS_KERNEL_WG(wg) __kernel __attribute__((reqd_work_group_size(wg, 1, 1))) void
+#define PS_KERNEL_WG_MIN(wg, blocks) PS_KERNEL_WG(wg)
 #define PS_FN
 #define PS_GLOBAL __global
 #define PS_LOCAL __local
@@ -83,10 +87,23 @@ typedef unsigned long long ps_u64;
 #  define PS_KERNEL_LINKAGE extern "C"
 #endif
 #define PS_KERNEL_WG(wg) PS_KERNEL_LINKAGE __global__ void __launch_bounds__(wg)
+/* A kernel whose tuning assumes `blocks` work-groups resident per
+ * multiprocessor: CUDA's compiler then keeps registers under
+ * 65536 / (wg * blocks) (spilling rather than exceeding them, which
+ * test/ptxas-report.sh fails on).  HIP's second operand means something
+ * else (waves per execution unit), so HIP keeps the plain bound. */
+#  if defined(__HIPCC__)
+#    define PS_KERNEL_WG_MIN(wg, blocks) PS_KERNEL_WG(wg)
+#  else
+#    define PS_KERNEL_WG_MIN(wg, blocks) \
+         PS_KERNEL_LINKAGE __global__ void __launch_bounds__(wg, blocks)
+#  endif
 #define PS_FN static __device__ __forceinline__
 /* Before a loop over a thread's items, so that its private arrays stay in
  * registers (elsewhere PS_UNROLL is empty). */
 #define PS_UNROLL _Pragma("unroll")
+/* Before a polling loop, which unrolled is only longer code. */
+#define PS_NO_UNROLL _Pragma("unroll 1")
 #define PS_GLOBAL
 #define PS_LOCAL
 #define PS_LOCAL_ARRAY(type, name, n) __shared__ type name[n]

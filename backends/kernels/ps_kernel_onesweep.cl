@@ -6,7 +6,25 @@
  * bits, whatever PS_DIGIT_BITS the reduce-then-scan kernels use.
  *
  * Compile-time parameters beyond ps_kernel_radix.cl's:
- *   PS_OS_ITEMS   keys per work-item per tile (default PS_ITEMS)
+ *   PS_OS_ITEMS       keys per work-item per tile (default PS_ITEMS)
+ *   PS_OS_MIN_BLOCKS  work-groups per multiprocessor the tuning assumes
+ *                     (CUDA's __launch_bounds__; default 2)
+ *   PS_OS_LOOKBACK    1 (default): each item walks its own digits back
+ *                     and publishes each one's inclusive prefix as soon
+ *                     as it has it; 0: the work-group steps back one
+ *                     predecessor per round, one barrier a round
+ *   PS_OS_SPINS       polls of one predecessor before counting its keys
+ *                     instead; the first PS_OS_FAST_SPINS without a pause
+ *   PS_OS_EARLY       warp ranking only: 1 (default) counts the tile's
+ *                     digits before ranking any key and publishes them
+ *                     (CUB's early counts); 0 ranks first
+ *   PS_OS_SHORTCUT    with PS_OS_EARLY: 1 (default) writes a tile whose
+ *                     keys all share the pass's digit straight from
+ *                     registers, unranked (CUB's TryShortCircuit)
+ *   PS_OS_MATCH_ANY   1: rank with the hardware's match-any where it has
+ *                     one; 0 (default): eight ballots (CUB's choice)
+ * doc/cuda.md says why each exists and what bench/gpu-run.sh's
+ * `variants` step measures of each.
  * The work-group size is PS_WG, at most 256 (one digit per item or less).
  *
  * Host-side sequence for one sort (n < 2^32 keys):
@@ -64,16 +82,52 @@
 #define OS_PRE (2u << 30)       /* status: count of every tile up to this one */
 #define OS_VALUE 0x3fffffffu
 #define OS_CHUNK ((OS_RADIX + PS_WG - 1) / PS_WG)
-/* Look-back rounds spent waiting for a predecessor's counts before
- * counting its keys instead (ps_os_look_back); tests set 0. */
+/* Polls of a predecessor's status word before counting its keys instead
+ * (ps_os_look_back); tests set 0.  The first PS_OS_FAST_SPINS polls follow
+ * each other at once (a predecessor still ranking is at most a few
+ * microseconds from publishing; CUB never pauses), the others with a
+ * pause (PS_SPIN_PAUSE) that leaves the multiprocessor to work-groups
+ * that have work. */
 #ifndef PS_OS_SPINS
 #  define PS_OS_SPINS 128u
+#endif
+#ifndef PS_OS_FAST_SPINS
+#  define PS_OS_FAST_SPINS 64u
+#endif
+#ifndef PS_OS_LOOKBACK
+#  define PS_OS_LOOKBACK 1
+#endif
+#ifndef PS_OS_MIN_BLOCKS
+#  define PS_OS_MIN_BLOCKS 2
+#endif
+#ifndef PS_OS_EARLY
+#  define PS_OS_EARLY 1
+#endif
+#ifndef PS_OS_SHORTCUT
+#  define PS_OS_SHORTCUT 1
+#endif
+#ifndef PS_OS_MATCH_ANY
+#  define PS_OS_MATCH_ANY 0
+#endif
+/* The early-count ranking gives item t digit t: 256 items. */
+#if defined(PS_WARP_SIZE) && PS_OS_EARLY && PS_WG == 256
+#  define OS_EARLY 1
+#else
+#  define OS_EARLY 0
 #endif
 #ifndef PS_UNROLL
 #  define PS_UNROLL
 #endif
+#ifndef PS_NO_UNROLL
+#  define PS_NO_UNROLL
+#endif
 /* Keys each item of ps_os_hist loads before it counts them. */
 #define OS_LOADS 4u
+#if PS_WG == 1
+#  define OS_HIST_ADD(p, v) (*(p) += (v))
+#else
+#  define OS_HIST_ADD(p, v) ((void)PS_ATOMIC_ADD_LOCAL((p), (v)))
+#endif
 /* Tests only: 1 hands out tiles last first, 2 odd tiles first. */
 #ifndef PS_OS_ORDER
 #  define PS_OS_ORDER 0u
@@ -122,7 +176,12 @@ PS_FN void ps_os_scan_radix(PS_LOCAL ps_u32 *a, PS_LOCAL ps_u32 *part, ps_u32 t)
 /* Every 8-bit digit's histogram over all n keys, added to bins[p*256 + d].
  * Grid-strided so that any grid size covers n; each item loads OS_LOADS
  * keys, a stride apart, before it counts any, so that several loads are in
- * flight per item.  The index is 64-bit: i + stride may pass 2^32. */
+ * flight per item.  The index is 64-bit: i + stride may pass 2^32.
+ * Per pass, each run of equal digits among an item's keys goes in with
+ * one atomic: where a pass's digit is the same in every key (the top byte
+ * of keys below 2^24), every item of a warp adds to the one counter, and
+ * adds to one address serialise, so that pass costs OS_LOADS times fewer
+ * of them (issue 33, item 3). */
 PS_KERNEL_WG(PS_WG) ps_os_hist(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
                                 ps_u32 n, PS_GLOBAL ps_u32 *bins, ps_u64 boff,
                                 ps_u64 flip64, ps_u64 fneg64)
@@ -142,19 +201,29 @@ PS_KERNEL_WG(PS_WG) ps_os_hist(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
         PS_UNROLL
         for (u = 0; u < OS_LOADS; u++)
             k[u] = i + u * stride < n ? keys[i + u * stride] : (PS_KEY)0;
+        ps_u32 m = 0;   /* keys loaded: the first m of the OS_LOADS */
         PS_UNROLL
         for (u = 0; u < OS_LOADS; u++) {
-            if (i + u * stride >= n)
-                break;
-            k[u] = ps_enc(k[u], flip, fneg);
-            for (p = 0; p < OS_PASSES; p++) {
-#if PS_WG == 1
-                h[p * OS_RADIX + ps_os_digit(k[u], p * OS_BITS)]++;
-#else
-                PS_ATOMIC_ADD_LOCAL(&h[p * OS_RADIX + ps_os_digit(k[u], p * OS_BITS)],
-                                    1u);
-#endif
+            if (i + u * stride < n) {
+                k[u] = ps_enc(k[u], flip, fneg);
+                m = u + 1u;
             }
+        }
+        for (p = 0; p < OS_PASSES; p++) {
+            ps_u32 d = ps_os_digit(k[0], p * OS_BITS), run = 1, e;
+            PS_UNROLL
+            for (u = 1; u < OS_LOADS; u++) {
+                if (u < m) {
+                    e = ps_os_digit(k[u], p * OS_BITS);
+                    if (e != d) {
+                        OS_HIST_ADD(&h[p * OS_RADIX + d], run);
+                        d = e;
+                        run = 0;
+                    }
+                    run++;
+                }
+            }
+            OS_HIST_ADD(&h[p * OS_RADIX + d], run);
         }
     }
     PS_BARRIER();
@@ -189,12 +258,14 @@ PS_KERNEL_WG(PS_WG) ps_os_scan(PS_GLOBAL ps_u32 *bins, ps_u64 boff)
 #  define PS_WARP_SIZE_MIN PS_WARP_SIZE
 #endif
 
-/* The lanes of this warp whose digit d equals this lane's: match-any
- * where the hardware has it, else one ballot per digit bit (CUB's
- * pre-Volta method; on 64-wide HIP wavefronts the masks are 64 bits). */
+/* The lanes of this warp whose digit d equals this lane's: one ballot
+ * per digit bit (on 64-wide HIP wavefronts the masks are 64 bits), or
+ * match-any where the hardware has it and PS_OS_MATCH_ANY asks for it.
+ * CUB ranks with the ballots on every GPU (util_ptx.cuh: "match.any.sync.b32
+ * is slower when matching a few bits"). */
 PS_FN ps_lmask ps_os_match(ps_u32 d)
 {
-#ifdef PS_WARP_MATCH_ANY
+#if defined(PS_WARP_MATCH_ANY) && PS_OS_MATCH_ANY
     return PS_WARP_MATCH_ANY(d);
 #else
     ps_lmask m = PS_WARP_BALLOT(1);
@@ -278,6 +349,66 @@ PS_FN void ps_os_rank_keys(PS_GLOBAL const PS_KEY *kin, PS_KEY *k, ps_u32 *rel,
         rel[i] += wc[w * OS_RADIX + ps_os_digit(k[i], shift)];
     PS_BARRIER();
 }
+
+#if OS_EARLY
+/*
+ * CUB's order (BlockRadixRankMatchEarlyCounts): count first, rank after.
+ * Loads the tile's keys into registers as ps_os_rank_keys does, the slots
+ * past `valid` padded with all-ones keys, and counts every slot's digit
+ * into its warp's row of wc with one shared atomic.  A padding key's digit
+ * is 255 and it follows every real key in input order, so it ranks after
+ * all of them and no step needs to know which slots are real; the caller
+ * takes the padding out of digit 255's count.  Barrier on exit.
+ */
+PS_FN void ps_os_load_count_warp(PS_GLOBAL const PS_KEY *kin, PS_KEY *k,
+                                 PS_LOCAL ps_u32 *wc, ps_u32 base, ps_u32 valid,
+                                 ps_u32 shift, PS_KEY eflip, PS_KEY efneg, ps_u32 t)
+{
+    ps_u32 lane = t & (PS_WARP_SIZE - 1u), w = t / PS_WARP_SIZE, i, d;
+    ps_u32 first = w * PS_WARP_SIZE * PS_OS_ITEMS + lane;
+
+    for (d = t; d < OS_WARPS * OS_RADIX; d += PS_WG)
+        wc[d] = 0;
+    PS_UNROLL
+    for (i = 0; i < PS_OS_ITEMS; i++) {
+        ps_u32 j = first + i * PS_WARP_SIZE;
+        k[i] = j < valid ? ps_enc(kin[base + j], eflip, efneg) : (PS_KEY)~(PS_KEY)0;
+    }
+    PS_BARRIER();
+    PS_UNROLL
+    for (i = 0; i < PS_OS_ITEMS; i++)
+        (void)PS_ATOMIC_ADD_LOCAL(&wc[w * OS_RADIX + ps_os_digit(k[i], shift)], 1u);
+    PS_BARRIER();
+}
+
+/*
+ * Ranks the tile's keys (k, as ps_os_load_count_warp left them) into buf
+ * by the digit at `shift`, stably.  wc[w][d] must hold where warp w's
+ * first key of digit d goes in the tile: each group of equal digits in a
+ * slot takes its place from its warp's counter, whose lowest lane adds
+ * the group's size (one lane per counter per slot), so the rank is the
+ * key's place in the tile and no second pass adds the tile's offsets.
+ * rel[i] gets slot i's place (the values follow their keys there).
+ */
+PS_FN void ps_os_rank_early(PS_KEY *k, ps_u32 *rel, PS_LOCAL ps_u32 *wc,
+                            PS_LOCAL os_slot *buf, ps_u32 shift, ps_u32 t)
+{
+    ps_u32 lane = t & (PS_WARP_SIZE - 1u), w = t / PS_WARP_SIZE, i;
+    ps_lmask below = ((ps_lmask)1 << lane) - 1u;
+
+    PS_UNROLL
+    for (i = 0; i < PS_OS_ITEMS; i++) {
+        ps_u32 dd = ps_os_digit(k[i], shift), old = 0;
+        ps_lmask peers = ps_os_match(dd);
+        ps_u32 leader = PS_LMASK_FFS(peers) - 1u;
+        if (lane == leader)
+            old = PS_ATOMIC_ADD_LOCAL(&wc[w * OS_RADIX + dd], PS_LMASK_POPC(peers));
+        old = PS_WARP_SHFL(old, leader) + PS_LMASK_POPC(peers & below);
+        rel[i] = old;
+        buf[old].k = k[i];
+    }
+}
+#endif /* OS_EARLY */
 
 #else
 /* ---- portable ranking in local memory (OpenCL) ---- */
@@ -372,10 +503,120 @@ PS_FN void ps_os_count_tile(PS_GLOBAL const PS_KEY *kin, ps_u32 n, ps_u32 pred,
     PS_BARRIER();
 }
 
+#if PS_OS_LOOKBACK
+/* One predecessor's status word, polled until it is not empty or
+ * PS_OS_SPINS polls have found it empty (then it is returned empty). */
+PS_FN ps_u32 ps_os_poll(PS_GLOBAL ps_u32 *word)
+{
+    ps_u32 v = PS_ATOMIC_LOAD_GLOBAL(word), s;
+    PS_NO_UNROLL
+    for (s = 0; (v & ~OS_VALUE) == 0u && s < PS_OS_SPINS; s++) {
+        if (s >= PS_OS_FAST_SPINS)
+            PS_SPIN_PAUSE(s - PS_OS_FAST_SPINS);
+        v = PS_ATOMIC_LOAD_GLOBAL(word);
+    }
+    return v;
+}
+
+/* Digit d's walk back from tile *pred - 1, adding each word's count to
+ * *acc: 1 when it has ended (an inclusive prefix met, or tile 0 passed),
+ * 0 when tile *pred - 1 is still silent after PS_OS_SPINS polls. */
+PS_FN int ps_os_walk(PS_GLOBAL ps_u32 *status, ps_u32 d, ps_u32 *pred, ps_u32 *acc)
+{
+    while (*pred > 0u) {
+        ps_u32 v = ps_os_poll(&status[(*pred - 1u) * OS_RADIX + d]);
+        if ((v & ~OS_VALUE) == 0u)
+            return 0;
+        *acc += v & OS_VALUE;
+        *pred -= 1u;
+        if ((v & ~OS_VALUE) == OS_PRE)
+            return 1;
+    }
+    return 1;
+}
+
+/*
+ * The look-back: each item's digits d (t, t + WG, ...: OS_CHUNK of them)
+ * get before[d] := digit d's count in the portion's tiles before `tile`,
+ * and tile's inclusive prefix of d (before[d] + hist[d]) is published.
+ * The whole work-group calls it.
+ *
+ * Each item walks its own digits back on its own (CUB's LookbackGlobal):
+ * aggregates are added and the walk goes on, an inclusive prefix is added
+ * and ends it, and the digit's own inclusive prefix goes out at once, so
+ * the tiles after this one stop their walks here sooner.  No barrier
+ * until every walk has ended or stopped at a predecessor still silent
+ * after PS_OS_SPINS polls.  Then the work-group counts the keys of the
+ * nearest tile some digit waits for (ps_os_count_tile), publishes what it
+ * found there as that tile's aggregates (tile 0's: inclusive prefixes)
+ * with atomic max, and the digits that waited for it walk on; and so on
+ * until no digit waits.  A word only ever rises, from empty to aggregate
+ * to inclusive prefix, whoever writes it, and a flag's value is the same
+ * whoever computed it, so the look-back ends however work-groups are
+ * scheduled (no forward progress needed), at the cost of one more read
+ * of a tile's keys per count.  cand: PS_WG words; ctl: one word.
+ */
+PS_FN void ps_os_look_back(PS_GLOBAL ps_u32 *status, PS_GLOBAL const PS_KEY *kin,
+                           ps_u32 n, ps_u32 tile, ps_u32 shift, PS_KEY eflip,
+                           PS_KEY efneg, PS_LOCAL ps_u32 *before,
+                           PS_LOCAL const ps_u32 *hist, PS_LOCAL ps_u32 *fb,
+                           PS_LOCAL ps_u32 *ctl, PS_LOCAL ps_u32 *cand, ps_u32 t)
+{
+    ps_u32 acc[OS_CHUNK], pred[OS_CHUNK], open[OS_CHUNK], c, d, j, target;
+
+    for (c = 0; c < OS_CHUNK; c++) {
+        d = t + c * PS_WG;
+        acc[c] = 0;
+        pred[c] = tile;
+        open[c] = !ps_os_walk(status, d, &pred[c], &acc[c]);
+        if (!open[c] && tile > 0u)
+            PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
+                                   OS_PRE | (acc[c] + hist[d]));
+    }
+    for (;;) {
+        /* The nearest predecessor a digit waits for, + 1 (0: none). */
+        target = 0;
+        for (c = 0; c < OS_CHUNK; c++)
+            if (open[c] && pred[c] > target)
+                target = pred[c];
+        cand[t] = target;
+        PS_BARRIER();
+        if (t == 0) {
+            for (j = 0; j < PS_WG; j++)
+                target = cand[j] > target ? cand[j] : target;
+            ctl[0] = target;
+        }
+        PS_BARRIER();
+        target = ctl[0];
+        if (target == 0u)
+            break;
+        /* Waited long enough: that tile's owner may be unable to run
+         * until this work-group is done. */
+        ps_os_count_tile(kin, n, target - 1u, shift, eflip, efneg, fb, t);
+        for (c = 0; c < OS_CHUNK; c++) {
+            if (open[c] && pred[c] == target) {
+                d = t + c * PS_WG;
+                acc[c] += fb[d];
+                (void)PS_ATOMIC_MAX_GLOBAL(&status[(target - 1u) * OS_RADIX + d],
+                                           (target == 1u ? OS_PRE : OS_AGG) | fb[d]);
+                pred[c] -= 1u;
+                open[c] = !ps_os_walk(status, d, &pred[c], &acc[c]);
+                if (!open[c])
+                    PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
+                                           OS_PRE | (acc[c] + hist[d]));
+            }
+        }
+    }
+    for (c = 0; c < OS_CHUNK; c++)
+        before[t + c * PS_WG] = acc[c];
+}
+
+#else /* PS_OS_LOOKBACK == 0 */
 /*
  * The look-back: each item's digits d (t, t + WG, ...: OS_CHUNK of them)
  * get before[d] := digit d's count in the portion's tiles before `tile`.
- * The whole work-group calls it.
+ * The whole work-group calls it; the caller publishes the inclusive
+ * prefixes after it.
  *
  * The work-group steps back one tile at a time (pred), every digit that
  * has not yet met an inclusive prefix reading pred's status word for it:
@@ -400,7 +641,8 @@ PS_FN void ps_os_count_tile(PS_GLOBAL const PS_KEY *kin, ps_u32 n, ps_u32 pred,
 PS_FN void ps_os_look_back(PS_GLOBAL ps_u32 *status, PS_GLOBAL const PS_KEY *kin,
                            ps_u32 n, ps_u32 tile, ps_u32 shift, PS_KEY eflip,
                            PS_KEY efneg, PS_LOCAL ps_u32 *before,
-                           PS_LOCAL ps_u32 *fb, PS_LOCAL ps_u32 *ctl, ps_u32 t)
+                           PS_LOCAL const ps_u32 *hist, PS_LOCAL ps_u32 *fb,
+                           PS_LOCAL ps_u32 *ctl, PS_LOCAL ps_u32 *cand, ps_u32 t)
 {
     ps_u32 acc[OS_CHUNK], got[OS_CHUNK], open[OS_CHUNK];
     ps_u32 pred = tile, round = 0, spins = 0, walking = tile > 0, c, d, w, r;
@@ -465,9 +707,12 @@ PS_FN void ps_os_look_back(PS_GLOBAL ps_u32 *status, PS_GLOBAL const PS_KEY *kin
             spins = 0;
         }
     }
+    (void)hist;
+    (void)cand;
     for (c = 0; c < OS_CHUNK; c++)
         before[t + c * PS_WG] = acc[c];
 }
+#endif /* PS_OS_LOOKBACK */
 
 /*
  * One pass of the digit at `shift` over one portion: n keys from kin to
@@ -479,7 +724,7 @@ PS_FN void ps_os_look_back(PS_GLOBAL ps_u32 *status, PS_GLOBAL const PS_KEY *kin
  * start; it must not overlap bins.  Keys are encoded on load when enc_in
  * and decoded on store when dec_out.
  */
-PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
+PS_KERNEL_WG_MIN(PS_WG, PS_OS_MIN_BLOCKS) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
                                  PS_GLOBAL PS_KEY *kout, ps_u64 kout_off
                                  VAL_ARGS(vin, vin_off)
                                  VAL_ARGS(vout, vout_off),
@@ -497,6 +742,9 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     PS_LOCAL_ARRAY(ps_u32, wc, PS_WG / PS_WARP_SIZE_MIN * OS_RADIX);
     PS_KEY k[PS_OS_ITEMS];
     ps_u32 rel[PS_OS_ITEMS], i;
+    /* Slot 0's key in the tile, warp-striped (ps_os_rank_keys). */
+    ps_u32 first = PS_LID() / PS_WARP_SIZE * PS_WARP_SIZE * PS_OS_ITEMS
+                   + (PS_LID() & (PS_WARP_SIZE - 1u));
 #  ifdef PS_VAL
     /* Each scattered slot's digit, four to a word, for the values. */
     ps_u32 dig[(PS_OS_ITEMS + 3) / 4];
@@ -516,8 +764,10 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     PS_LOCAL_ARRAY(ps_u32, dst, OS_RADIX);
     PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
     PS_LOCAL_ARRAY(ps_u32, ctl, 6);
-    PS_LOCAL_ARRAY(ps_u32, tile_id, 1);
-    ps_u32 t = PS_LID(), tile, base, valid, d, j;
+    /* The tile id, then (early counts) 1 + the digit every key of the
+     * tile has, or 0. */
+    PS_LOCAL_ARRAY(ps_u32, tile_id, 2);
+    ps_u32 t = PS_LID(), tile, base, valid, d, j, same = 0;
     PS_KEY flip = (PS_KEY)flip64, fneg = (PS_KEY)fneg64;
     PS_KEY eflip = enc_in ? flip : (PS_KEY)0, efneg = enc_in ? fneg : (PS_KEY)0;
 #if defined(PS_WARP_SIZE) && defined(PS_VAL)
@@ -542,6 +792,7 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
                    : PS_OS_ORDER == 2u ? (ticket < odd ? 2u * ticket + 1u
                                                        : 2u * (ticket - odd))
                    : ticket;
+        tile_id[1] = 0;
         for (j = 0; j < 6u; j++)
             ctl[j] = 0;
     }
@@ -551,14 +802,53 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     base = tile * OS_TILE;
     valid = n - base < OS_TILE ? n - base : OS_TILE;
 
+#if OS_EARLY
+    /* Counts first (one shared atomic a key), published at once; then
+     * the tile's digit starts, folded into the warp counters, so that
+     * ranking a key gives its place in the tile. */
+    ps_os_load_count_warp(kin, k, wc, base, valid, shift, eflip, efneg, t);
+    {
+        ps_u32 lane = t & (PS_WARP_SIZE - 1u), w = t / PS_WARP_SIZE, own = 0, c, v;
+        for (i = 0; i < OS_WARPS; i++) {
+            c = wc[i * OS_RADIX + t];
+            wc[i * OS_RADIX + t] = own;
+            own += c;
+        }
+        if (t == OS_RADIX - 1u)
+            own -= OS_TILE - valid;         /* the padding */
+        hist[t] = own;
+        PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + t],
+                               (tile == 0 ? OS_PRE : OS_AGG) | own);
+        if (PS_OS_SHORTCUT && own == valid)
+            tile_id[1] = t + 1u;
+        /* Exclusive scan of the 256 counts: each warp in registers, then
+         * the warp totals before it. */
+        v = ps_warp_scan(own, lane, PS_WARP_SIZE);
+        if (lane == PS_WARP_SIZE - 1u)
+            part[w] = v;
+        PS_BARRIER();
+        for (i = 0; i < w; i++)
+            v += part[i];
+        tstart[t] = v - own;
+        for (i = 0; i < OS_WARPS; i++)
+            wc[i * OS_RADIX + t] += v - own;
+        same = tile_id[1];
+        PS_BARRIER();
+    }
+    if (same == 0u)
+        ps_os_rank_early(k, rel, wc, buf, shift, t);
+    PS_BARRIER();
+    ps_os_look_back(status, kin, n, tile, shift, eflip, efneg, dst, hist, wc, ctl, part,
+                    t);
+#else
     /* The tile's digit counts first, published as soon as they are known
      * (CUB's early counts): tile 0's are already its inclusive prefix. */
-#ifdef PS_WARP_SIZE
+#  ifdef PS_WARP_SIZE
     ps_os_rank_keys(kin, k, rel, wc, hist, base, valid, shift, eflip, efneg, t);
-#else
+#  else
     ps_os_load_count(kin OS_VAL(vin), lk OS_VAL(lv), hist, base, valid, shift,
                      eflip, efneg, t);
-#endif
+#  endif
     for (d = t; d < OS_RADIX; d += PS_WG) {
         PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
                                (tile == 0 ? OS_PRE : OS_AGG) | hist[d]);
@@ -567,29 +857,28 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     ps_os_scan_radix(tstart, part, t);
     /* The keys in digit order in local memory (the values too, on the
      * portable path). */
-#ifdef PS_WARP_SIZE
-    {
-        ps_u32 first = t / PS_WARP_SIZE * PS_WARP_SIZE * PS_OS_ITEMS
-                       + (t & (PS_WARP_SIZE - 1u));
-        PS_UNROLL
-        for (i = 0; i < PS_OS_ITEMS; i++) {
-            if (first + i * PS_WARP_SIZE < valid) {
-                rel[i] += tstart[ps_os_digit(k[i], shift)];
-                buf[rel[i]].k = k[i];
-            }
+#  ifdef PS_WARP_SIZE
+    PS_UNROLL
+    for (i = 0; i < PS_OS_ITEMS; i++) {
+        if (first + i * PS_WARP_SIZE < valid) {
+            rel[i] += tstart[ps_os_digit(k[i], shift)];
+            buf[rel[i]].k = k[i];
         }
     }
     PS_BARRIER();
-    ps_os_look_back(status, kin, n, tile, shift, eflip, efneg, dst, wc, ctl, t);
-#else
+    ps_os_look_back(status, kin, n, tile, shift, eflip, efneg, dst, hist, wc, ctl, part,
+                    t);
+#  else
     ps_os_nibble_pass(lk OS_VAL(lv), lk2 OS_VAL(lv2), cnt, part, valid, shift, t);
     ps_os_nibble_pass(lk2 OS_VAL(lv2), lk OS_VAL(lv), cnt, part, valid, shift + 4u,
                       t);
-    ps_os_look_back(status, kin, n, tile, shift, eflip, efneg, dst, fb, ctl, t);
+    ps_os_look_back(status, kin, n, tile, shift, eflip, efneg, dst, hist, fb, ctl, part,
+                    t);
+#  endif
 #endif
     for (d = t; d < OS_RADIX; d += PS_WG) {
         ps_u32 before = dst[d];
-        if (tile > 0)
+        if (!PS_OS_LOOKBACK && tile > 0)
             PS_ATOMIC_STORE_GLOBAL(&status[tile * OS_RADIX + d],
                                    OS_PRE | (before + hist[d]));
         dst[d] = bins[d] + before - tstart[d];
@@ -598,8 +887,22 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
             bnext[d] = bins[d] + before + hist[d];
     }
     PS_BARRIER();
-    /* Within a digit, consecutive ranks go to consecutive addresses. */
 #ifdef PS_WARP_SIZE
+    if (same != 0u) {
+        /* Every key has digit same - 1: the tile goes out in input order
+         * (tstart is 0), straight from registers (CUB's short circuit). */
+        ps_u32 at = dst[same - 1u];
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++) {
+            j = first + i * PS_WARP_SIZE;
+            if (j < valid) {
+                kout[at + j] = dec_out ? ps_dec(k[i], flip, fneg) : k[i];
+                VAL_DO(vout[at + j] = vin[base + j];)
+            }
+        }
+        return;
+    }
+    /* Within a digit, consecutive ranks go to consecutive addresses. */
     PS_UNROLL
     for (i = 0; i < PS_OS_ITEMS; i++) {
         j = i * PS_WG + t;
@@ -614,14 +917,10 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     /* Then the values, through the same buffer: each goes where its key
      * went in the tile, and out where its slot's key went. */
     PS_BARRIER();
-    {
-        ps_u32 first = t / PS_WARP_SIZE * PS_WARP_SIZE * PS_OS_ITEMS
-                       + (t & (PS_WARP_SIZE - 1u));
-        PS_UNROLL
-        for (i = 0; i < PS_OS_ITEMS; i++)
-            if (first + i * PS_WARP_SIZE < valid)
-                buf[rel[i]].v = vin[base + first + i * PS_WARP_SIZE];
-    }
+    PS_UNROLL
+    for (i = 0; i < PS_OS_ITEMS; i++)
+        if (first + i * PS_WARP_SIZE < valid)
+            buf[rel[i]].v = vin[base + first + i * PS_WARP_SIZE];
     PS_BARRIER();
     PS_UNROLL
     for (i = 0; i < PS_OS_ITEMS; i++) {
@@ -631,6 +930,7 @@ PS_KERNEL_WG(PS_WG) ps_onesweep(PS_GLOBAL const PS_KEY *kin, ps_u64 kin_off,
     }
 #  endif
 #else
+    (void)same;
     for (j = t; j < valid; j += PS_WG) {
         PS_KEY key = lk[j];
         ps_u32 pos = dst[ps_os_digit(key, shift)] + j;

@@ -21,6 +21,7 @@ typedef unsigned short ps_u16;
 typedef unsigned int ps_u32;
 typedef unsigned long long ps_u64;
 #define PS_KERNEL_WG(wg) void
+#define PS_KERNEL_WG_MIN(wg, blocks) void
 #define PS_FN static inline
 #define PS_GLOBAL
 #define PS_LOCAL
