@@ -269,7 +269,8 @@ static int sample_bounds(const topk_src *w, unsigned kb, ps_xf xf, size_t m,
     a = q - 3 * sd - 2;
     b = q + 3 * sd + 2;
 
-    if (b >= TOPK_SAMPLE || b - (a > 0 ? a : 0) > TOPK_SAMPLE / 8)
+    /* hi is the sample's image at rank b + 1, which must be in it. */
+    if (b + 1 >= TOPK_SAMPLE || b - (a > 0 ? a : 0) > TOPK_SAMPLE / 8)
         return 0;
     for (j = 0; j < TOPK_SAMPLE; j++) {
         h += 0x9e3779b97f4a7c15u;

@@ -188,7 +188,9 @@ static void one_array(ps_type t, unsigned flags, int shape, size_t n,
     ks[nk++] = 0, ks[nk++] = 1, ks[nk++] = 2, ks[nk++] = n - 1;
     ks[nk++] = n, ks[nk++] = n + 5, ks[nk++] = n / 3 + 1, ks[nk++] = SIZE_MAX;
     if (n > 10000)              /* the k of most uses, small against n */
-        ks[2] = 32, ks[5] = 100, ks[7] = n / 40;
+        ks[2] = 32, ks[4] = n - n / 70, ks[5] = 100, ks[7] = n / 40;
+    /* n - n / 70: the sample's upper bound at its last rank (lib/ps_topk.c,
+     * sample_bounds), which read one past the sample before 2026-11-26. */
     for (j = 0; j < nk; j++) {
         size_t k = ks[j], m = k < n ? k : n;
         size_t vs = vsizes[(j + (size_t)shape + n) % 5];
