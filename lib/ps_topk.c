@@ -470,17 +470,22 @@ static int select_sampled(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
         /* Chunk by chunk: index order, as the groups need. */
         size_t at = 0;
         nc = 0;
+        /* An empty list has no buffer: memcpy must not see its NULL. */
         for (c = 0; c < jobs; c++) {
-            memcpy(cand + nc, chunk[c].below.idx,
-                   chunk[c].below.n * sizeof *cand);
+            if (chunk[c].below.n > 0)
+                memcpy(cand + nc, chunk[c].below.idx,
+                       chunk[c].below.n * sizeof *cand);
             nc += chunk[c].below.n;
-            memcpy(sv->idx + at, chunk[c].mid.idx,
-                   chunk[c].mid.n * sizeof *sv->idx);
-            memcpy(sv->img + at * kb, chunk[c].mid.img, chunk[c].mid.n * kb);
+            if (chunk[c].mid.n > 0) {
+                memcpy(sv->idx + at, chunk[c].mid.idx,
+                       chunk[c].mid.n * sizeof *sv->idx);
+                memcpy(sv->img + at * kb, chunk[c].mid.img, chunk[c].mid.n * kb);
+            }
             at += chunk[c].mid.n;
         }
         if (nc + kept == m) {   /* every survivor is in */
-            memcpy(cand + nc, sv->idx, kept * sizeof *cand);
+            if (kept > 0)
+                memcpy(cand + nc, sv->idx, kept * sizeof *cand);
             nc = m;
         } else if (nc < m) {
             surv.len = kept;
