@@ -119,4 +119,12 @@ grep -q 'too many entries for --sizes (at most 64)' "$work/err" || fail "a 65th 
 "$PORTSORT" bench --sizes 0:63,5 >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && grep -q 'too many entries for --sizes' "$work/err" ||
     fail "a range of 64 sizes and one more says why"
+# Every sorter runs once untimed before its timed runs, so -r 1 does not
+# report a first call's setup (issue 35): with -v each says so, first.
+"$PORTSORT" bench -r 1 -v -n 1000 --types u32 >/dev/null 2>"$work/err" ||
+    fail "bench -r 1 -v"
+awk '/ warm-up: sort / { w[$5 " " $6]++ }
+     / run 1: sort / { if (!w[$5 " " $6]) bad = 1; r++ }
+     END { exit bad || r == 0 }' "$work/err" ||
+    { grep -E 'warm-up|run 1' "$work/err" | head; fail "each sorter warms up before run 1"; }
 finish

@@ -189,7 +189,10 @@ static int verify_run(const job *j)
 }
 
 /* Time the sort over the repeats and send the row.  Returns 0, or -1 when a
- * run failed or gave a wrong answer (reported on the way). */
+ * run failed or gave a wrong answer (reported on the way).  One untimed
+ * run comes first (run 0): the first call of a sorter pays for what it
+ * sets up once (a backend's scratch, a thread pool, an OpenCL program, a
+ * page-faulted buffer), which `-r 1` would otherwise report as its speed. */
 static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
 {
     double ts[PS_CLI_MAX_REPEATS], tc[PS_CLI_MAX_REPEATS], tv[PS_CLI_MAX_REPEATS];
@@ -199,12 +202,17 @@ static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
     ps_cli_row row;
 
     memset(&row, 0, sizeof row);
-    for (r = 0; r < reps; r++) {
+    for (r = -1; r < reps; r++) {
         double t0, t1, t2, t3;
         int st;
-        fprintf(j->out, "P\t[%zu/%zu] %s %s n=%zu: %s%s%s, run %d of %d\n", j->index,
-                j->count, j->t->name, j->label, j->n, sorter, peer ? "" : " on ",
-                peer ? "" : backend, r + 1, reps);
+        if (r < 0)
+            fprintf(j->out, "P\t[%zu/%zu] %s %s n=%zu: %s%s%s, warm-up\n", j->index,
+                    j->count, j->t->name, j->label, j->n, sorter, peer ? "" : " on ",
+                    peer ? "" : backend);
+        else
+            fprintf(j->out, "P\t[%zu/%zu] %s %s n=%zu: %s%s%s, run %d of %d\n",
+                    j->index, j->count, j->t->name, j->label, j->n, sorter,
+                    peer ? "" : " on ", peer ? "" : backend, r + 1, reps);
         fflush(j->out);
         t0 = now();
         memcpy(j->work, j->src, j->n * j->t->size);
@@ -225,6 +233,13 @@ static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
         }
         ok &= verify_run(j);
         t3 = now();
+        if (r < 0) {            /* the warm-up: checked, not timed */
+            if (j->cfg->verbose)
+                fprintf(j->out, "V\t%s %s n=%zu %s %s warm-up: sort %.3f ms (not "
+                        "counted)%s\n", j->t->name, j->label, j->n, sorter, backend,
+                        (t2 - t1) * 1e3, ok ? "" : ", WRONG OUTPUT");
+            continue;
+        }
         tc[r] = t1 - t0;
         ts[r] = t2 - t1;
         tv[r] = t3 - t2;

@@ -32,7 +32,8 @@ static void usage(FILE *f)
         fprintf(f, "                           %-18s %s\n", ps_cli_datasets[i].name,
                 ps_cli_datasets[i].what);
     fprintf(f,
-"  -r, --repeats R        runs per measurement; the median is reported (3)\n"
+"  -r, --repeats R        timed runs per measurement, after one untimed\n"
+"                         warm-up; the median is reported (3)\n"
 "      --peers LIST       peers to compare with (all, none):");
     for (i = 0; ps_cli_peers[i] != NULL; i++)
         fprintf(f, " %s", ps_cli_peers[i]->name);
