@@ -20,21 +20,14 @@ against NumPy's full sort's first k.
 
 import argparse
 import os
-import platform
 import sys
 import time
 
 import numpy as np
 
 import portsort
-
-
-def parse_count(text):
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    text = text.strip().upper()
-    if text[-1] in mult:
-        return int(text[:-1]) * mult[text[-1]]
-    return int(text)
+# The same size syntax and CPU name as the sort benchmark beside it.
+from ps_py_bench import cpu_model, parse_size
 
 
 def median_ms(fn, repeat):
@@ -48,17 +41,6 @@ def median_ms(fn, repeat):
     return times[len(times) // 2]
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", default="16M")
@@ -66,8 +48,8 @@ def main():
     ap.add_argument("--types", default="u32,f32")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    n = parse_count(args.n)
-    ks = [parse_count(k) for k in args.ks.split(",")]
+    n = parse_size(args.n)
+    ks = [parse_size(k) for k in args.ks.split(",")]
     try:
         import torch
         torch.set_num_threads(os.cpu_count() or 1)
@@ -76,7 +58,7 @@ def main():
     rng = np.random.default_rng(30)
     print("portsort.topk against NumPy%s, n = %d, median of %d; %s, %d CPUs, "
           "backend %s" % (" and torch" if torch else " (torch not installed)",
-                          n, args.repeat, cpu_name(), os.cpu_count(),
+                          n, args.repeat, cpu_model(), os.cpu_count(),
                           portsort.backend()))
     print()
     cols = ["numpy", "numpy-sort"] + (["torch"] if torch else []) + \
