@@ -569,6 +569,139 @@ static void best_scan(const topk_src *w, size_t j0, size_t j1, size_t k,
     }
 }
 
+/* ---- small k in short segments: a bound from block minima ------------
+ *
+ * In a short segment the best-k threshold above stays weak for most of
+ * it (after j keys about k / j of them pass it), so most keys would be
+ * offered one by one and many inserted, k moves each.  Instead a first
+ * pass takes the minimum image of each block of TOPK_MB keys (vector
+ * compares), and the k-th smallest of those minima, T, bounds the k-th
+ * key: k blocks hold a key at or below it.  A second pass reads only the
+ * blocks whose minimum is at or below T, and offers their keys at or
+ * below T (found without a branch per key); for random keys there are
+ * about k of them in about k blocks.  The offers keep index order, so
+ * ties still go to the lower index.  Segments of up to TOPK_SAMPLE_MIN
+ * keys, so that the minima fit in an array on the stack. */
+#define TOPK_MB 16u
+#define TOPK_MIN_BLOCKS (TOPK_SAMPLE_MIN / TOPK_MB)
+
+/* The order images of a vector x of vu (lanes of ut; vs signed). */
+#define TOPK_IMG(x)                                                          \
+    ((x) ^ (ut)xf.flip ^ ((vu)((vs)(x) >> (8 * sizeof(ut) - 1)) & (ut)xf.fneg))
+
+#define TOPK_MIN(UT, ST)                                                     \
+    do {                                                                     \
+        typedef UT vu __attribute__((vector_size(16)));                      \
+        typedef ST vs __attribute__((vector_size(16)));                      \
+        typedef UT ut;                                                       \
+        vu acc, x, lt;                                                       \
+        UT lo;                                                               \
+        size_t v;                                                            \
+        memcpy(&acc, p, 16);                                                 \
+        acc = TOPK_IMG(acc);                                                 \
+        _Pragma("GCC unroll 16")                                             \
+        for (v = 1; v < TOPK_MB * sizeof(UT) / 16; v++) {                 \
+            memcpy(&x, (const unsigned char *)p + 16 * v, 16);               \
+            x = TOPK_IMG(x);                                                 \
+            lt = (vu)(x < acc);                                              \
+            acc = (x & lt) | (acc & ~lt);                                    \
+        }                                                                    \
+        lo = acc[0];                                                         \
+        for (v = 1; v < 16 / sizeof(UT); v++)                                \
+            lo = acc[v] < lo ? acc[v] : lo;                                  \
+        return lo;                                                           \
+    } while (0)
+
+/* The smallest image of the TOPK_MB keys at p. */
+PS_FORCE_INLINE uint64_t block_min(const void *p, unsigned kb, ps_xf xf)
+{
+    switch (kb) {
+    case 1: TOPK_MIN(uint8_t, int8_t);
+    case 2: TOPK_MIN(uint16_t, int16_t);
+    case 4: TOPK_MIN(uint32_t, int32_t);
+    default: TOPK_MIN(uint64_t, int64_t);
+    }
+}
+
+/* Offer to b (best m kept) the keys of the TOPK_MB at p, the first of
+ * which has index i0, whose images are at or below T: a vector compare
+ * says which 16 bytes hold one, and only their lanes are looked at. */
+#define TOPK_OFFER_LE(UT, ST)                                                \
+    do {                                                                     \
+        typedef UT vu __attribute__((vector_size(16)));                      \
+        typedef ST vs __attribute__((vector_size(16)));                      \
+        typedef UT ut;                                                       \
+        const size_t lanes = 16 / sizeof(ut);                                \
+        size_t v, l;                                                         \
+        for (v = 0; v < TOPK_MB / lanes; v++) {                           \
+            vu x;                                                            \
+            vs le;                                                           \
+            ST any = 0;                                                      \
+            memcpy(&x, (const unsigned char *)p + 16 * v, 16);               \
+            x = TOPK_IMG(x);                                                 \
+            le = (vs)(x <= (ut)T);                                           \
+            for (l = 0; l < lanes; l++)                                      \
+                any |= le[l];                                                \
+            if (any == 0)                                                    \
+                continue;                                                    \
+            for (l = 0; l < lanes; l++)                                      \
+                if (x[l] <= T)                                               \
+                    best_offer(b, m, x[l], i0 + v * lanes + l);              \
+        }                                                                    \
+    } while (0)
+
+PS_FORCE_INLINE void block_offer_le(const void *p, unsigned kb, ps_xf xf,
+                                    uint64_t T, size_t i0, topk_best *b,
+                                    size_t m)
+{
+    switch (kb) {
+    case 1: TOPK_OFFER_LE(uint8_t, int8_t); break;
+    case 2: TOPK_OFFER_LE(uint16_t, int16_t); break;
+    case 4: TOPK_OFFER_LE(uint32_t, int32_t); break;
+    default: TOPK_OFFER_LE(uint64_t, int64_t); break;
+    }
+}
+
+/* The best m of the segment at w into b, by the bound above; needs
+ * m * TOPK_MB <= w->len < TOPK_SAMPLE_MIN: m blocks, and their minima
+ * fit in mins. */
+PS_FORCE_INLINE void bound_scan_w(const topk_src *w, size_t m, unsigned kb,
+                                  ps_xf xf, topk_best *b)
+{
+    const unsigned char *base = (const unsigned char *)w->keys + w->a * kb;
+    size_t len = w->len, nb = len / TOPK_MB, j, t;
+    uint64_t T, mins[TOPK_MIN_BLOCKS];
+
+    b->n = 0;
+    for (j = 0; j < nb; j++) {
+        mins[j] = block_min(base + j * TOPK_MB * kb, kb, xf);
+        best_offer(b, m, mins[j], j);
+    }
+    /* b->n == m: there are m blocks. */
+    T = b->n == m ? b->img[m - 1] : UINT64_MAX;
+    b->n = 0;
+    for (j = 0; j < nb; j++)
+        if (mins[j] <= T)
+            block_offer_le(base + j * TOPK_MB * kb, kb, xf, T,
+                           w->a + j * TOPK_MB, b, m);
+    for (t = nb * TOPK_MB; t < len; t++) {
+        uint64_t img = image_of(word_at(base, t, kb), kb, xf);
+        if (img <= T)
+            best_offer(b, m, img, w->a + t);
+    }
+}
+
+static void bound_scan(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
+                       topk_best *b)
+{
+    switch (kb) {
+    case 1: bound_scan_w(w, m, 1, xf, b); break;
+    case 2: bound_scan_w(w, m, 2, xf, b); break;
+    case 4: bound_scan_w(w, m, 4, xf, b); break;
+    default: bound_scan_w(w, m, 8, xf, b); break;
+    }
+}
+
 /* The chunks of one long segment's scan, as run_jobs hands them out. */
 typedef struct topk_bestjobs {
     const topk_src *w;
@@ -599,7 +732,10 @@ static void select_best(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
 
     if (run != NULL && w->len >= TOPK_PAR_MIN)
         bj.jobs = TOPK_CHUNKS;
-    if (bj.jobs == 1) {
+    if (bj.jobs == 1 && w->len < TOPK_SAMPLE_MIN &&
+        w->len >= m * TOPK_MB) {
+        bound_scan(w, m, kb, xf, &b[0]);
+    } else if (bj.jobs == 1) {
         best_job(&bj, 0);
     } else {
         topk_best all;
