@@ -86,22 +86,20 @@ static int ps_mpi_work_alloc(ps_mpi_work *w, size_t m, size_t send, size_t ks, s
     return PS_OK;
 }
 
-/* Largest bytes in one block of a message.  PORTSORT_MPI_MAX_MSG lowers
- * it, so that tests can drive small sorts through the path that large ones
- * take (ps_mpi_exchange.c); it must be the same on every rank, and the
- * argument agreement checks that it is. */
-static size_t ps_mpi_max_msg(void)
+/* Largest bytes in one block of a message, into *out.  PORTSORT_MPI_MAX_MSG
+ * lowers it, so that tests can drive small sorts through the path that
+ * large ones take (ps_mpi_exchange.c); it must be the same on every rank,
+ * and the argument agreement checks that it is.  A value that is not a
+ * whole number from 1 to INT_MAX is PS_ERR_INVALID_ARG (ps_env.h: never
+ * silently replaced by the default), agreed like any local check. */
+static int ps_mpi_max_msg(size_t *out)
 {
-    const char *s = ps_getenv("PORTSORT_MPI_MAX_MSG");
-    char *end;
-    unsigned long long v;
-
-    if (s == NULL || *s == '\0')
-        return INT_MAX;
-    v = strtoull(s, &end, 10);
-    if (*end != '\0' || v == 0 || v > INT_MAX)
-        return INT_MAX;
-    return (size_t)v;
+    unsigned long long v = INT_MAX;
+    char why[256];          /* the message is not kept: no detail here */
+    if (ps_env_number("PORTSORT_MPI_MAX_MSG", 1, INT_MAX, &v, why, sizeof why) < 0)
+        return PS_ERR_INVALID_ARG;
+    *out = (size_t)v;
+    return PS_OK;
 }
 
 /* Carve every per-rank array of the context out of one allocation. */
@@ -320,10 +318,12 @@ static int ps_mpi_run(const ps_mpi_call *a)
     c.type = a->type;
     c.flags = a->flags;
     c.key_size = ps_type_size(a->type);
-    c.max_msg = ps_mpi_max_msg();
+    c.max_msg = INT_MAX;
     ps_mpi_order_init(&c.order, a->type, a->flags);
 
-    st = ps_mpi_check(a, c.key_size);
+    st = ps_mpi_max_msg(&c.max_msg);
+    if (st == PS_OK)
+        st = ps_mpi_check(a, c.key_size);
     /* One rank alone: the library's own sort in place already keeps the
      * arrays on error. */
     if (c.size == 1 && a->op != PS_MPI_OP_KEYS_V)

@@ -61,6 +61,11 @@ has no-cache "building kernels"
 hasnt no-cache "cached program binary"
 [ -e "$f32" ] && fail "no-cache: $f32 written"
 
+# Set but empty: the default (ps_env.h), the cache on: the entry the run
+# above left out is written now.
+PORTSORT_OPENCL_NO_CACHE= run empty-no-cache
+[ -e "$f32" ] || fail "PORTSORT_OPENCL_NO_CACHE empty: $f32 not written"
+
 # A genuine binary of another program (u64 keys) under the u32 entry's
 # name.  Handed to the driver, it sorts u32 keys as u64 ones: wrong keys,
 # or a crash.  The file says what it was built for, and that is not ours.

@@ -13,6 +13,14 @@ name=$(sed -n 's/^device: //p' "$tmp/out" | cut -c1-6)
 [ -n "$name" ] || fail "no device name printed"
 PORTSORT_OPENCL_DEVICE=$name "$t" quick > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "substring '$name'"; }
 
+# A bare number is a platform index (its first device), as PyOpenCL's
+# PYOPENCL_CTX reads it, never a piece of a name.
+PORTSORT_OPENCL_DEVICE=0 "$t" quick > "$tmp/out0" 2>&1 || { cat "$tmp/out0"; fail "platform 0"; }
+[ "$(sed -n 's/^device: //p' "$tmp/out0" | cut -c1-6)" = "$name" ] || fail "platform 0: another device"
+PORTSORT_OPENCL_DEVICE=7 "$t" quick > "$tmp/out" 2>&1
+[ $? -eq 3 ] || { cat "$tmp/out"; fail "platform 7 was not refused"; }
+grep -q "no device matches PORTSORT_OPENCL_DEVICE=7" "$tmp/out" || { cat "$tmp/out"; fail "platform 7: reason"; }
+
 PORTSORT_OPENCL_DEVICE=no-such-device-xyz "$t" quick > "$tmp/out" 2>&1
 [ $? -eq 3 ] || { cat "$tmp/out"; fail "an unmatched name was not refused"; }
 grep -q "no device matches PORTSORT_OPENCL_DEVICE=no-such-device-xyz" "$tmp/out" || { cat "$tmp/out"; fail "reason"; }

@@ -428,6 +428,16 @@ static int e_v_n_out_in_in(void *k, void *v, size_t n, void *o, size_t *no)
                               PS_U32, 0);
 }
 
+/* Malformed on every rank: refused everywhere, not read as the default. */
+static int e_msg_malformed(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v; (void)o; (void)no;
+    setenv("PORTSORT_MPI_MAX_MSG", "64k", 1);
+    int st = ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, PS_U32, 0);
+    unsetenv("PORTSORT_MPI_MAX_MSG");
+    return st;
+}
+
 static int e_msg_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
 {
     (void)v; (void)o; (void)no;
@@ -520,6 +530,8 @@ static void error_cases(void)
     check_error("_v: n_out inside out on the last rank", e_v_n_out_in_out,
                 PS_ERR_INVALID_ARG);
     check_error("_v: n_out inside in on the last rank", e_v_n_out_in_in,
+                PS_ERR_INVALID_ARG);
+    check_error("PORTSORT_MPI_MAX_MSG=64k on every rank", e_msg_malformed,
                 PS_ERR_INVALID_ARG);
     if (size > 1) {
         check_error("type differs on the last rank", e_type_mismatch, PS_ERR_INVALID_ARG);

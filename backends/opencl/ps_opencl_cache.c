@@ -219,7 +219,9 @@ ps_cl_cache *ps_cl_cache_open(const ps_host *host, cl_device_id dev,
 {
     ps_cl_cache *c;
     char src[64];
-    if (ps_getenv("PORTSORT_OPENCL_NO_CACHE") != NULL)
+    /* Set and not empty, as for every variable (ps_env.h): an empty one
+     * is the default, the cache on. */
+    if (ps_getenv_set("PORTSORT_OPENCL_NO_CACHE") != NULL)
         return NULL;
     c = malloc(sizeof *c);
     if (c == NULL)

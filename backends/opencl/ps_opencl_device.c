@@ -2,7 +2,8 @@
  * ps_opencl_device.c - which OpenCL device the backend uses.
  *
  * PORTSORT_OPENCL_DEVICE = "P:D" (platform and device indices, as clinfo -l
- * lists them) or a substring of the device name picks one; otherwise the
+ * lists them), "P" (that platform's first device) or a substring of the
+ * device name picks one; otherwise the
  * first GPU of any platform, else the first device of any kind (pocl's CPU
  * device, on machines without a GPU).
  */
@@ -24,7 +25,11 @@ void ps_cl_device_name(cl_device_id dev, char *buf, size_t len)
     buf[len - 1] = '\0';
 }
 
-/* "P:D" with both decimal; anything else is a name substring. */
+/* "P:D" with both decimal: device D of platform P (as clinfo -l numbers
+ * them); "P" alone: platform P's first available device, as PyOpenCL's
+ * PYOPENCL_CTX reads it (a bare number is never taken as a piece of a
+ * name, which would pick whatever device has that digit in its name).
+ * Returns 2 for "P:D", 1 for "P", 0 for anything else: a name substring. */
 static int parse_indices(const char *s, unsigned *p, unsigned *d)
 {
     char *end;
@@ -32,6 +37,11 @@ static int parse_indices(const char *s, unsigned *p, unsigned *d)
     if (s[0] < '0' || s[0] > '9')
         return 0;
     a = strtoul(s, &end, 10);
+    if (*end == '\0' && a <= 1000000) {
+        *p = (unsigned)a;
+        *d = 0;
+        return 1;
+    }
     if (*end != ':' || end[1] < '0' || end[1] > '9')
         return 0;
     b = strtoul(end + 1, &end, 10);
@@ -39,7 +49,7 @@ static int parse_indices(const char *s, unsigned *p, unsigned *d)
         return 0;
     *p = (unsigned)a;
     *d = (unsigned)b;
-    return 1;
+    return 2;
 }
 
 int ps_cl_pick_device(cl_platform_id *plat, cl_device_id *dev, char *why,
@@ -79,8 +89,10 @@ int ps_cl_pick_device(cl_platform_id *plat, cl_device_id *dev, char *why,
             found_any = 1;
             if (want != NULL) {
                 int match;
-                if (by_index) {
+                if (by_index == 2) {
                     match = i == wp && j == wd;
+                } else if (by_index == 1) {
+                    match = i == wp;      /* its first available one */
                 } else {
                     ps_cl_device_name(devs[j], name, sizeof name);
                     match = strstr(name, want) != NULL;

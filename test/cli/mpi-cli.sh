@@ -104,6 +104,14 @@ refused 2 2 "no -o" sort --type u32 "$work/u32"
 # is written, however the name is spelled (a dangling link included).
 refused 2 2 "-o and --values-out: one new file" sort --type u32 --values "$work/vals" \
     --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/../${work##*/}/./x"
+# A malformed testing knob fails on every rank, named, instead of being
+# replaced by the default without a word.
+PORTSORT_MPI_IO_CHUNK=4k2 refused 2 1 "PORTSORT_MPI_IO_CHUNK=4k2" sort --type u32 \
+    "$work/u32" -o "$work/x"
+grep -q "PORTSORT_MPI_IO_CHUNK=4k2: invalid value" "$work/err" || fail "IO_CHUNK: reason"
+PORTSORT_MPI_MAX_MSG=0 refused 2 1 "PORTSORT_MPI_MAX_MSG=0" sort --type u32 \
+    "$work/u32" -o "$work/x"
+grep -q "PORTSORT_MPI_MAX_MSG=0: invalid value" "$work/err" || fail "MAX_MSG: reason"
 ln -s x "$work/xlink"
 refused 2 2 "-o through a dangling link to --values-out" sort --type u32 \
     --values "$work/vals" --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/xlink"

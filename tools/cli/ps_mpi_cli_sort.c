@@ -176,17 +176,33 @@ static const char *io_reason(int rc, char *buf)
 /* Bytes per collective read or write call and rank, at most 1 GiB (MPI
  * counts are ints); PORTSORT_MPI_IO_CHUNK lowers it, so that the tests
  * run small files through several rounds.  The smallest over the ranks,
- * so that all make the same number of calls. */
-static size_t io_chunk(void)
+ * so that all make the same number of calls.  A malformed value, or a
+ * malformed PORTSORT_MPI_MAX_MSG (which the library would refuse without
+ * saying why), fails on every rank with a message instead of falling back
+ * to the default.  Returns 0, or 1 after the message. */
+static int io_chunk(size_t *chunk)
 {
     const char *s = getenv("PORTSORT_MPI_IO_CHUNK");
+    const char *m = getenv("PORTSORT_MPI_MAX_MSG");
     unsigned long long v = 1ull << 30;
     size_t c = 0;
+    int bad = s != NULL && s[0] != '\0' && (ps_cli_parse_size(s, &c) != 0 || c == 0);
 
-    if (s != NULL && ps_cli_parse_size(s, &c) == 0 && c > 0 && c < v)
+    if (ps_mpi_cli_fail(bad, "PORTSORT_MPI_IO_CHUNK=%.64s: invalid value (accepted: a "
+                        "size in bytes of 1 or more, such as 4096, 64K or 2^20; at most "
+                        "1 GiB is used)", bad ? s : ""))
+        return 1;
+    bad = m != NULL && m[0] != '\0'
+          && (strspn(m, "0123456789") != strlen(m) || strlen(m) > 10
+              || strtoull(m, NULL, 10) == 0 || strtoull(m, NULL, 10) > INT_MAX);
+    if (ps_mpi_cli_fail(bad, "PORTSORT_MPI_MAX_MSG=%.64s: invalid value (accepted: a "
+                        "whole number from 1 to 2147483647)", bad ? m : ""))
+        return 1;
+    if (s != NULL && s[0] != '\0' && ps_cli_parse_size(s, &c) == 0 && c < v)
         v = c;
     MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
-    return (size_t)v;
+    *chunk = (size_t)v;
+    return 0;
 }
 
 /* Read or write `bytes` bytes at byte `off` of fh with collective calls of
@@ -350,10 +366,13 @@ static int sort_keys(const sort_args *a, sort_run *s, size_t n, size_t *n_out,
 
 static int run_sort(const sort_args *a, sort_run *s)
 {
-    size_t ks = a->t->size, vs = a->value_size, chunk = io_chunk();
+    size_t ks = a->t->size, vs = a->value_size, chunk = 0;
     char why[MPI_MAX_ERROR_STRING];
     MPI_Offset size = 0, vsize = 0;
     int rc, st;
+
+    if (io_chunk(&chunk))
+        return 1;
 
     /* The library reads PORTSORT_BACKEND once, on its first call. */
     int bad = a->backend != NULL && setenv("PORTSORT_BACKEND", a->backend, 1) != 0;
