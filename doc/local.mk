@@ -23,9 +23,10 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 EXTRA_DIST += doc/cuda.md doc/cli-sort.md
 EXTRA_DIST += doc/python.md doc/architecture.md doc/segments.md doc/topk.md
 
-# The CSR example of doc/segments.md, built and run as a test: the
-# documented use must work as written.
+# The CSR example of doc/segments.md, built and run as a test at several
+# sizes (test/examples.sh): the documented use must work as written.
 check_PROGRAMS += doc/examples/csr_from_coo
 doc_examples_csr_from_coo_SOURCES = doc/examples/csr_from_coo.c
 doc_examples_csr_from_coo_LDADD = lib/libportsort.la
-TESTS += doc/examples/csr_from_coo
+TESTS += test/examples.sh
+EXTRA_DIST += test/examples.sh
