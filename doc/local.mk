@@ -18,10 +18,14 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_strerror.3 \
 	doc/man/ps_topk.3 \
 	doc/man/ps_topk_segments.3 \
+	doc/man/ps_sort_records.3 \
+	doc/man/ps_argsort_records.3 \
+	doc/man/ps_argsort_columns.3 \
 	doc/man/ps_type_size.3 \
 	doc/man/ps_version.3
 EXTRA_DIST += doc/cuda.md doc/cli-sort.md
-EXTRA_DIST += doc/python.md doc/architecture.md doc/segments.md doc/topk.md
+EXTRA_DIST += doc/python.md doc/architecture.md doc/segments.md doc/topk.md \
+	doc/records.md
 
 # The CSR example of doc/segments.md, built and run as a test at several
 # sizes (test/examples.sh): the documented use must work as written.

@@ -17,7 +17,8 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_index.c \
 	lib/ps_module.c \
 	lib/ps_segments.c \
-	lib/ps_topk.c
+	lib/ps_topk.c \
+	lib/ps_records.c
 lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/reference \
 	-DPS_MODULE_DIR='"$(pkglibdir)"' -DPS_MODULE_SUBDIR='"$(PACKAGE)"'
 # Built-in backends add themselves to these two.

@@ -295,6 +295,74 @@ PS_API int ps_topk_segments(const void *keys, const void *values,
                             unsigned flags);
 
 /*
+ * ps_field - one key of a record: the field of `type` at byte `offset` of
+ * every record, sorted ascending (flags 0) or with PS_DESCENDING.
+ */
+typedef struct ps_field {
+    size_t offset;
+    ps_type type;
+    unsigned flags;
+} ps_field;
+
+/*
+ * ps_sort_records - sort n records of record_size bytes in place by
+ * several fields, fields[0] most significant.
+ *
+ * Each field is compared in its own order: its type's (integers by value,
+ * floats by totalOrder, as ps_sort_keys) and its own direction; records
+ * equal in every field keep their input order (stable, whatever the
+ * directions).  Records need no alignment and fields may sit at any
+ * offset (packed structs included); a field must lie inside the record
+ * (offset + its size <= record_size).  Fields may overlap each other.
+ * Consecutive fields are sorted together when their keys fit in 64 bits
+ * (u16 + i32 + f16: one radix sort), wider combinations one 64-bit group
+ * after another; each sort runs on the chosen backend.  Scratch: n records
+ * plus 16 bytes per record.
+ *
+ * Errors: PS_ERR_INVALID_ARG for records NULL with n > 0, record_size 0,
+ * n * record_size overflowing size_t, fields NULL or num_fields 0, a field
+ * with an unknown type, flags other than PS_DESCENDING, or lying outside
+ * the record, and records sharing a byte with fields; PS_ERR_NO_MEMORY,
+ * PS_ERR_TOO_LARGE, and the backend's errors.  On error the records are
+ * unchanged.
+ */
+PS_API int ps_sort_records(void *records, size_t record_size, size_t n,
+                           const ps_field *fields, size_t num_fields);
+
+/*
+ * ps_argsort_records - the stable sorting permutation of n records (as
+ * ps_sort_records orders them) into perm; records are only read.
+ *
+ * Errors as ps_sort_records, plus PS_ERR_INVALID_ARG for perm NULL with
+ * n > 0 or perm sharing a byte with records or fields.  On error perm is
+ * unchanged.
+ */
+PS_API int ps_argsort_records(const void *records, size_t record_size,
+                              size_t n, const ps_field *fields,
+                              size_t num_fields, size_t *perm);
+
+/*
+ * ps_argsort_columns - the stable sorting permutation of n rows given as
+ * num_columns columns, column 0 most significant (NumPy's lexsort takes
+ * its keys the other way round, last most significant).
+ *
+ * columns:  num_columns pointers, column c holding n keys of types[c]; no
+ *           alignment required; only read.
+ * flags:    NULL (every column ascending), or num_columns entries of 0 or
+ *           PS_DESCENDING.
+ *
+ * Rows equal in every column keep their index order.  Errors:
+ * PS_ERR_INVALID_ARG for columns or types NULL, num_columns 0, a column
+ * NULL with n > 0, an unknown type or flag, perm NULL with n > 0, and any
+ * two of perm, the columns, and the columns, types and flags arrays
+ * sharing a byte; PS_ERR_NO_MEMORY, PS_ERR_TOO_LARGE, and the backend's
+ * errors.  On error perm is unchanged.
+ */
+PS_API int ps_argsort_columns(const void *const *columns, const ps_type *types,
+                              const unsigned *flags, size_t num_columns,
+                              size_t n, size_t *perm);
+
+/*
  * ps_type_size - size in bytes of one key of the given type, or 0 when the
  * type is not a ps_type value.
  */

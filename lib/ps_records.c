@@ -1,0 +1,461 @@
+/*
+ * ps_records.c - ps_sort_records, ps_argsort_records and
+ * ps_argsort_columns: sort by several keys, each with its own type and
+ * order, fields of records or columns alike.
+ *
+ * Each key becomes its order image (ps_keytype.h: an unsigned word whose
+ * unsigned order is the key's order in its own direction, floats by
+ * totalOrder).  The images of consecutive keys are packed, most
+ * significant first, into words of at most 64 bits: u16 + i32 + f16 is one
+ * 64-bit word, so three keys cost one radix sort.  Wider combinations take
+ * several words, sorted least significant first (LSD over the words): the
+ * last word by an argsort, then each word before it by a stable sort of
+ * (its images in the order so far, the permutation), so that ties on a
+ * word keep the order the later words gave them.  Every sort runs on the
+ * chosen backend (ps_argsort / ps_sort_pairs on u8, u16, u32 or u64 images,
+ * the narrowest that holds the word), and a word narrower than its type
+ * has constant top digits, which the backends skip.
+ *
+ * The images are built in one pass over the records per word (gathered
+ * through the permutation for every word but the last), in chunks on the
+ * backend's threads (run_jobs).  Scratch: n images of the widest word, n
+ * indices, and for ps_sort_records n records; all of it is allocated
+ * before the caller's arrays are written, so an error leaves them as they
+ * were.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_internal.h"
+
+/* One key: where element i's bytes are (base + i * stride: a field of
+ * record i, or element i of a column), its width, transform and shift in
+ * its word. */
+typedef struct rec_key {
+    const unsigned char *base;
+    size_t stride;
+    unsigned kb;
+    unsigned shift;
+    ps_xf xf;
+} rec_key;
+
+/* One word: keys first .. first + count - 1, `bits` bits in all. */
+typedef struct rec_word {
+    size_t first, count;
+    unsigned bits;
+} rec_word;
+
+/* A call, once checked: its keys, packed into words. */
+typedef struct rec_plan {
+    const char *fn;
+    size_t n;
+    rec_key *key;
+    rec_word *word;
+    size_t nkeys, nwords;
+} rec_plan;
+
+static uint64_t key_image(const rec_key *k, size_t i)
+{
+    const unsigned char *p = k->base + i * k->stride;
+    switch (k->kb) {
+    case 1: return ps_enc8(*p, k->xf);
+    case 2: { uint16_t v; memcpy(&v, p, 2); return ps_enc16(v, k->xf); }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return ps_enc32(v, k->xf); }
+    default: { uint64_t v; memcpy(&v, p, 8); return ps_enc64(v, k->xf); }
+    }
+}
+
+/* Bytes of a word's images: the narrowest unsigned type that holds them. */
+static unsigned word_bytes(unsigned bits)
+{
+    return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
+}
+
+static ps_type word_type(unsigned bits)
+{
+    return bits <= 8 ? PS_U8 : bits <= 16 ? PS_U16 : bits <= 32 ? PS_U32 : PS_U64;
+}
+
+/* Pack keys into words greedily, most significant first, and give each
+ * key its shift: the words are then as few as 64 bits a word allows. */
+static void plan_words(rec_plan *p)
+{
+    size_t f = 0;
+    p->nwords = 0;
+    while (f < p->nkeys) {
+        rec_word *w = &p->word[p->nwords++];
+        size_t g;
+        unsigned used = 0;
+        w->first = f;
+        while (f < p->nkeys && used + 8 * p->key[f].kb <= 64)
+            used += 8 * p->key[f++].kb;
+        w->count = f - w->first;
+        w->bits = used;
+        for (g = w->first; g < f; g++) {
+            used -= 8 * p->key[g].kb;
+            p->key[g].shift = used;
+        }
+    }
+}
+
+/* The images of word w for rows row(i), i in [i0, i1): row(i) = i when
+ * perm is NULL, else perm[i]. */
+typedef struct rec_fill {
+    const rec_plan *p;
+    const rec_word *w;
+    const size_t *perm;
+    void *img;
+    size_t chunks;
+} rec_fill;
+
+static void fill_range(const rec_fill *c, size_t i0, size_t i1)
+{
+    const rec_key *k = c->p->key + c->w->first;
+    size_t count = c->w->count, i, j;
+    unsigned wb = word_bytes(c->w->bits);
+    for (i = i0; i < i1; i++) {
+        size_t r = c->perm != NULL ? c->perm[i] : i;
+        uint64_t v = 0;
+        for (j = 0; j < count; j++)
+            v |= key_image(&k[j], r) << k[j].shift;
+        switch (wb) {
+        case 1: ((uint8_t *)c->img)[i] = (uint8_t)v; break;
+        case 2: ((uint16_t *)c->img)[i] = (uint16_t)v; break;
+        case 4: ((uint32_t *)c->img)[i] = (uint32_t)v; break;
+        default: ((uint64_t *)c->img)[i] = v; break;
+        }
+    }
+}
+
+static void fill_job(void *ctx, size_t i)
+{
+    const rec_fill *c = ctx;
+    size_t n = c->p->n;
+    fill_range(c, n / c->chunks * i,
+               i + 1 == c->chunks ? n : n / c->chunks * (i + 1));
+}
+
+/* Arrays of at least this many elements have their images built in
+ * chunks on the backend's threads. */
+#define REC_PAR_MIN ((size_t)1 << 16)
+#define REC_CHUNKS 16u
+
+static void fill_word(const rec_plan *p, const rec_word *w,
+                      const size_t *perm, void *img,
+                      const ps_backend_ops *ops, void *state)
+{
+    rec_fill c = { p, w, perm, img, 1 };
+    if (p->n >= REC_PAR_MIN && ops != NULL && ops->run_jobs != NULL) {
+        c.chunks = REC_CHUNKS;
+        ops->run_jobs(state, c.chunks, fill_job, &c);
+    } else {
+        fill_range(&c, 0, p->n);
+    }
+}
+
+/* A failed sort of ours: its detail, which names the public function we
+ * called, said as this call's. */
+static int sort_failed(const rec_plan *p, int st)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", ps_error_detail());
+    ps_detail_set("%s: %s", p->fn, why);
+    return st;
+}
+
+/* The stable sorting permutation of the plan's rows into perm (n > 1):
+ * LSD over the words.  img holds n images of the widest word. */
+static int plan_argsort(const rec_plan *p, void *img, size_t *perm)
+{
+    const ps_backend_ops *ops;
+    void *state;
+    size_t w = p->nwords - 1;
+    int st = ps_backend_for(p->n, &ops, &state);
+    if (st != PS_OK)
+        return st;
+    fill_word(p, &p->word[w], NULL, img, ops, state);
+    st = ps_argsort(img, perm, p->n, word_type(p->word[w].bits), 0);
+    while (st == PS_OK && w-- > 0) {
+        fill_word(p, &p->word[w], perm, img, ops, state);
+        st = ps_sort_pairs(img, perm, sizeof *perm, p->n,
+                           word_type(p->word[w].bits), 0);
+    }
+    return st != PS_OK ? sort_failed(p, st) : PS_OK;
+}
+
+/* The checks of one key (a field or a column), named `what` i. */
+static int key_check(const char *fn, const char *what, size_t i, ps_type type,
+                     unsigned flags)
+{
+    if (!ps_type_valid((int)type)) {
+        ps_detail_set("%s: %s %zu: type %d is not a ps_type", fn, what, i,
+                      (int)type);
+        return PS_ERR_INVALID_ARG;
+    }
+    if ((flags & ~(unsigned)PS_DESCENDING) != 0) {
+        ps_detail_set("%s: %s %zu: flags 0x%x (only PS_DESCENDING is "
+                      "allowed)", fn, what, i, flags);
+        return PS_ERR_INVALID_ARG;
+    }
+    return PS_OK;
+}
+
+static void plan_free(rec_plan *p)
+{
+    ps_release(p->key);
+    ps_release(p->word);
+}
+
+static int plan_alloc(rec_plan *p, size_t nkeys)
+{
+    /* nkeys comes from a caller's array of that many structs or
+     * pointers, so these products fit. */
+    p->nkeys = nkeys;
+    p->key = ps_alloc(nkeys * sizeof *p->key);
+    p->word = ps_alloc(nkeys * sizeof *p->word);
+    if (p->key == NULL || p->word == NULL) {
+        plan_free(p);
+        ps_detail_set("%s: cannot allocate the plan of %zu keys", p->fn, nkeys);
+        return PS_ERR_NO_MEMORY;
+    }
+    return PS_OK;
+}
+
+/* Scratch for the images and the permutation (and, with extra > 0, extra
+ * more bytes), in one block: *img, *perm and *more. */
+static int scratch(const rec_plan *p, size_t extra, unsigned char **block,
+                   void **img, size_t **perm, unsigned char **more)
+{
+    size_t ib = 8 * p->n, pb = p->n * sizeof(size_t);
+    /* n elements of a key of at least one byte each fit in memory, and
+     * so do n size_t's (the caller's perm, or checked by the caller). */
+    if (p->n > SIZE_MAX / 8 / 3 || extra > SIZE_MAX - 2 * (ib + 64)) {
+        ps_detail_set("%s: n = %zu: its scratch would overflow size_t", p->fn,
+                      p->n);
+        return PS_ERR_TOO_LARGE;
+    }
+    *block = ps_alloc(ib + pb + extra + 64);
+    if (*block == NULL) {
+        ps_detail_set("%s: cannot allocate %zu bytes of scratch", p->fn,
+                      ib + pb + extra + 64);
+        return PS_ERR_NO_MEMORY;
+    }
+    *img = *block;
+    *perm = (size_t *)(void *)(*block + ib);
+    *more = *block + ib + pb;
+    return PS_OK;
+}
+
+/* The fields of a records call checked and made into keys. */
+static int fields_plan(rec_plan *p, const void *records, size_t record_size,
+                       const ps_field *fields, size_t num_fields)
+{
+    size_t f;
+    int st;
+    if (fields == NULL || num_fields == 0) {
+        ps_detail_set("%s: no field to sort by (fields %s, num_fields %zu)",
+                      p->fn, fields == NULL ? "NULL" : "given", num_fields);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (record_size == 0) {
+        ps_detail_set("%s: record_size is 0", p->fn);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (p->n > SIZE_MAX / record_size) {
+        ps_detail_set("%s: n = %zu records of %zu bytes overflow size_t",
+                      p->fn, p->n, record_size);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (p->n > 0 && records == NULL) {
+        ps_detail_set("%s: records is NULL with n = %zu", p->fn, p->n);
+        return PS_ERR_INVALID_ARG;
+    }
+    for (f = 0; f < num_fields; f++) {
+        size_t kb;
+        st = key_check(p->fn, "field", f, fields[f].type, fields[f].flags);
+        if (st != PS_OK)
+            return st;
+        kb = ps_type_bytes(fields[f].type);
+        if (fields[f].offset > record_size || record_size - fields[f].offset < kb) {
+            ps_detail_set("%s: field %zu (%zu bytes at offset %zu) does not lie "
+                          "inside a record of %zu bytes", p->fn, f, kb,
+                          fields[f].offset, record_size);
+            return PS_ERR_INVALID_ARG;
+        }
+    }
+    st = plan_alloc(p, num_fields);
+    if (st != PS_OK)
+        return st;
+    for (f = 0; f < num_fields; f++) {
+        rec_key *k = &p->key[f];
+        k->base = (const unsigned char *)records + fields[f].offset;
+        k->stride = record_size;
+        k->kb = ps_type_bytes(fields[f].type);
+        k->xf = ps_xf_make(fields[f].type, fields[f].flags);
+    }
+    plan_words(p);
+    return PS_OK;
+}
+
+/* Records, fields and perm (NULL for none) must not share a byte. */
+static int records_spans(const rec_plan *p, const void *records,
+                         size_t record_size, const ps_field *fields,
+                         size_t num_fields, const size_t *perm)
+{
+    ps_span sp[3] = {
+        ps_span_of("records", records, p->n * record_size),
+        ps_span_of("fields", fields, num_fields * sizeof *fields),
+        ps_span_of("perm", perm, perm != NULL ? p->n * sizeof *perm : 0),
+    };
+    return ps_spans_check(p->fn, sp, 3, ps_detail_set);
+}
+
+int ps_argsort_records(const void *records, size_t record_size, size_t n,
+                       const ps_field *fields, size_t num_fields, size_t *perm)
+{
+    rec_plan p = { "ps_argsort_records", n, NULL, NULL, 0, 0 };
+    unsigned char *block = NULL, *more;
+    void *img;
+    size_t *tmp;
+    int st;
+
+    ps_detail_clear();
+    st = fields_plan(&p, records, record_size, fields, num_fields);
+    if (st != PS_OK)
+        return st;
+    if (n > 0 && perm == NULL) {
+        ps_detail_set("%s: perm is NULL with n = %zu", p.fn, n);
+        st = PS_ERR_INVALID_ARG;
+    } else if (n > SIZE_MAX / sizeof *perm) {
+        ps_detail_set("%s: n = %zu indices overflow size_t", p.fn, n);
+        st = PS_ERR_INVALID_ARG;
+    }
+    if (st == PS_OK)
+        st = records_spans(&p, records, record_size, fields, num_fields, perm);
+    if (st == PS_OK && n == 1)
+        perm[0] = 0;
+    if (st == PS_OK && n > 1)
+        st = scratch(&p, 0, &block, &img, &tmp, &more);
+    if (st == PS_OK && n > 1)
+        st = plan_argsort(&p, img, tmp);
+    if (st == PS_OK && n > 1)
+        memcpy(perm, tmp, n * sizeof *perm);
+    ps_release(block);
+    plan_free(&p);
+    return st;
+}
+
+int ps_sort_records(void *records, size_t record_size, size_t n,
+                    const ps_field *fields, size_t num_fields)
+{
+    rec_plan p = { "ps_sort_records", n, NULL, NULL, 0, 0 };
+    unsigned char *block = NULL, *copy, *rec = records;
+    void *img;
+    size_t *perm, i;
+    int st;
+
+    ps_detail_clear();
+    st = fields_plan(&p, records, record_size, fields, num_fields);
+    if (st != PS_OK)
+        return st;
+    st = records_spans(&p, records, record_size, fields, num_fields, NULL);
+    if (st == PS_OK && n > 1)
+        st = scratch(&p, n * record_size, &block, &img, &perm, &copy);
+    if (st == PS_OK && n > 1)
+        st = plan_argsort(&p, img, perm);
+    /* Gathered into the copy, then back: the records move once each way,
+     * and nothing was written before every step that can fail passed. */
+    if (st == PS_OK && n > 1) {
+        for (i = 0; i < n; i++)
+            memcpy(copy + i * record_size, rec + perm[i] * record_size,
+                   record_size);
+        memcpy(rec, copy, n * record_size);
+    }
+    ps_release(block);
+    plan_free(&p);
+    return st;
+}
+
+int ps_argsort_columns(const void *const *columns, const ps_type *types,
+                       const unsigned *flags, size_t num_columns, size_t n,
+                       size_t *perm)
+{
+    rec_plan p = { "ps_argsort_columns", n, NULL, NULL, 0, 0 };
+    unsigned char *block = NULL, *more;
+    ps_span *sp = NULL;
+    void *img;
+    size_t *tmp, c;
+    int st;
+
+    ps_detail_clear();
+    if (columns == NULL || types == NULL || num_columns == 0) {
+        ps_detail_set("%s: no column to sort by (columns %s, types %s, "
+                      "num_columns %zu)", p.fn, columns ? "given" : "NULL",
+                      types ? "given" : "NULL", num_columns);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (n > 0 && perm == NULL) {
+        ps_detail_set("%s: perm is NULL with n = %zu", p.fn, n);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (n > SIZE_MAX / sizeof *perm || num_columns > SIZE_MAX / sizeof *sp - 4) {
+        ps_detail_set("%s: n = %zu or num_columns = %zu overflows size_t",
+                      p.fn, n, num_columns);
+        return PS_ERR_INVALID_ARG;
+    }
+    for (c = 0; c < num_columns; c++) {
+        st = key_check(p.fn, "column", c, types[c], flags ? flags[c] : 0);
+        if (st != PS_OK)
+            return st;
+        if (n > 0 && columns[c] == NULL) {
+            ps_detail_set("%s: column %zu is NULL with n = %zu", p.fn, c, n);
+            return PS_ERR_INVALID_ARG;
+        }
+    }
+    /* Every array of the call, pairwise: the columns (n keys each), the
+     * arrays that describe them, and perm. */
+    sp = ps_alloc((num_columns + 4) * sizeof *sp);
+    if (sp == NULL) {
+        ps_detail_set("%s: cannot allocate the check of %zu columns", p.fn,
+                      num_columns);
+        return PS_ERR_NO_MEMORY;
+    }
+    sp[0] = ps_span_of("perm", perm, n * sizeof *perm);
+    sp[1] = ps_span_of("columns", columns, num_columns * sizeof *columns);
+    sp[2] = ps_span_of("types", types, num_columns * sizeof *types);
+    sp[3] = ps_span_of("flags", flags, flags ? num_columns * sizeof *flags : 0);
+    for (c = 0; c < num_columns; c++)
+        sp[4 + c] = ps_span_of("a column", columns[c], n * ps_type_bytes(types[c]));
+    st = ps_spans_check(p.fn, sp, num_columns + 4, ps_detail_set);
+    ps_release(sp);
+    if (st != PS_OK)
+        return st;
+    if (n < 2) {
+        if (n == 1)
+            perm[0] = 0;
+        return PS_OK;
+    }
+    st = plan_alloc(&p, num_columns);
+    if (st != PS_OK)
+        return st;
+    for (c = 0; c < num_columns; c++) {
+        rec_key *k = &p.key[c];
+        k->base = columns[c];
+        k->kb = ps_type_bytes(types[c]);
+        k->stride = k->kb;
+        k->xf = ps_xf_make(types[c], flags ? flags[c] : 0);
+    }
+    plan_words(&p);
+    st = scratch(&p, 0, &block, &img, &tmp, &more);
+    if (st == PS_OK)
+        st = plan_argsort(&p, img, tmp);
+    if (st == PS_OK)
+        memcpy(perm, tmp, n * sizeof *perm);
+    ps_release(block);
+    plan_free(&p);
+    return st;
+}
