@@ -119,6 +119,19 @@ static void make_records(unsigned char *rec, size_t size, size_t n,
     }
 }
 
+/* A permutation a call returned (status st) against the reference's. */
+static void check_perm(const char *what, const char *fn, size_t n, int st,
+                       const size_t *got, const size_t *want)
+{
+    size_t i;
+    if (st != PS_OK)
+        t_fail("%s n=%zu: %s: %s", what, n, fn, ps_error_detail());
+    for (i = 0; i < n; i++)
+        if (got[i] != want[i])
+            t_fail("%s n=%zu: %s: perm[%zu] = %zu, want %zu", what, n, fn, i,
+                   got[i], want[i]);
+}
+
 /* The three functions on one layout, against the reference. */
 static void one_case(const char *what, size_t size, size_t n,
                      const ps_field *fields, size_t nf, uint64_t *rng)
@@ -137,13 +150,8 @@ static void one_case(const char *what, size_t size, size_t n,
 
     for (i = 0; i < n; i++)
         got[i] = (size_t)-1;
-    st = ps_argsort_records(rec, size, n, fields, nf, got);
-    if (st != PS_OK)
-        t_fail("%s n=%zu: ps_argsort_records: %s", what, n, ps_error_detail());
-    for (i = 0; i < n; i++)
-        if (got[i] != want[i])
-            t_fail("%s n=%zu: ps_argsort_records: perm[%zu] = %zu, want %zu",
-                   what, n, i, got[i], want[i]);
+    check_perm(what, "ps_argsort_records", n,
+               ps_argsort_records(rec, size, n, fields, nf, got), got, want);
 
     memcpy(sorted, rec, n * size);
     st = ps_sort_records(sorted, size, n, fields, nf);
@@ -167,14 +175,9 @@ static void one_case(const char *what, size_t size, size_t n,
     }
     for (i = 0; i < n; i++)
         got[i] = (size_t)-1;
-    st = ps_argsort_columns(cols, types, allasc && (n & 1) ? NULL : flags, nf,
-                            n, got);
-    if (st != PS_OK)
-        t_fail("%s n=%zu: ps_argsort_columns: %s", what, n, ps_error_detail());
-    for (i = 0; i < n; i++)
-        if (got[i] != want[i])
-            t_fail("%s n=%zu: ps_argsort_columns: perm[%zu] = %zu, want %zu",
-                   what, n, i, got[i], want[i]);
+    check_perm(what, "ps_argsort_columns", n,
+               ps_argsort_columns(cols, types, allasc && (n & 1) ? NULL : flags,
+                                  nf, n, got), got, want);
     free(rec);
     free(sorted);
     free(colmem);
