@@ -33,6 +33,14 @@ endif
 bench_ps_topkbench_SOURCES = bench/ps_topkbench.c
 bench_ps_topkbench_LDADD = lib/libportsort.la
 
+# ps_sort_records against qsort with a comparator (issue 31);
+# doc/records.md has the figures.
+if PS_BENCH
+noinst_PROGRAMS += bench/ps_recbench
+endif
+bench_ps_recbench_SOURCES = bench/ps_recbench.c
+bench_ps_recbench_LDADD = lib/libportsort.la
+
 # The OpenCL benchmark against Boost.Compute (optional peer).
 EXTRA_DIST += bench/ps_clbench.cc
 if PS_HAVE_BOOST_COMPUTE

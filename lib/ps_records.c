@@ -58,17 +58,6 @@ typedef struct rec_plan {
     size_t nkeys, nwords;
 } rec_plan;
 
-static uint64_t key_image(const rec_key *k, size_t i)
-{
-    const unsigned char *p = k->base + i * k->stride;
-    switch (k->kb) {
-    case 1: return ps_enc8(*p, k->xf);
-    case 2: { uint16_t v; memcpy(&v, p, 2); return ps_enc16(v, k->xf); }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return ps_enc32(v, k->xf); }
-    default: { uint64_t v; memcpy(&v, p, 8); return ps_enc64(v, k->xf); }
-    }
-}
-
 /* Bytes of a word's images: the narrowest unsigned type that holds them. */
 static unsigned word_bytes(unsigned bits)
 {
@@ -112,22 +101,53 @@ typedef struct rec_fill {
     size_t chunks;
 } rec_fill;
 
+/* Key k's images of rows r(i), i in [i0, i1), shifted into place and
+ * ORed into v[i - i0] (or stored there, for the word's first key): one
+ * loop a key with its width fixed, rather than a switch a key and row. */
+#define REC_KEY_LOOP(UT, ENC)                                                \
+    for (i = i0; i < i1; i++) {                                              \
+        UT x;                                                                \
+        uint64_t img;                                                        \
+        memcpy(&x, k->base + (perm != NULL ? perm[i] : i) * k->stride,       \
+               sizeof x);                                                    \
+        img = (uint64_t)ENC(x, k->xf) << k->shift;                           \
+        v[i - i0] = first ? img : v[i - i0] | img;                           \
+    }                                                                        \
+    break
+
+static void key_images(const rec_key *k, const size_t *perm, size_t i0,
+                       size_t i1, int first, uint64_t *v)
+{
+    size_t i;
+    switch (k->kb) {
+    case 1: REC_KEY_LOOP(uint8_t, ps_enc8);
+    case 2: REC_KEY_LOOP(uint16_t, ps_enc16);
+    case 4: REC_KEY_LOOP(uint32_t, ps_enc32);
+    default: REC_KEY_LOOP(uint64_t, ps_enc64);
+    }
+}
+
+/* Rows a block at a time: each key's images into the block's words, then
+ * the words stored at the word's width. */
+#define REC_BLOCK 256u
+
 static void fill_range(const rec_fill *c, size_t i0, size_t i1)
 {
     const rec_key *k = c->p->key + c->w->first;
-    size_t count = c->w->count, i, j;
+    size_t count = c->w->count, a, i, j;
     unsigned wb = word_bytes(c->w->bits);
-    for (i = i0; i < i1; i++) {
-        size_t r = c->perm != NULL ? c->perm[i] : i;
-        uint64_t v = 0;
+    uint64_t v[REC_BLOCK];
+    for (a = i0; a < i1; a += REC_BLOCK) {
+        size_t e = i1 - a < REC_BLOCK ? i1 : a + REC_BLOCK;
         for (j = 0; j < count; j++)
-            v |= key_image(&k[j], r) << k[j].shift;
-        switch (wb) {
-        case 1: ((uint8_t *)c->img)[i] = (uint8_t)v; break;
-        case 2: ((uint16_t *)c->img)[i] = (uint16_t)v; break;
-        case 4: ((uint32_t *)c->img)[i] = (uint32_t)v; break;
-        default: ((uint64_t *)c->img)[i] = v; break;
-        }
+            key_images(&k[j], c->perm, a, e, j == 0, v);
+        for (i = a; i < e; i++)
+            switch (wb) {
+            case 1: ((uint8_t *)c->img)[i] = (uint8_t)v[i - a]; break;
+            case 2: ((uint16_t *)c->img)[i] = (uint16_t)v[i - a]; break;
+            case 4: ((uint32_t *)c->img)[i] = (uint32_t)v[i - a]; break;
+            default: ((uint64_t *)c->img)[i] = v[i - a]; break;
+            }
     }
 }
 
@@ -349,13 +369,43 @@ int ps_argsort_records(const void *records, size_t record_size, size_t n,
     return st;
 }
 
+/* Records perm[i] into slot i of dst, for i in chunk `c` of `chunks`:
+ * the common sizes copied as constants (one or two moves, not a call). */
+typedef struct rec_gather {
+    unsigned char *dst;
+    const unsigned char *src;
+    const size_t *perm;
+    size_t size, n, chunks;
+} rec_gather;
+
+#define REC_COPY(SZ)                                                         \
+    for (i = i0; i < i1; i++)                                                \
+        memcpy(g->dst + i * (SZ), g->src + g->perm[i] * (SZ), (SZ));         \
+    break
+
+static void gather_job(void *ctx, size_t c)
+{
+    const rec_gather *g = ctx;
+    size_t i0 = g->n / g->chunks * c, i, sz = g->size;
+    size_t i1 = c + 1 == g->chunks ? g->n : g->n / g->chunks * (c + 1);
+    switch (sz) {
+    case 4: REC_COPY(4);
+    case 8: REC_COPY(8);
+    case 12: REC_COPY(12);
+    case 16: REC_COPY(16);
+    case 24: REC_COPY(24);
+    case 32: REC_COPY(32);
+    default: REC_COPY(sz);
+    }
+}
+
 int ps_sort_records(void *records, size_t record_size, size_t n,
                     const ps_field *fields, size_t num_fields)
 {
     rec_plan p = { "ps_sort_records", n, NULL, NULL, 0, 0 };
     unsigned char *block = NULL, *copy, *rec = records;
     void *img;
-    size_t *perm, i;
+    size_t *perm;
     int st;
 
     ps_detail_clear();
@@ -370,9 +420,16 @@ int ps_sort_records(void *records, size_t record_size, size_t n,
     /* Gathered into the copy, then back: the records move once each way,
      * and nothing was written before every step that can fail passed. */
     if (st == PS_OK && n > 1) {
-        for (i = 0; i < n; i++)
-            memcpy(copy + i * record_size, rec + perm[i] * record_size,
-                   record_size);
+        rec_gather g = { copy, rec, perm, record_size, n, 1 };
+        const ps_backend_ops *ops;
+        void *state;
+        if (n >= REC_PAR_MIN && ps_backend_for(n, &ops, &state) == PS_OK
+            && ops->run_jobs != NULL) {
+            g.chunks = REC_CHUNKS;
+            ops->run_jobs(state, g.chunks, gather_job, &g);
+        } else {
+            gather_job(&g, 0);
+        }
         memcpy(rec, copy, n * record_size);
     }
     ps_release(block);
