@@ -54,10 +54,10 @@ import collections
 
 import numpy as np
 
-from . import _arrays, _clib
+from . import _arrays, _clib, _records
 
 __all__ = ["sort", "sort_pairs", "argsort", "sort_segments", "topk",
-           "topk_segments", "backend",
+           "topk_segments", "lexsort", "backend",
            "backends", "version", "release_cache", "Error", "Backend"]
 
 __version__ = "0.1.0"
@@ -118,7 +118,7 @@ def _host_keys(obj, writable=True, type=None):
     return _arrays.keys_view(obj, writable, type)
 
 
-def sort(a, descending=False, type=None):
+def sort(a, descending=False, type=None, order=None):
     """Sort the 1-D array a in place, stably (ps_sort_keys).
 
     Floats go in IEEE totalOrder (see the module docstring).  type: the key
@@ -127,7 +127,22 @@ def sort(a, descending=False, type=None):
     Returns None, like list.sort.  Raises TypeError/ValueError for arrays
     it cannot sort in place, and Error when the library fails; a is
     unchanged in both cases.
+
+    A structured array (a record dtype) is sorted by its fields
+    (ps_sort_records): those order names (a name or a list, the first most
+    significant), then, as numpy.sort does, the others in the dtype's
+    order to break ties; every field must be a number.  descending is then
+    a bool, or one bool a field of order.  Records need no alignment
+    (packed dtypes are fine).
     """
+    if _records.is_structured(a):
+        arr, fields, count = _records.record_view(a, order, descending, True)
+        _check(_clib.lib().ps_sort_records(arr.ctypes.data,
+                                           arr.dtype.itemsize, arr.shape[0],
+                                           fields, count))
+        return
+    if order is not None:
+        raise ValueError("portsort: order= is for structured arrays")
     keys, ps_type = _host_keys(a, type=type)
     n = keys.shape[0]
     _check(_clib.lib().ps_sort_keys(keys.ctypes.data, n, ps_type,
@@ -159,15 +174,27 @@ def _host_values(values, keys):
     return _arrays.values_view(values, keys)
 
 
-def argsort(a, descending=False, type=None):
+def argsort(a, descending=False, type=None, order=None):
     """Return the stable sorting permutation of a, leaving a untouched
     (ps_argsort).
 
     The result is a new array of numpy.intp (the library writes size_t
     indices, which fit): a[argsort(a)] is sorted, and equal keys are listed
     in increasing index order, descending too.  a may be read-only.  type
-    as for sort.  The GIL is released while the library sorts.
+    as for sort.  The GIL is released while the library sorts.  A
+    structured array is ordered by its fields, with order and descending
+    as for sort (ps_argsort_records).
     """
+    if _records.is_structured(a):
+        arr, fields, count = _records.record_view(a, order, descending, False)
+        perm = np.empty(arr.shape[0], dtype=np.intp)
+        _check(_clib.lib().ps_argsort_records(arr.ctypes.data,
+                                              arr.dtype.itemsize,
+                                              arr.shape[0], fields, count,
+                                              perm.ctypes.data))
+        return perm
+    if order is not None:
+        raise ValueError("portsort: order= is for structured arrays")
     keys, ps_type = _host_keys(a, writable=False, type=type)
     n = keys.shape[0]
     perm = np.empty(n, dtype=np.intp)
@@ -301,6 +328,22 @@ def topk_segments(keys, offsets, k, *, values=None, descending=False,
     if v is None:
         return out_keys, out_index, counts
     return out_keys, out_index, counts, out_values
+
+
+def lexsort(keys, descending=False):
+    """The stable permutation that sorts by several key arrays, as
+    numpy.lexsort: keys is a sequence of 1-D arrays of one length (or a
+    2-D array's rows), the LAST the primary key
+    (ps_argsort_columns).  descending: a bool, or one bool a key array,
+    in the order of keys.  Each key array is read as argsort reads one
+    (any key dtype, floats by totalOrder); none is written.  Returns a new
+    numpy.intp array.
+    """
+    views, cols, types, flags, n = _records.columns_view(keys, descending)
+    perm = np.empty(n, dtype=np.intp)
+    _check(_clib.lib().ps_argsort_columns(cols, types, flags, len(views), n,
+                                          perm.ctypes.data))
+    return perm
 
 
 def backend():
