@@ -107,4 +107,5 @@ EXTRA_DIST += bench/ps_gpu_traffic.sh
 EXTRA_DIST += bench/ps_cli_vs_sort.sh
 
 # portsort.sort against NumPy (doc/python.md).
-EXTRA_DIST += bench/ps_py_bench.py bench/ps_topk_peers.py
+EXTRA_DIST += bench/ps_py_bench.py bench/ps_topk_peers.py \
+	bench/ps_records_peers.py

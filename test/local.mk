@@ -267,8 +267,8 @@ dist_check_SCRIPTS += test/python.sh test/cmake.sh
 TESTS += test/python.sh test/cmake.sh
 EXTRA_DIST += python/pyproject.toml python/README.md \
 	python/portsort/__init__.py python/portsort/_clib.py \
-	python/portsort/_arrays.py \
+	python/portsort/_arrays.py python/portsort/_records.py \
 	python/tests/oracle.py python/tests/test_sort.py python/tests/test_api.py \
 	python/tests/test_half.py python/tests/test_segments.py \
-	python/tests/test_topk.py \
+	python/tests/test_topk.py python/tests/test_records.py \
 	test/cmake-app/CMakeLists.txt test/cmake-app/main.c
