@@ -315,9 +315,11 @@ typedef struct ps_field {
  * offset (packed structs included); a field must lie inside the record
  * (offset + its size <= record_size).  Fields may overlap each other.
  * Consecutive fields are sorted together when their keys fit in 64 bits
- * (u16 + i32 + f16: one radix sort), wider combinations one 64-bit group
- * after another; each sort runs on the chosen backend.  Scratch: n records
- * plus 16 bytes per record.
+ * (u16 + i32 + f16: one radix sort); a wider combination is sorted by its
+ * first 64-bit group, then by each next group only among records still
+ * equal (a segmented sort), and not at all once all records differ; each
+ * sort runs on the chosen backend.  Scratch: n records plus 25 bytes per
+ * record.
  *
  * Errors: PS_ERR_INVALID_ARG for records NULL with n > 0, record_size 0,
  * n * record_size overflowing size_t, fields NULL or num_fields 0, a field

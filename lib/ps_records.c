@@ -8,18 +8,20 @@
  * totalOrder).  The images of consecutive keys are packed, most
  * significant first, into words of at most 64 bits: u16 + i32 + f16 is one
  * 64-bit word, so three keys cost one radix sort.  Wider combinations take
- * several words, sorted least significant first (LSD over the words): the
- * last word by an argsort, then each word before it by a stable sort of
- * (its images in the order so far, the permutation), so that ties on a
- * word keep the order the later words gave them.  Every sort runs on the
- * chosen backend (ps_argsort / ps_sort_pairs on u8, u16, u32 or u64 images,
- * the narrowest that holds the word), and a word narrower than its type
- * has constant top digits, which the backends skip.
+ * several words, sorted most significant first: the first word's images
+ * with the row numbers, then each later word only inside the runs of rows
+ * equal in every word so far, by one segmented sort whose segments are
+ * those runs, and no more once every run is one row long.  Every sort runs
+ * on the chosen backend (ps_argsort, ps_sort_pairs, ps_sort_segments on
+ * u8, u16, u32 or u64 images, the narrowest that holds the word), and a
+ * word narrower than its type has constant top digits, which the backends
+ * skip.
  *
  * The images are built in one pass over the records per word (gathered
- * through the permutation for every word but the last), in chunks on the
+ * through the permutation for every word but the first), in chunks on the
  * backend's threads (run_jobs).  Scratch: n images of the widest word, n
- * indices, and for ps_sort_records n records; all of it is allocated
+ * indices, n + 1 run offsets and n cut flags (25 bytes a row), and for
+ * ps_sort_records n records more; all of it is allocated
  * before the caller's arrays are written, so an error leaves them as they
  * were.
  */
@@ -57,6 +59,11 @@ typedef struct rec_plan {
     rec_word *word;
     size_t nkeys, nwords;
 } rec_plan;
+
+static size_t ps_round_up8(size_t x)
+{
+    return (x + 7) & ~(size_t)7;
+}
 
 /* Bytes of a word's images: the narrowest unsigned type that holds them. */
 static unsigned word_bytes(unsigned bits)
@@ -187,22 +194,63 @@ static int sort_failed(const rec_plan *p, int st)
     return st;
 }
 
-/* The stable sorting permutation of the plan's rows into perm (n > 1):
- * LSD over the words.  img holds n images of the widest word. */
-static int plan_argsort(const rec_plan *p, void *img, size_t *perm)
+/* Where runs of equal images of a sorted word start, on top of the runs
+ * cut already marks (cut[i] != 0: a run starts at row i): marks them in
+ * cut, writes the runs' starts and then n to off, returns how many. */
+static size_t runs(const void *img, unsigned wb, size_t n, unsigned char *cut,
+                   size_t *off)
+{
+    size_t i, r = 0;
+    for (i = 0; i < n; i++) {
+        int start = i == 0 || cut[i];
+        switch (wb) {
+        case 1: start |= i > 0 && ((const uint8_t *)img)[i] != ((const uint8_t *)img)[i - 1]; break;
+        case 2: start |= i > 0 && ((const uint16_t *)img)[i] != ((const uint16_t *)img)[i - 1]; break;
+        case 4: start |= i > 0 && ((const uint32_t *)img)[i] != ((const uint32_t *)img)[i - 1]; break;
+        default: start |= i > 0 && ((const uint64_t *)img)[i] != ((const uint64_t *)img)[i - 1]; break;
+        }
+        if (start) {
+            cut[i] = 1;
+            off[r++] = i;
+        }
+    }
+    off[r] = n;
+    return r;
+}
+
+/* The stable sorting permutation of the plan's rows into perm (n > 1).
+ * One word: an argsort of its images.  Several: the first word's images
+ * sorted with the row numbers, then each next word only inside the runs
+ * of rows equal in every word so far (one segmented sort, the runs as
+ * its segments), and none once every run is one row long: a first word
+ * that tells the rows apart (a COO matrix's row and column) costs one
+ * sort, whatever follows.  img holds n images of the widest word, off
+ * n + 1 offsets and cut n bytes (used with several words only). */
+static int plan_argsort(const rec_plan *p, void *img, size_t *perm,
+                        size_t *off, unsigned char *cut)
 {
     const ps_backend_ops *ops;
     void *state;
-    size_t w = p->nwords - 1;
-    int st = ps_backend_for(p->n, &ops, &state);
+    size_t w, i, n = p->n;
+    int st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK)
         return st;
-    fill_word(p, &p->word[w], NULL, img, ops, state);
-    st = ps_argsort(img, perm, p->n, word_type(p->word[w].bits), 0);
-    while (st == PS_OK && w-- > 0) {
+    fill_word(p, &p->word[0], NULL, img, ops, state);
+    if (p->nwords == 1) {
+        st = ps_argsort(img, perm, n, word_type(p->word[0].bits), 0);
+        return st != PS_OK ? sort_failed(p, st) : PS_OK;
+    }
+    for (i = 0; i < n; i++)
+        perm[i] = i;
+    st = ps_sort_pairs(img, perm, sizeof *perm, n, word_type(p->word[0].bits), 0);
+    memset(cut, 0, n);
+    for (w = 1; st == PS_OK && w < p->nwords; w++) {
+        size_t nseg = runs(img, word_bytes(p->word[w - 1].bits), n, cut, off);
+        if (nseg == n)
+            break;          /* every row apart: nothing later reorders */
         fill_word(p, &p->word[w], perm, img, ops, state);
-        st = ps_sort_pairs(img, perm, sizeof *perm, p->n,
-                           word_type(p->word[w].bits), 0);
+        st = ps_sort_segments(img, perm, sizeof *perm, n, off, nseg,
+                              word_type(p->word[w].bits), 0);
     }
     return st != PS_OK ? sort_failed(p, st) : PS_OK;
 }
@@ -245,28 +293,37 @@ static int plan_alloc(rec_plan *p, size_t nkeys)
     return PS_OK;
 }
 
-/* Scratch for the images and the permutation (and, with extra > 0, extra
- * more bytes), in one block: *img, *perm and *more. */
-static int scratch(const rec_plan *p, size_t extra, unsigned char **block,
-                   void **img, size_t **perm, unsigned char **more)
+/* Scratch for the images, the permutation, the runs' offsets and cut
+ * flags (and, with extra > 0, extra more bytes), in one block: *img,
+ * *perm, *off, *cut and *more. */
+typedef struct rec_scratch {
+    unsigned char *block;
+    void *img;
+    size_t *perm, *off;
+    unsigned char *cut, *more;
+} rec_scratch;
+
+static int scratch(const rec_plan *p, size_t extra, rec_scratch *sc)
 {
-    size_t ib = 8 * p->n, pb = p->n * sizeof(size_t);
-    /* n elements of a key of at least one byte each fit in memory, and
-     * so do n size_t's (the caller's perm, or checked by the caller). */
-    if (p->n > SIZE_MAX / 8 / 3 || extra > SIZE_MAX - 2 * (ib + 64)) {
+    size_t ib = 8 * p->n, pb = p->n * sizeof(size_t), ob = pb + sizeof(size_t);
+    size_t bytes;
+    /* 8 + 8 + 8 + 1 bytes a row: refused before any of it can wrap. */
+    if (p->n > SIZE_MAX / 32 - 1 || extra > SIZE_MAX / 2 - 4 * (ib + 64)) {
         ps_detail_set("%s: n = %zu: its scratch would overflow size_t", p->fn,
                       p->n);
         return PS_ERR_TOO_LARGE;
     }
-    *block = ps_alloc(ib + pb + extra + 64);
-    if (*block == NULL) {
-        ps_detail_set("%s: cannot allocate %zu bytes of scratch", p->fn,
-                      ib + pb + extra + 64);
+    bytes = ib + pb + ob + ps_round_up8(p->n) + extra + 64;
+    sc->block = ps_alloc(bytes);
+    if (sc->block == NULL) {
+        ps_detail_set("%s: cannot allocate %zu bytes of scratch", p->fn, bytes);
         return PS_ERR_NO_MEMORY;
     }
-    *img = *block;
-    *perm = (size_t *)(void *)(*block + ib);
-    *more = *block + ib + pb;
+    sc->img = sc->block;
+    sc->perm = (size_t *)(void *)(sc->block + ib);
+    sc->off = (size_t *)(void *)(sc->block + ib + pb);
+    sc->cut = sc->block + ib + pb + ob;
+    sc->more = sc->cut + ps_round_up8(p->n);
     return PS_OK;
 }
 
@@ -338,9 +395,7 @@ int ps_argsort_records(const void *records, size_t record_size, size_t n,
                        const ps_field *fields, size_t num_fields, size_t *perm)
 {
     rec_plan p = { "ps_argsort_records", n, NULL, NULL, 0, 0 };
-    unsigned char *block = NULL, *more;
-    void *img;
-    size_t *tmp;
+    rec_scratch sc = { NULL, NULL, NULL, NULL, NULL, NULL };
     int st;
 
     ps_detail_clear();
@@ -359,12 +414,12 @@ int ps_argsort_records(const void *records, size_t record_size, size_t n,
     if (st == PS_OK && n == 1)
         perm[0] = 0;
     if (st == PS_OK && n > 1)
-        st = scratch(&p, 0, &block, &img, &tmp, &more);
+        st = scratch(&p, 0, &sc);
     if (st == PS_OK && n > 1)
-        st = plan_argsort(&p, img, tmp);
+        st = plan_argsort(&p, sc.img, sc.perm, sc.off, sc.cut);
     if (st == PS_OK && n > 1)
-        memcpy(perm, tmp, n * sizeof *perm);
-    ps_release(block);
+        memcpy(perm, sc.perm, n * sizeof *perm);
+    ps_release(sc.block);
     plan_free(&p);
     return st;
 }
@@ -403,9 +458,8 @@ int ps_sort_records(void *records, size_t record_size, size_t n,
                     const ps_field *fields, size_t num_fields)
 {
     rec_plan p = { "ps_sort_records", n, NULL, NULL, 0, 0 };
-    unsigned char *block = NULL, *copy, *rec = records;
-    void *img;
-    size_t *perm;
+    rec_scratch sc = { NULL, NULL, NULL, NULL, NULL, NULL };
+    unsigned char *rec = records;
     int st;
 
     ps_detail_clear();
@@ -414,13 +468,13 @@ int ps_sort_records(void *records, size_t record_size, size_t n,
         return st;
     st = records_spans(&p, records, record_size, fields, num_fields, NULL);
     if (st == PS_OK && n > 1)
-        st = scratch(&p, n * record_size, &block, &img, &perm, &copy);
+        st = scratch(&p, n * record_size, &sc);
     if (st == PS_OK && n > 1)
-        st = plan_argsort(&p, img, perm);
+        st = plan_argsort(&p, sc.img, sc.perm, sc.off, sc.cut);
     /* Gathered into the copy, then back: the records move once each way,
      * and nothing was written before every step that can fail passed. */
     if (st == PS_OK && n > 1) {
-        rec_gather g = { copy, rec, perm, record_size, n, 1 };
+        rec_gather g = { sc.more, rec, sc.perm, record_size, n, 1 };
         const ps_backend_ops *ops;
         void *state;
         if (n >= REC_PAR_MIN && ps_backend_for(n, &ops, &state) == PS_OK
@@ -430,9 +484,9 @@ int ps_sort_records(void *records, size_t record_size, size_t n,
         } else {
             gather_job(&g, 0);
         }
-        memcpy(rec, copy, n * record_size);
+        memcpy(rec, sc.more, n * record_size);
     }
-    ps_release(block);
+    ps_release(sc.block);
     plan_free(&p);
     return st;
 }
@@ -442,10 +496,9 @@ int ps_argsort_columns(const void *const *columns, const ps_type *types,
                        size_t *perm)
 {
     rec_plan p = { "ps_argsort_columns", n, NULL, NULL, 0, 0 };
-    unsigned char *block = NULL, *more;
+    rec_scratch sc = { NULL, NULL, NULL, NULL, NULL, NULL };
     ps_span *sp = NULL;
-    void *img;
-    size_t *tmp, c;
+    size_t c;
     int st;
 
     ps_detail_clear();
@@ -507,12 +560,12 @@ int ps_argsort_columns(const void *const *columns, const ps_type *types,
         k->xf = ps_xf_make(types[c], flags ? flags[c] : 0);
     }
     plan_words(&p);
-    st = scratch(&p, 0, &block, &img, &tmp, &more);
+    st = scratch(&p, 0, &sc);
     if (st == PS_OK)
-        st = plan_argsort(&p, img, tmp);
+        st = plan_argsort(&p, sc.img, sc.perm, sc.off, sc.cut);
     if (st == PS_OK)
-        memcpy(perm, tmp, n * sizeof *perm);
-    ps_release(block);
+        memcpy(perm, sc.perm, n * sizeof *perm);
+    ps_release(sc.block);
     plan_free(&p);
     return st;
 }
