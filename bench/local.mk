@@ -38,7 +38,8 @@ bench_ps_topkbench_LDADD = lib/libportsort.la
 if PS_BENCH
 noinst_PROGRAMS += bench/ps_recbench
 endif
-bench_ps_recbench_SOURCES = bench/ps_recbench.c
+bench_ps_recbench_SOURCES = bench/ps_recbench.c bench/ps_recbench_std.cc
+bench_ps_recbench_CXXFLAGS = $(PS_WARN_CFLAGS) $(PS_BENCH_CXXFLAGS)
 bench_ps_recbench_LDADD = lib/libportsort.la
 
 # The OpenCL benchmark against Boost.Compute (optional peer).

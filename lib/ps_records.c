@@ -39,6 +39,7 @@
  * its word. */
 typedef struct rec_key {
     const unsigned char *base;
+    size_t off;             /* a field's offset in its record (records) */
     size_t stride;
     unsigned kb;
     unsigned shift;
@@ -370,6 +371,7 @@ static int fields_plan(rec_plan *p, const void *records, size_t record_size,
     for (f = 0; f < num_fields; f++) {
         rec_key *k = &p->key[f];
         k->base = (const unsigned char *)records + fields[f].offset;
+        k->off = fields[f].offset;
         k->stride = record_size;
         k->kb = ps_type_bytes(fields[f].type);
         k->xf = ps_xf_make(fields[f].type, fields[f].flags);
@@ -454,6 +456,205 @@ static void gather_job(void *ctx, size_t c)
     }
 }
 
+/* ---- small records, one word: sorted as pairs, no gather ------------
+ *
+ * When the keys fit one word and the record's other bytes (those no key
+ * covers) are at most 8, the record is its word's images (which decode
+ * back into the key bytes: the order transform is a bijection) plus those
+ * few bytes.  Sorting the images with the rest as 4- or 8-byte values
+ * moves everything in the backend's streaming passes, and the records are
+ * then rebuilt in order, instead of an argsort followed by a random-access
+ * gather of whole records (COO entries {u32 row, u32 col, f64 val} by
+ * row and column: 8 key bytes, 8 others). */
+#define REC_REST_MAX 8u
+
+typedef struct rec_direct {
+    const rec_plan *p;
+    unsigned char *rec;
+    size_t size;
+    const void *img;
+    unsigned char *vals;           /* vb bytes a record, or NULL */
+    unsigned vb, nrest;
+    const unsigned char *rest;     /* the rest's byte positions */
+    size_t chunks;
+} rec_direct;
+
+/* Key k's bytes, decoded from its bits in the word images v[0 ..] of
+ * rows i0 .. i1 - 1, into those records: one loop a key with its width
+ * fixed. */
+#define REC_PUT_LOOP(UT, DEC)                                                \
+    for (i = i0; i < i1; i++) {                                              \
+        UT x = DEC((UT)(v[i - i0] >> k->shift), k->xf);                      \
+        memcpy(d->rec + i * d->size + k->off, &x, sizeof x);                 \
+    }                                                                        \
+    break
+
+static void key_put(const rec_direct *d, const rec_key *k, const uint64_t *v,
+                    size_t i0, size_t i1)
+{
+    size_t i;
+    switch (k->kb) {
+    case 1: REC_PUT_LOOP(uint8_t, ps_dec8);
+    case 2: REC_PUT_LOOP(uint16_t, ps_dec16);
+    case 4: REC_PUT_LOOP(uint32_t, ps_dec32);
+    default: REC_PUT_LOOP(uint64_t, ps_dec64);
+    }
+}
+
+/* The rest's bytes of rows i0 .. i1 - 1 between the records and the
+ * values (to_rec: into the records): one move of 4 or 8 bytes a row when
+ * they are one run of that length (a COO entry's f64), else byte by byte. */
+static void rest_move(const rec_direct *d, unsigned char *vals, size_t i0,
+                      size_t i1, int to_rec)
+{
+    size_t i;
+    unsigned j, run = 1;
+    for (j = 1; j < d->nrest; j++)
+        run &= d->rest[j] == d->rest[0] + j;
+    if (run && (d->nrest == 8 || d->nrest == 4)) {
+        size_t at = d->rest[0];
+        if (d->nrest == 8)
+            for (i = i0; i < i1; i++)
+                if (to_rec)
+                    memcpy(d->rec + i * d->size + at, vals + i * 8, 8);
+                else
+                    memcpy(vals + i * 8, d->rec + i * d->size + at, 8);
+        else
+            for (i = i0; i < i1; i++)
+                if (to_rec)
+                    memcpy(d->rec + i * d->size + at, vals + i * 4, 4);
+                else
+                    memcpy(vals + i * 4, d->rec + i * d->size + at, 4);
+        return;
+    }
+    for (i = i0; i < i1; i++)
+        for (j = 0; j < d->vb; j++) {
+            unsigned char *r = d->rec + i * d->size;
+            if (to_rec && j < d->nrest)
+                r[d->rest[j]] = vals[i * d->vb + j];
+            else if (!to_rec)
+                vals[i * d->vb + j] = j < d->nrest ? r[d->rest[j]] : 0;
+        }
+}
+
+/* Chunk c of the rows: the values gathered from the records (before the
+ * sort), or the records rebuilt from the sorted images and values. */
+static void chunk_rows(const rec_direct *d, size_t c, size_t *i0, size_t *i1)
+{
+    *i0 = d->p->n / d->chunks * c;
+    *i1 = c + 1 == d->chunks ? d->p->n : d->p->n / d->chunks * (c + 1);
+}
+
+static void vals_job(void *ctx, size_t c)
+{
+    const rec_direct *d = ctx;
+    size_t i0, i1;
+    chunk_rows(d, c, &i0, &i1);
+    rest_move(d, d->vals, i0, i1, 0);
+}
+
+static void rebuild_job(void *ctx, size_t c)
+{
+    const rec_direct *d = ctx;
+    const rec_word *w = &d->p->word[0];
+    unsigned wb = word_bytes(w->bits), j;
+    size_t i0, i1, a, i;
+    uint64_t v[REC_BLOCK];
+    chunk_rows(d, c, &i0, &i1);
+    for (a = i0; a < i1; a += REC_BLOCK) {
+        size_t e = i1 - a < REC_BLOCK ? i1 : a + REC_BLOCK;
+        for (i = a; i < e; i++)
+            switch (wb) {
+            case 1: v[i - a] = ((const uint8_t *)d->img)[i]; break;
+            case 2: v[i - a] = ((const uint16_t *)d->img)[i]; break;
+            case 4: v[i - a] = ((const uint32_t *)d->img)[i]; break;
+            default: v[i - a] = ((const uint64_t *)d->img)[i]; break;
+            }
+        for (j = 0; j < w->count; j++)
+            key_put(d, &d->p->key[w->first + j], v, a, e);
+        if (d->nrest > 0)
+            rest_move(d, d->vals, a, e, 1);
+    }
+}
+
+/* When the keys make one word and the record is at most REC_REST_MAX + 8
+ * bytes: the positions of the bytes no key covers in rest[0 ..] (room for
+ * REC_REST_MAX + 8), how many in *nrest, and 1; else 0. */
+static int direct_fits(const rec_plan *p, const ps_field *fields,
+                       size_t record_size, unsigned char *rest,
+                       unsigned *nrest)
+{
+    unsigned char covered[REC_REST_MAX + 8];
+    size_t f, b;
+    if (p->nwords != 1 || record_size > sizeof covered)
+        return 0;
+    memset(covered, 0, sizeof covered);
+    for (f = 0; f < p->nkeys; f++)
+        memset(covered + fields[f].offset, 1, ps_type_bytes(fields[f].type));
+    *nrest = 0;
+    for (b = 0; b < record_size; b++)
+        if (!covered[b])
+            rest[(*nrest)++] = (unsigned char)b;
+    return 1;
+}
+
+static int sort_direct(const rec_plan *p, unsigned char *rec,
+                       size_t record_size, const unsigned char *rest,
+                       unsigned nrest)
+{
+    const ps_backend_ops *ops;
+    void *state;
+    unsigned vb = nrest == 0 ? 0 : nrest <= 4 ? 4 : 8;
+    size_t n = p->n, ib = 8 * n;
+    unsigned char *block, *vals;
+    rec_direct d;
+    int st = ps_backend_for(n, &ops, &state);
+    if (st != PS_OK)
+        return st;
+    /* n records of at least one byte fit in memory; 16 bytes each more
+     * are refused before they could wrap. */
+    if (n > SIZE_MAX / 16 - 8) {
+        ps_detail_set("%s: n = %zu: its scratch would overflow size_t", p->fn, n);
+        return PS_ERR_TOO_LARGE;
+    }
+    block = ps_alloc(ib + (size_t)vb * n + 64);
+    if (block == NULL) {
+        ps_detail_set("%s: cannot allocate %zu bytes of scratch", p->fn,
+                      ib + (size_t)vb * n + 64);
+        return PS_ERR_NO_MEMORY;
+    }
+    vals = block + ib;
+    d.p = p;
+    d.rec = rec;
+    d.size = record_size;
+    d.img = block;
+    d.vals = vals;
+    d.vb = vb;
+    d.nrest = nrest;
+    d.rest = rest;
+    d.chunks = n >= REC_PAR_MIN && ops->run_jobs != NULL ? REC_CHUNKS : 1;
+    fill_word(p, &p->word[0], NULL, block, ops, state);
+    if (vb > 0) {
+        if (d.chunks > 1)
+            ops->run_jobs(state, d.chunks, vals_job, &d);
+        else
+            vals_job(&d, 0);
+    }
+    st = vb == 0 ? ps_sort_keys(block, n, word_type(p->word[0].bits), 0)
+                 : ps_sort_pairs(block, vals, vb, n,
+                                 word_type(p->word[0].bits), 0);
+    if (st != PS_OK) {
+        ps_release(block);
+        return sort_failed(p, st);
+    }
+    if (d.chunks > 1)
+        ops->run_jobs(state, d.chunks, rebuild_job, &d);
+    else
+        rebuild_job(&d, 0);
+    ps_release(block);
+    return PS_OK;
+}
+
 int ps_sort_records(void *records, size_t record_size, size_t n,
                     const ps_field *fields, size_t num_fields)
 {
@@ -467,6 +668,16 @@ int ps_sort_records(void *records, size_t record_size, size_t n,
     if (st != PS_OK)
         return st;
     st = records_spans(&p, records, record_size, fields, num_fields, NULL);
+    if (st == PS_OK && n > 1) {
+        unsigned char rest[REC_REST_MAX + 8];
+        unsigned nrest;
+        if (direct_fits(&p, fields, record_size, rest, &nrest)
+            && nrest <= REC_REST_MAX) {
+            st = sort_direct(&p, rec, record_size, rest, nrest);
+            plan_free(&p);
+            return st;
+        }
+    }
     if (st == PS_OK && n > 1)
         st = scratch(&p, n * record_size, &sc);
     if (st == PS_OK && n > 1)
@@ -555,6 +766,7 @@ int ps_argsort_columns(const void *const *columns, const ps_type *types,
     for (c = 0; c < num_columns; c++) {
         rec_key *k = &p.key[c];
         k->base = columns[c];
+        k->off = 0;
         k->kb = ps_type_bytes(types[c]);
         k->stride = k->kb;
         k->xf = ps_xf_make(types[c], flags ? flags[c] : 0);

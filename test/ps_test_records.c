@@ -194,9 +194,17 @@ static void fixed_layouts(uint64_t *rng)
     static const ps_field four[] = {
         { 0, PS_F64, PS_DESCENDING }, { 8, PS_U8, 0 }, { 9, PS_I64, 0 },
         { 17, PS_F32, PS_DESCENDING } };
+    /* COO entries {u32 row, u32 col, f64 val}: 8 key bytes and 8 others,
+     * sorted as pairs and rebuilt; and {i16 desc, u8, 5 bytes} likewise. */
+    static const ps_field coo[] = { { 0, PS_U32, 0 }, { 4, PS_U32, 0 } };
+    static const ps_field small[] = { { 1, PS_I16, PS_DESCENDING }, { 6, PS_U8, 0 } };
+    static const ps_field twelve[] = { { 4, PS_F32, PS_DESCENDING }, { 0, PS_U32, 0 } };
     static const size_t sizes[] = { 0, 1, 2, 3, 17, 1000, 70000 };
     size_t s;
     for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        one_case("coo u32+u32 in 16 bytes", 16, sizes[s], coo, 2, rng);
+        one_case("i16desc+u8 in 8 bytes", 8, sizes[s], small, 2, rng);
+        one_case("f32desc+u32 in 12 bytes", 12, sizes[s], twelve, 2, rng);
         one_case("u16+i32desc+f16 in 9 bytes", 9, sizes[s], three, 3, rng);
         one_case("f64desc+u8+i64+f32desc in 23 bytes", 23, sizes[s], four, 4, rng);
     }
@@ -297,23 +305,23 @@ static void refusals(void)
 }
 
 /* With the j-th host allocation failing, j = 1, 2, ...: each call either
- * succeeds right or fails with a memory status, the records as they were. */
-static void faults(void)
+ * succeeds right or fails with a memory status, the records as they were.
+ * Two layouts: four fields over three words (the argsort and gather), and
+ * 16-byte COO entries by row and column (sorted as pairs, rebuilt). */
+static void faults_on(const ps_field *f, size_t nf, size_t size)
 {
-    static const ps_field f[] = { { 0, PS_F64, PS_DESCENDING }, { 8, PS_U8, 0 },
-                                  { 9, PS_I64, 0 }, { 17, PS_F32, 0 } };
-    size_t n = 5000, size = 21, *want = xmalloc(n * sizeof(size_t)), i;
+    size_t n = 5000, *want = xmalloc(n * sizeof(size_t)), i;
     unsigned char *rec = xmalloc(n * size), *work = xmalloc(n * size);
     uint64_t rng = 5;
     long j;
 
-    make_records(rec, size, n, f, 4, &rng);
-    reference(rec, size, n, f, 4, want);
+    make_records(rec, size, n, f, nf, &rng);
+    reference(rec, size, n, f, nf, want);
     for (j = 1; j < 64; j++) {
         int st;
         memcpy(work, rec, n * size);
         t_fail_alloc_at(j);
-        st = ps_sort_records(work, size, n, f, 4);
+        st = ps_sort_records(work, size, n, f, nf);
         t_fail_alloc_at(0);
         if (st == PS_OK) {
             for (i = 0; i < n; i++)
@@ -336,6 +344,15 @@ static void faults(void)
     free(want);
     free(rec);
     free(work);
+}
+
+static void faults(void)
+{
+    static const ps_field wide[] = { { 0, PS_F64, PS_DESCENDING }, { 8, PS_U8, 0 },
+                                     { 9, PS_I64, 0 }, { 17, PS_F32, 0 } };
+    static const ps_field coo[] = { { 0, PS_U32, 0 }, { 4, PS_U32, 0 } };
+    faults_on(wide, 4, 21);
+    faults_on(coo, 2, 16);
 }
 
 int main(void)
