@@ -624,15 +624,12 @@ static int sort_direct(const rec_plan *p, unsigned char *rec,
         return PS_ERR_NO_MEMORY;
     }
     vals = block + ib;
-    d.p = p;
-    d.rec = rec;
-    d.size = record_size;
-    d.img = block;
-    d.vals = vals;
-    d.vb = vb;
-    d.nrest = nrest;
-    d.rest = rest;
-    d.chunks = n >= REC_PAR_MIN && ops->run_jobs != NULL ? REC_CHUNKS : 1;
+    {
+        rec_direct init = { p, rec, record_size, block, vals, vb, nrest, rest,
+                            n >= REC_PAR_MIN && ops->run_jobs != NULL
+                            ? REC_CHUNKS : 1 };
+        d = init;
+    }
     fill_word(p, &p->word[0], NULL, block, ops, state);
     if (vb > 0) {
         if (d.chunks > 1)
