@@ -22,7 +22,11 @@
  *   2      size class (byte % 16), see decode_n()
  *   3      bit 0 PS_DESCENDING; bits 1-2 operation: 0 keys, 1 and 3 pairs,
  *          2 argsort; bit 3: ps_topk instead, with the operation's
- *          outputs (keys; keys and values; keys and indices)
+ *          outputs (keys; keys and values; keys and indices); bit 4
+ *          (without bit 3): records instead, {u8 group, the key, a 3-byte
+ *          tag} by group (bit 5: descending), then the key, through
+ *          ps_argsort_records and ps_sort_records (a group of 1 + a % 4
+ *          values)
  *   4      distribution parameter a
  *   5-6    size parameter, little-endian
  *   7      value size for pairs: byte % 20 < 4 gives 4 or 8 (even/odd),
@@ -66,6 +70,8 @@ typedef struct shape_case {
     unsigned flags;
     int op;
     int topk;                   /* ps_topk of op, with k */
+    int records;                /* ps_sort_records by (group, key) */
+    unsigned group_flags;
     size_t k;
     size_t vs;                  /* value size, pairs only */
     size_t n;
@@ -160,6 +166,8 @@ static void decode(const uint8_t *d, size_t size, shape_case *c)
     if (c->op == 3)
         c->op = OP_PAIRS;
     c->topk = (b3 & 8u) != 0;
+    c->records = !c->topk && (b3 & 16u) != 0;
+    c->group_flags = b3 & 32u ? PS_DESCENDING : 0u;
     c->k = decode_k(c->n, byte_at(d, size, 18) | byte_at(d, size, 19) << 8);
     c->a = byte_at(d, size, 4);
     c->vs = b7 < 4 ? (b7 & 1 ? 8 : 4) : 1 + (b7 - 4);
@@ -184,6 +192,9 @@ static void describe(const shape_case *c, char *buf, size_t len)
                      c->flags & PS_DESCENDING ? "desc" : "asc", op_name(c->op));
     if (k > 0 && (size_t)k < len && c->topk)
         k += snprintf(buf + k, len - (size_t)k, " topk k=%zu", c->k);
+    if (k > 0 && (size_t)k < len && c->records)
+        k += snprintf(buf + k, len - (size_t)k, " records, groups %s",
+                      c->group_flags ? "desc" : "asc");
     if (k > 0 && (size_t)k < len && c->op == OP_PAIRS)
         k += snprintf(buf + k, len - (size_t)k, " value_size=%zu", c->vs);
     if (k > 0 && (size_t)k < len)
@@ -679,6 +690,66 @@ static void check_topk(const shape_case *c, const unsigned char *keys,
     free(copy);
 }
 
+/* Records {u8 group, the case's key, a 3-byte tag of the index} sorted
+ * by group (in its own direction), then by the key: ps_argsort_records
+ * must give the oracle's order (the key's stable order, then a stable
+ * counting sort by group), ps_sort_records the records in that order.
+ * Keys of 8 bytes make the two fields two words; narrower ones one word
+ * with the tag as the rest (the pairs route). */
+static void check_records(const shape_case *c, const unsigned char *keys)
+{
+    size_t n = c->n, kb = ps_type_size(c->type), rs = kb + 4, i, g;
+    size_t groups = 1 + c->a % 4, count[5] = { 0 };
+    ps_field f[2];
+    unsigned char *rec = malloc(n * rs + 1), *out = malloc(n * rs + 1);
+    size_t *by_key = malloc((n + 1) * sizeof *by_key);
+    size_t *want = malloc((n + 1) * sizeof *want), *perm = malloc((n + 1) * sizeof *perm);
+    int st;
+
+    if (!rec || !out || !by_key || !want || !perm)
+        fail(c, "out of memory in the test", 0);
+    f[0].offset = 0, f[0].type = PS_U8, f[0].flags = c->group_flags;
+    f[1].offset = 1, f[1].type = c->type, f[1].flags = c->flags;
+    for (i = 0; i < n; i++) {
+        unsigned char *r = rec + i * rs;
+        r[0] = (unsigned char)((i * 2654435761u >> 7) % groups);
+        memcpy(r + 1, keys + i * kb, kb);
+        tag(r + 1 + kb, 3, i);
+    }
+    t_oracle_perm(keys, n, c->type, c->flags, by_key);
+    for (i = 0; i < n; i++)
+        count[rec[by_key[i] * rs]]++;
+    /* Where each group starts, in the groups' direction. */
+    {
+        size_t at = 0, start[4];
+        for (g = 0; g < groups; g++) {
+            size_t gg = c->group_flags ? groups - 1 - g : g;
+            start[gg] = at;
+            at += count[gg];
+        }
+        for (i = 0; i < n; i++)
+            want[start[rec[by_key[i] * rs]]++] = by_key[i];
+    }
+    st = ps_argsort_records(rec, rs, n, f, 2, perm);
+    if (st != PS_OK)
+        fail(c, "valid ps_argsort_records call failed", 0);
+    for (i = 0; i < n; i++)
+        if (perm[i] != want[i])
+            fail(c, "ps_argsort_records differs from the oracle's order", i);
+    memcpy(out, rec, n * rs);
+    st = ps_sort_records(out, rs, n, f, 2);
+    if (st != PS_OK)
+        fail(c, "valid ps_sort_records call failed", 0);
+    for (i = 0; i < n; i++)
+        if (memcmp(out + i * rs, rec + want[i] * rs, rs) != 0)
+            fail(c, "ps_sort_records: a record out of place, or changed", i);
+    free(rec);
+    free(out);
+    free(by_key);
+    free(want);
+    free(perm);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -735,6 +806,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i <= n; i++)
         perm[i] = (size_t)-1;
 
+    if (c.records) {
+        check_records(&c, keys);
+        free(keys); free(keys0); free(tmp); free(vals); free(perm); free(want);
+        return 0;
+    }
     if (c.topk) {
         check_topk(&c, keys, vals, vs, perm, tmp);
         free(keys); free(keys0); free(tmp); free(vals); free(perm); free(want);

@@ -43,11 +43,13 @@ K = {"0": (0, 0), "1": (1, 0), "n-1": (2, 0), "n": (3, 0), "n+1": (4, 0),
 
 
 def case(name, typ, n, dist, a=0, b=0, c=0, seed=1, desc=False, op="keys", vs=4,
-         topk=None):
-    """topk: a K name, for ps_topk of op with that k."""
+         topk=None, records=None):
+    """topk: a K name, for ps_topk of op with that k.  records: "asc" or
+    "desc", for ps_sort_records by (group in that direction, key)."""
     cls, p = size(n)
+    rec = 0 if records is None else 16 | (32 if records == "desc" else 0)
     data = bytes([TYPE.index(typ), DIST.index(dist), cls,
-                  int(desc) | OPS[op] << 1 | (8 if topk else 0), a]) + \
+                  int(desc) | OPS[op] << 1 | (8 if topk else 0) | rec, a]) + \
         struct.pack("<H", p) + bytes([VS[vs], b, c]) + struct.pack("<Q", seed)
     if topk:
         kc, q = K[topk]
@@ -95,3 +97,12 @@ case("topk-f64-specials-64k-1-pairs7-n-1", "f64", 65535, "specials",
 case("topk-u16-allequal-48k+1-k1", "u16", 49153, "allequal", a=1, topk="1")
 case("topk-i8-eightdup-4k-argsort-max", "i8", 4096, "eightdup", op="argsort",
      topk="max", desc=True)
+# Records {u8 group, key, 3-byte tag} by (group, key): one word with the
+# tag as rest (the pairs route), and u64/f64 keys over two words.
+case("records-u32-fewdistinct-100k-groups-desc", "u32", 100000, "fewdistinct",
+     a=3, records="desc")
+case("records-f64-specials-64k+1-desc", "f64", 65537, "specials", a=2,
+     desc=True, records="asc")
+case("records-i16-twodup-48k", "i16", 49152, "twodup", a=1, records="asc")
+case("records-u64-loguniform-200k", "u64", 200000, "loguniform", a=63,
+     records="desc")
