@@ -22,9 +22,9 @@
  *   2      size class (byte % 16), see decode_n()
  *   3      bit 0 PS_DESCENDING; bits 1-2 operation: 0 keys, 1 and 3 pairs,
  *          2 argsort; bit 3: ps_topk instead, with the operation's
- *          outputs (keys; keys and values; keys and indices); bit 4
+ *          outputs (keys; keys and values; keys and indices); bit 5
  *          (without bit 3): records instead, {u8 group, the key, a 3-byte
- *          tag} by group (bit 5: descending), then the key, through
+ *          tag} by group (bit 6: descending), then the key, through
  *          ps_argsort_records and ps_sort_records (a group of 1 + a % 4
  *          values)
  *   4      distribution parameter a
@@ -166,8 +166,8 @@ static void decode(const uint8_t *d, size_t size, shape_case *c)
     if (c->op == 3)
         c->op = OP_PAIRS;
     c->topk = (b3 & 8u) != 0;
-    c->records = !c->topk && (b3 & 16u) != 0;
-    c->group_flags = b3 & 32u ? PS_DESCENDING : 0u;
+    c->records = !c->topk && (b3 & 32u) != 0;
+    c->group_flags = b3 & 64u ? PS_DESCENDING : 0u;
     c->k = decode_k(c->n, byte_at(d, size, 18) | byte_at(d, size, 19) << 8);
     c->a = byte_at(d, size, 4);
     c->vs = b7 < 4 ? (b7 & 1 ? 8 : 4) : 1 + (b7 - 4);

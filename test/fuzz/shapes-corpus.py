@@ -47,7 +47,7 @@ def case(name, typ, n, dist, a=0, b=0, c=0, seed=1, desc=False, op="keys", vs=4,
     """topk: a K name, for ps_topk of op with that k.  records: "asc" or
     "desc", for ps_sort_records by (group in that direction, key)."""
     cls, p = size(n)
-    rec = 0 if records is None else 16 | (32 if records == "desc" else 0)
+    rec = 0 if records is None else 32 | (64 if records == "desc" else 0)
     data = bytes([TYPE.index(typ), DIST.index(dist), cls,
                   int(desc) | OPS[op] << 1 | (8 if topk else 0) | rec, a]) + \
         struct.pack("<H", p) + bytes([VS[vs], b, c]) + struct.pack("<Q", seed)
