@@ -10,8 +10,8 @@ Cases, each on the same data for both:
     np.sort(a, order=["row", "col"], kind="stable") against
     portsort.sort(a, order=["row", "col"]) (val breaks ties in both);
   - events: {f8 time, u4 id, u2 kind} by time, id (kind breaks ties);
-  - lexsort: three separate columns (u2, i4, f4), np.lexsort against
-    portsort.lexsort, same argument order.
+  - lexsort: two int32 columns (issue 31's case), and three columns (u2,
+    i4, f4), np.lexsort against portsort.lexsort, same argument order.
 Floats hold no NaN or -0.0, where NumPy's order and totalOrder agree, and
 the results are checked to be equal.  Each runs once to warm up, then
 --repeat times (sorts on a fresh copy); medians in ms and NumPy's time over
@@ -50,8 +50,11 @@ def cases(n, rng):
     cols = [rng.integers(0, 2**16, n).astype(np.uint16),
             rng.integers(-1000, 1000, n).astype(np.int32),
             rng.integers(0, 100, n).astype(np.float32)]
+    two = [rng.integers(-2**31, 2**31, n).astype(np.int32),
+           rng.integers(-1000, 1000, n).astype(np.int32)]
     return [("coo by row, col", coo, ["row", "col"]),
             ("events by time, id", ev, ["time", "id"]),
+            ("lexsort i4, i4", two, None),
             ("lexsort u2, i4, f4", cols, None)]
 
 
