@@ -3,7 +3,7 @@
 # built here makes its script exit 77 (skipped).
 check_PROGRAMS += test/ps_test_diff test/ps_test_errors test/ps_test_threads \
 	test/ps_test_fork test/ps_test_modules test/ps_test_scale \
-	test/ps_test_segments test/ps_test_topk
+	test/ps_test_segments test/ps_test_topk test/ps_test_strings
 noinst_HEADERS += test/ps_test_util.h
 
 test_ps_test_diff_SOURCES = test/ps_test_diff.c test/ps_test_util.c
@@ -26,6 +26,9 @@ test_ps_test_segments_LDADD = lib/libportsort.la
 test_ps_test_topk_SOURCES = test/ps_test_topk.c test/ps_test_util.c \
 	test/ps_test_faults.c
 test_ps_test_topk_LDADD = lib/libportsort.la
+test_ps_test_strings_SOURCES = test/ps_test_strings.c test/ps_test_util.c \
+	test/ps_test_faults.c
+test_ps_test_strings_LDADD = lib/libportsort.la
 test_ps_test_modules_SOURCES = test/ps_test_modules.c test/ps_test_util.c
 test_ps_test_modules_LDADD = lib/libportsort.la
 
