@@ -71,8 +71,14 @@ typedef struct str_sort {
     uint64_t *keys, *kx;
 } str_sort;
 
+/* How many strings ahead str_fill asks for a string's bytes. */
+#define STR_AHEAD 12
 /* A range at or below this many strings is finished by insertion sort. */
 #define STR_SMALL 24
+/* A range at or below this many is sorted by its words with a merge sort
+ * instead of being distributed: 256 counters a byte cost more than a
+ * comparison sort of so few. */
+#define STR_MEDIUM 384
 /* The parallel levels' arrays at least this long; below, one serial sort. */
 #define STR_PAR_MIN ((size_t)1 << 16)
 /* Jobs of the parallel phases. */
@@ -182,11 +188,70 @@ static void str_insertion(const str_sort *s, size_t lo, size_t hi, size_t d)
     }
 }
 
-static void str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
+/* Makes the words of [lo, hi) at depth d; returns 1 when they are all
+ * equal (a common prefix: the caller moves on without distributing). */
+static int str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
 {
     size_t i;
-    for (i = lo; i < hi; i++)
-        s->keys[i] = str_word(s, &s->items[i], d) ^ s->mask;
+    uint64_t first = str_word(s, &s->items[lo], d) ^ s->mask, diff = 0;
+    s->keys[lo] = first;
+    for (i = lo + 1; i < hi; i++) {
+        uint64_t k;
+#if defined(__GNUC__)
+        /* The strings are scattered: ask for one well ahead, so that
+         * several misses are in flight instead of one at a time. */
+        if (i + STR_AHEAD < hi)
+            __builtin_prefetch(s->items[i + STR_AHEAD].p + d);
+#endif
+        k = str_word(s, &s->items[i], d) ^ s->mask;
+        s->keys[i] = k;
+        diff |= k ^ first;
+    }
+    return diff == 0;
+}
+
+/* Stable merge sort of [lo, hi) by word alone (insertion-sorted runs of 16,
+ * then merges through kx, ix), leaving the result in keys, items. */
+static void str_merge_words(const str_sort *s, size_t lo, size_t hi)
+{
+    uint64_t *ka = s->keys, *kb = s->kx, *kt;
+    str_item *ia = s->items, *ib = s->ix, *it;
+    size_t r, i, j, w;
+    for (r = lo; r < hi; r += 16) {
+        size_t e = r + 16 < hi ? r + 16 : hi;
+        for (i = r + 1; i < e; i++) {
+            uint64_t k = ka[i];
+            str_item x = ia[i];
+            for (j = i; j > r && k < ka[j - 1]; j--) {
+                ka[j] = ka[j - 1];
+                ia[j] = ia[j - 1];
+            }
+            ka[j] = k;
+            ia[j] = x;
+        }
+    }
+    for (w = 16; w < hi - lo; w *= 2) {
+        for (r = lo; r < hi; r += 2 * w) {
+            size_t mid = r + w < hi ? r + w : hi;
+            size_t end = mid + w < hi ? mid + w : hi, a = r, b = mid, o = r;
+            while (a < mid && b < end) {
+                if (ka[b] < ka[a])
+                    kb[o] = ka[b], ib[o++] = ia[b++];
+                else
+                    kb[o] = ka[a], ib[o++] = ia[a++];
+            }
+            while (a < mid)
+                kb[o] = ka[a], ib[o++] = ia[a++];
+            while (b < end)
+                kb[o] = ka[b], ib[o++] = ia[b++];
+        }
+        kt = ka, ka = kb, kb = kt;
+        it = ia, ia = ib, ib = it;
+    }
+    if (ka != s->keys) {
+        memcpy(s->keys + lo, ka + lo, (hi - lo) * sizeof *ka);
+        memcpy(s->items + lo, ia + lo, (hi - lo) * sizeof *ia);
+    }
 }
 
 /* The serial sort of items [lo, hi), all of whose strings have at least d
@@ -207,12 +272,39 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
         size_t m = t.hi - t.lo, i, v;
         int b = t.b;
         if (b < 0) {
-            str_fill(s, t.lo, t.hi, t.d);
+            /* Past a prefix that the whole range shares, word by word
+             * while the strings are in cache. */
+            int same;
+            while ((same = str_fill(s, t.lo, t.hi, t.d)) != 0
+                   && !str_ends(s, s->keys[t.lo] ^ s->mask))
+                t.d += step;
+            if (same)
+                continue;       /* equal strings, in input order */
             if (m <= STR_SMALL) {
                 str_insertion(s, t.lo, t.hi, t.d);
                 continue;
             }
             b = 7;
+        }
+        if (m <= STR_MEDIUM) {
+            /* By word, then each run of equal words whose strings go on
+             * at the next level. */
+            str_merge_words(s, t.lo, t.hi);
+            for (i = t.lo; i < t.hi; i = v) {
+                for (v = i + 1; v < t.hi && s->keys[v] == s->keys[i];)
+                    v++;
+                if (v - i < 2 || str_ends(s, s->keys[i] ^ s->mask))
+                    continue;
+                if (v - i <= STR_SMALL) {
+                    (void)str_fill(s, i, v, t.d + step);
+                    str_insertion(s, i, v, t.d + step);
+                    continue;
+                }
+                stack[sp].lo = i, stack[sp].hi = v;
+                stack[sp].d = t.d + step, stack[sp].b = -1;
+                sp++;
+            }
+            continue;
         }
         for (;; b--) {
             unsigned sh = 8u * (unsigned)b;
@@ -255,7 +347,7 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
                     sp++;
                 } else if (!str_ends(s, s->keys[blo] ^ s->mask)) {
                     if (cnt[v] <= STR_SMALL) {
-                        str_fill(s, blo, bhi, t.d + step);
+                        (void)str_fill(s, blo, bhi, t.d + step);
                         str_insertion(s, blo, bhi, t.d + step);
                         continue;
                     }
