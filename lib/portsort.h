@@ -310,9 +310,10 @@ PS_API int ps_topk_segments(const void *keys, const void *values,
  * alike.  The work is an MSD radix sort that reads each string's bytes up
  * to where it differs from the others (its distinguishing prefix), 8 bytes
  * at a time, plus a constant number of passes over the pointers per
- * 8 bytes of prefix that whole groups share: a long common prefix, many
- * equal strings or a million empty ones cost time linear in the bytes
- * read, never quadratic, and the recursion's depth is bounded by memory
+ * 8 bytes of prefix that whole groups share (groups of up to 24 strings
+ * are finished by insertion sort, which may read a shared prefix once per
+ * pair): a long common prefix, many equal strings or a million empty ones
+ * are never quadratic in n, and the recursion's depth is bounded by memory
  * allocated before the sort (about 48 bytes a string of scratch in all).
  * On the OpenMP backend large arrays are sorted on its threads; the
  * serial backend, and the device backends (CUDA, HIP, OpenCL), sort the
