@@ -270,5 +270,5 @@ EXTRA_DIST += python/pyproject.toml python/README.md \
 	python/portsort/_arrays.py \
 	python/tests/oracle.py python/tests/test_sort.py python/tests/test_api.py \
 	python/tests/test_half.py python/tests/test_segments.py \
-	python/tests/test_topk.py \
+	python/tests/test_topk.py python/tests/test_strings.py \
 	test/cmake-app/CMakeLists.txt test/cmake-app/main.c

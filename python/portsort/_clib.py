@@ -95,6 +95,8 @@ def _declare(lib):
         "ps_topk_segments": (c_int, [c_void, c_void, c_size, c_size, c_void,
                                      c_size, c_size, c_void, c_void, c_void,
                                      c_int, c_uint]),
+        "ps_argsort_strings": (c_int, [c_void, c_void, c_size, c_void,
+                                       c_uint]),
         "ps_backend_name": (ctypes.c_char_p, []),
         "ps_backends": (c_size, [ctypes.POINTER(BackendInfo), c_size]),
         "ps_strerror": (ctypes.c_char_p, [c_int]),
