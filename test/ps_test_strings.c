@@ -37,6 +37,8 @@ typedef struct builder {
 
 static void put(builder *b, const void *p, size_t len)
 {
+    if (len == 0)
+        return;
     if (b->used + len > b->cap) {
         b->cap = 2 * (b->used + len) + 64;
         b->s.buf = realloc(b->s.buf, b->cap);
@@ -139,46 +141,6 @@ static void strs_free(strs *s)
     free(s->off);
 }
 
-/* The reference: memcmp order, a proper prefix first. */
-static int ref_cmp(const strs *s, size_t a, size_t b)
-{
-    size_t la = s->off[a + 1] - s->off[a], lb = s->off[b + 1] - s->off[b];
-    int r = memcmp(s->buf + s->off[a], s->buf + s->off[b], la < lb ? la : lb);
-    if (r != 0)
-        return r;
-    return la < lb ? -1 : la > lb;
-}
-
-/* Stable merge sort of the indices; descending reverses the comparison
- * only, so ties stay in index order both ways. */
-static void ref_perm(const strs *s, int desc, size_t *perm)
-{
-    size_t *tmp = malloc((s->n + 1) * sizeof *tmp), w, lo, i;
-    if (tmp == NULL)
-        t_fail("out of memory");
-    for (i = 0; i < s->n; i++)
-        perm[i] = i;
-    for (w = 1; w < s->n; w *= 2) {
-        for (lo = 0; lo < s->n; lo += 2 * w) {
-            size_t mid = lo + w < s->n ? lo + w : s->n;
-            size_t hi = mid + w < s->n ? mid + w : s->n, a = lo, b = mid, k = lo;
-            while (a < mid && b < hi) {
-                int r = ref_cmp(s, perm[b], perm[a]);
-                if (desc ? r > 0 : r < 0)
-                    tmp[k++] = perm[b++];
-                else
-                    tmp[k++] = perm[a++];
-            }
-            while (a < mid)
-                tmp[k++] = perm[a++];
-            while (b < hi)
-                tmp[k++] = perm[b++];
-        }
-        memcpy(perm, tmp, s->n * sizeof *perm);
-    }
-    free(tmp);
-}
-
 /* NUL-terminated copies (for shapes without NULs): one allocation, each
  * string at its own address, so that equal strings have distinct
  * pointers and stability shows. */
@@ -215,7 +177,7 @@ static void check_shape(int shape, size_t n, uint64_t seed)
         c = c_copies(&s, orig);
     for (desc = 0; desc < 2; desc++) {
         unsigned flags = desc ? PS_DESCENDING : 0;
-        ref_perm(&s, desc, want);
+        t_oracle_strings_perm(s.buf, s.off, n, flags, want);
         memset(perm, 0xee, (n + 1) * sizeof *perm);
         st = ps_argsort_strings(s.buf, s.off, n, perm, flags);
         if (st != PS_OK)
