@@ -130,8 +130,8 @@ PS_FORCE_INLINE uint64_t str_word(const str_sort *s, const str_item *it,
         return w << 8 | (rem < 7 ? rem : 7);
     }
     for (j = 0; j < 8; j++) {
-        if (c[j] == 0)
-            return w << (8 * (8 - j));
+        if (c[j] == 0)       /* w is 0 when j is: no shift by 64 */
+            return j == 0 ? 0 : w << (8 * (8 - j));
         w = w << 8 | c[j];
     }
     return w;

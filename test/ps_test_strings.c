@@ -152,7 +152,8 @@ static char *c_copies(const strs *s, const char **ptr)
         t_fail("out of memory");
     for (i = 0; i < s->n; i++) {
         size_t len = s->off[i + 1] - s->off[i];
-        memcpy(c + at, s->buf + s->off[i], len);
+        if (len > 0)
+            memcpy(c + at, s->buf + s->off[i], len);
         c[at + len] = 0;
         ptr[i] = c + at;
         at += len + 1;
