@@ -188,9 +188,11 @@ static void str_insertion(const str_sort *s, size_t lo, size_t hi, size_t d)
     }
 }
 
-/* Makes the words of [lo, hi) at depth d; returns 1 when they are all
- * equal (a common prefix: the caller moves on without distributing). */
-static int str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
+/* Makes the words of [lo, hi) at depth d; returns the bits in which some
+ * word differs from the first (0: all equal, a common prefix that the
+ * caller passes without distributing; else its top byte is the first
+ * worth distributing on). */
+static uint64_t str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
 {
     size_t i;
     uint64_t first = str_word(s, &s->items[lo], d) ^ s->mask, diff = 0;
@@ -207,7 +209,27 @@ static int str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
         s->keys[i] = k;
         diff |= k ^ first;
     }
-    return diff == 0;
+    return diff;
+}
+
+/* The bits of bytes 0..b in which some word of [lo, hi) differs from the
+ * first. */
+static uint64_t str_diff(const str_sort *s, size_t lo, size_t hi, int b)
+{
+    uint64_t first = s->keys[lo], diff = 0;
+    size_t i;
+    for (i = lo + 1; i < hi; i++)
+        diff |= s->keys[i] ^ first;
+    return b == 7 ? diff : diff & (((uint64_t)1 << (8 * b + 8)) - 1);
+}
+
+/* The highest byte in which diff (not 0) has a bit. */
+static int str_top_byte(uint64_t diff)
+{
+    int b = 7;
+    while ((diff >> (8 * b)) == 0)
+        b--;
+    return b;
 }
 
 /* Stable merge sort of [lo, hi) by word alone (insertion-sorted runs of 16,
@@ -271,20 +293,30 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
         str_task t = stack[--sp];
         size_t m = t.hi - t.lo, i, v;
         int b = t.b;
+        uint64_t diff;
         if (b < 0) {
             /* Past a prefix that the whole range shares, word by word
              * while the strings are in cache. */
-            int same;
-            while ((same = str_fill(s, t.lo, t.hi, t.d)) != 0
+            while ((diff = str_fill(s, t.lo, t.hi, t.d)) == 0
                    && !str_ends(s, s->keys[t.lo] ^ s->mask))
                 t.d += step;
-            if (same)
+            if (diff == 0)
                 continue;       /* equal strings, in input order */
             if (m <= STR_SMALL) {
                 str_insertion(s, t.lo, t.hi, t.d);
                 continue;
             }
-            b = 7;
+        } else {
+            diff = str_diff(s, t.lo, t.hi, b);
+            if (diff == 0) {
+                /* Every word equal: equal strings, or the same prefix. */
+                if (!str_ends(s, s->keys[t.lo] ^ s->mask)) {
+                    stack[sp].lo = t.lo, stack[sp].hi = t.hi;
+                    stack[sp].d = t.d + step, stack[sp].b = -1;
+                    sp++;
+                }
+                continue;
+            }
         }
         if (m <= STR_MEDIUM) {
             /* By word, then each run of equal words whose strings go on
@@ -306,23 +338,13 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
             }
             continue;
         }
-        for (;; b--) {
+        /* The first byte in which the words differ: at least two buckets. */
+        b = str_top_byte(diff);
+        {
             unsigned sh = 8u * (unsigned)b;
             memset(cnt, 0, sizeof cnt);
             for (i = t.lo; i < t.hi; i++)
                 cnt[(s->keys[i] >> sh) & 0xff]++;
-            if (cnt[(s->keys[t.lo] >> sh) & 0xff] == m) {
-                /* One byte value throughout: nothing to move. */
-                if (b > 0)
-                    continue;
-                /* Every word equal: equal strings, or the same prefix. */
-                if (!str_ends(s, s->keys[t.lo] ^ s->mask)) {
-                    stack[sp].lo = t.lo, stack[sp].hi = t.hi;
-                    stack[sp].d = t.d + step, stack[sp].b = -1;
-                    sp++;
-                }
-                break;
-            }
             at[0] = t.lo;
             for (v = 1; v < 256; v++)
                 at[v] = at[v - 1] + cnt[v - 1];
@@ -356,7 +378,6 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
                     sp++;
                 }
             }
-            break;
         }
     }
 }
