@@ -30,7 +30,7 @@ EXTRA_DIST += bench/ps_cpubench.sh
 if PS_BENCH
 noinst_PROGRAMS += bench/ps_topkbench
 endif
-bench_ps_topkbench_SOURCES = bench/ps_topkbench.c
+bench_ps_topkbench_SOURCES = bench/ps_topkbench.c bench/ps_bench_clock.h
 bench_ps_topkbench_LDADD = lib/libportsort.la
 
 # ps_sort_strings against qsort(strcmp) and tlx::sort_strings, loaded at
@@ -39,7 +39,7 @@ bench_ps_topkbench_LDADD = lib/libportsort.la
 if PS_BENCH
 noinst_PROGRAMS += bench/ps_strbench
 endif
-bench_ps_strbench_SOURCES = bench/ps_strbench.c
+bench_ps_strbench_SOURCES = bench/ps_strbench.c bench/ps_bench_clock.h
 bench_ps_strbench_LDADD = lib/libportsort.la
 EXTRA_DIST += bench/ps_strbench_tlx.cc
 

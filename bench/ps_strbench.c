@@ -27,19 +27,7 @@
 #include <time.h>
 
 #include "portsort.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "ps_bench_clock.h"
 
 static void *need(void *p)
 {
@@ -134,20 +122,19 @@ static double measure(sort_fn f, const char *name, const char **orig,
     for (r = 0; r < reps; r++) {
         double t0;
         memcpy(work, orig, n * sizeof *work);
-        t0 = now();
+        t0 = ps_bench_now();
         if (f(work, n) != 0) {
             fprintf(stderr, "ps_strbench: %s failed: %s\n", name,
                     ps_error_detail());
             exit(1);
         }
-        t[r] = now() - t0;
+        t[r] = ps_bench_now() - t0;
         if (!sorted(work, n, stable)) {
             fprintf(stderr, "ps_strbench: %s left the strings unsorted\n", name);
             exit(1);
         }
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    return t[reps / 2];
+    return ps_bench_median(t, reps);
 }
 
 int main(int argc, char **argv)

@@ -619,6 +619,24 @@ static int str_check(const char *fn, size_t n, unsigned flags)
     return PS_OK;
 }
 
+/* A call's mode and direction, and its items' array (for the caller to
+ * fill). */
+static int str_begin(const char *fn, str_sort *s, const size_t *off,
+                     unsigned flags, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->off = off;
+    s->desc = (flags & PS_DESCENDING) != 0;
+    s->mask = s->desc ? ~(uint64_t)0 : 0;
+    s->items = ps_alloc(n * sizeof *s->items);
+    if (s->items == NULL) {
+        ps_detail_set("%s: cannot allocate %zu bytes for %zu strings", fn,
+                      n * sizeof *s->items, n);
+        return PS_ERR_NO_MEMORY;
+    }
+    return PS_OK;
+}
+
 int ps_sort_strings(const char **strings, size_t n, unsigned flags)
 {
     static const char fn[] = "ps_sort_strings";
@@ -643,15 +661,9 @@ int ps_sort_strings(const char **strings, size_t n, unsigned flags)
         }
     if (n < 2)
         return str_backend_ok(n);
-    memset(&s, 0, sizeof s);
-    s.desc = (flags & PS_DESCENDING) != 0;
-    s.mask = s.desc ? ~(uint64_t)0 : 0;
-    s.items = ps_alloc(n * sizeof *s.items);
-    if (s.items == NULL) {
-        ps_detail_set("%s: cannot allocate %zu bytes for %zu strings", fn,
-                      n * sizeof *s.items, n);
-        return PS_ERR_NO_MEMORY;
-    }
+    st = str_begin(fn, &s, NULL, flags, n);
+    if (st != PS_OK)
+        return st;
     for (i = 0; i < n; i++) {
         s.items[i].p = (const unsigned char *)strings[i];
         s.items[i].i = i;
@@ -717,16 +729,9 @@ int ps_argsort_strings(const void *bytes, const size_t *offsets, size_t n,
             perm[i] = i;
         return st;
     }
-    memset(&s, 0, sizeof s);
-    s.off = offsets;
-    s.desc = (flags & PS_DESCENDING) != 0;
-    s.mask = s.desc ? ~(uint64_t)0 : 0;
-    s.items = ps_alloc(n * sizeof *s.items);
-    if (s.items == NULL) {
-        ps_detail_set("%s: cannot allocate %zu bytes for %zu strings", fn,
-                      n * sizeof *s.items, n);
-        return PS_ERR_NO_MEMORY;
-    }
+    st = str_begin(fn, &s, offsets, flags, n);
+    if (st != PS_OK)
+        return st;
     for (i = 0; i < n; i++) {
         s.items[i].p = base + offsets[i];
         s.items[i].i = i;
