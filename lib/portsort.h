@@ -314,7 +314,7 @@ PS_API int ps_topk_segments(const void *keys, const void *values,
  * are finished by insertion sort, which may read a shared prefix once per
  * pair): a long common prefix, many equal strings or a million empty ones
  * are never quadratic in n, and the recursion's depth is bounded by memory
- * allocated before the sort (about 48 bytes a string of scratch in all).
+ * allocated before the sort (up to 64 bytes a string of scratch in all).
  * On the OpenMP backend large arrays are sorted on its threads; the
  * serial backend, and the device backends (CUDA, HIP, OpenCL), sort the
  * strings on the host with the same serial code.

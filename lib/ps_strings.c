@@ -53,22 +53,24 @@
 #include "ps_internal.h"
 #include "ps_overlap.h"
 
-/* A string of the sort: where its next unread bytes start (at depth d of
- * the current level: p + d) and its index in the caller's array. */
+/* A string of the sort: its cached word k (of the current level, as
+ * stored: complemented when descending), where its bytes start (the level
+ * at depth d reads p + d) and its index in the caller's array.  The word
+ * travels with the string, so that a distribution writes one stream per
+ * bucket, not two. */
 typedef struct str_item {
+    uint64_t k;
     const unsigned char *p;
     size_t i;
 } str_item;
 
 /* One call: the mode (lengths from offsets, else NUL-terminated), the
- * direction, and the scratch.  keys[i] is the cached word of items[i];
- * kx and ix are the distributions' targets. */
+ * direction, the strings and the distributions' target ix. */
 typedef struct str_sort {
     const size_t *off;      /* NULL: NUL-terminated strings */
     uint64_t mask;          /* ~0 for descending: the words are complemented */
     int desc;
     str_item *items, *ix;
-    uint64_t *keys, *kx;
 } str_sort;
 
 /* How many strings ahead str_fill asks for a string's bytes. */
@@ -174,17 +176,14 @@ static int str_before(const str_sort *s, uint64_t ka, const str_item *a,
 /* Stable insertion sort of [lo, hi), whose words of depth d are valid. */
 static void str_insertion(const str_sort *s, size_t lo, size_t hi, size_t d)
 {
+    str_item *a = s->items;
     size_t i, j;
     for (i = lo + 1; i < hi; i++) {
-        uint64_t k = s->keys[i];
-        str_item it = s->items[i];
-        for (j = i; j > lo && str_before(s, k, &it, s->keys[j - 1],
-                                         &s->items[j - 1], d); j--) {
-            s->keys[j] = s->keys[j - 1];
-            s->items[j] = s->items[j - 1];
-        }
-        s->keys[j] = k;
-        s->items[j] = it;
+        str_item it = a[i];
+        for (j = i; j > lo && str_before(s, it.k, &it, a[j - 1].k, &a[j - 1], d);
+             j--)
+            a[j] = a[j - 1];
+        a[j] = it;
     }
 }
 
@@ -196,7 +195,7 @@ static uint64_t str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
 {
     size_t i;
     uint64_t first = str_word(s, &s->items[lo], d) ^ s->mask, diff = 0;
-    s->keys[lo] = first;
+    s->items[lo].k = first;
     for (i = lo + 1; i < hi; i++) {
         uint64_t k;
 #if defined(__GNUC__)
@@ -206,7 +205,7 @@ static uint64_t str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
             __builtin_prefetch(s->items[i + STR_AHEAD].p + d);
 #endif
         k = str_word(s, &s->items[i], d) ^ s->mask;
-        s->keys[i] = k;
+        s->items[i].k = k;
         diff |= k ^ first;
     }
     return diff;
@@ -216,10 +215,10 @@ static uint64_t str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
  * first. */
 static uint64_t str_diff(const str_sort *s, size_t lo, size_t hi, int b)
 {
-    uint64_t first = s->keys[lo], diff = 0;
+    uint64_t first = s->items[lo].k, diff = 0;
     size_t i;
     for (i = lo + 1; i < hi; i++)
-        diff |= s->keys[i] ^ first;
+        diff |= s->items[i].k ^ first;
     return b == 7 ? diff : diff & (((uint64_t)1 << (8 * b + 8)) - 1);
 }
 
@@ -233,47 +232,35 @@ static int str_top_byte(uint64_t diff)
 }
 
 /* Stable merge sort of [lo, hi) by word alone (insertion-sorted runs of 16,
- * then merges through kx, ix), leaving the result in keys, items. */
+ * then merges through ix), leaving the result in items. */
 static void str_merge_words(const str_sort *s, size_t lo, size_t hi)
 {
-    uint64_t *ka = s->keys, *kb = s->kx, *kt;
-    str_item *ia = s->items, *ib = s->ix, *it;
+    str_item *a = s->items, *b = s->ix, *t;
     size_t r, i, j, w;
     for (r = lo; r < hi; r += 16) {
         size_t e = r + 16 < hi ? r + 16 : hi;
         for (i = r + 1; i < e; i++) {
-            uint64_t k = ka[i];
-            str_item x = ia[i];
-            for (j = i; j > r && k < ka[j - 1]; j--) {
-                ka[j] = ka[j - 1];
-                ia[j] = ia[j - 1];
-            }
-            ka[j] = k;
-            ia[j] = x;
+            str_item x = a[i];
+            for (j = i; j > r && x.k < a[j - 1].k; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
         }
     }
     for (w = 16; w < hi - lo; w *= 2) {
         for (r = lo; r < hi; r += 2 * w) {
             size_t mid = r + w < hi ? r + w : hi;
-            size_t end = mid + w < hi ? mid + w : hi, a = r, b = mid, o = r;
-            while (a < mid && b < end) {
-                if (ka[b] < ka[a])
-                    kb[o] = ka[b], ib[o++] = ia[b++];
-                else
-                    kb[o] = ka[a], ib[o++] = ia[a++];
-            }
-            while (a < mid)
-                kb[o] = ka[a], ib[o++] = ia[a++];
-            while (b < end)
-                kb[o] = ka[b], ib[o++] = ia[b++];
+            size_t end = mid + w < hi ? mid + w : hi, x = r, y = mid, o = r;
+            while (x < mid && y < end)
+                b[o++] = a[y].k < a[x].k ? a[y++] : a[x++];
+            while (x < mid)
+                b[o++] = a[x++];
+            while (y < end)
+                b[o++] = a[y++];
         }
-        kt = ka, ka = kb, kb = kt;
-        it = ia, ia = ib, ib = it;
+        t = a, a = b, b = t;
     }
-    if (ka != s->keys) {
-        memcpy(s->keys + lo, ka + lo, (hi - lo) * sizeof *ka);
-        memcpy(s->items + lo, ia + lo, (hi - lo) * sizeof *ia);
-    }
+    if (a != s->items)
+        memcpy(s->items + lo, a + lo, (hi - lo) * sizeof *a);
 }
 
 /* The serial sort of items [lo, hi), all of whose strings have at least d
@@ -298,7 +285,7 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
             /* Past a prefix that the whole range shares, word by word
              * while the strings are in cache. */
             while ((diff = str_fill(s, t.lo, t.hi, t.d)) == 0
-                   && !str_ends(s, s->keys[t.lo] ^ s->mask))
+                   && !str_ends(s, s->items[t.lo].k ^ s->mask))
                 t.d += step;
             if (diff == 0)
                 continue;       /* equal strings, in input order */
@@ -310,7 +297,7 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
             diff = str_diff(s, t.lo, t.hi, b);
             if (diff == 0) {
                 /* Every word equal: equal strings, or the same prefix. */
-                if (!str_ends(s, s->keys[t.lo] ^ s->mask)) {
+                if (!str_ends(s, s->items[t.lo].k ^ s->mask)) {
                     stack[sp].lo = t.lo, stack[sp].hi = t.hi;
                     stack[sp].d = t.d + step, stack[sp].b = -1;
                     sp++;
@@ -323,9 +310,9 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
              * at the next level. */
             str_merge_words(s, t.lo, t.hi);
             for (i = t.lo; i < t.hi; i = v) {
-                for (v = i + 1; v < t.hi && s->keys[v] == s->keys[i];)
+                for (v = i + 1; v < t.hi && s->items[v].k == s->items[i].k;)
                     v++;
-                if (v - i < 2 || str_ends(s, s->keys[i] ^ s->mask))
+                if (v - i < 2 || str_ends(s, s->items[i].k ^ s->mask))
                     continue;
                 if (v - i <= STR_SMALL) {
                     (void)str_fill(s, i, v, t.d + step);
@@ -344,16 +331,12 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
             unsigned sh = 8u * (unsigned)b;
             memset(cnt, 0, sizeof cnt);
             for (i = t.lo; i < t.hi; i++)
-                cnt[(s->keys[i] >> sh) & 0xff]++;
+                cnt[(s->items[i].k >> sh) & 0xff]++;
             at[0] = t.lo;
             for (v = 1; v < 256; v++)
                 at[v] = at[v - 1] + cnt[v - 1];
-            for (i = t.lo; i < t.hi; i++) {
-                size_t to = at[(s->keys[i] >> sh) & 0xff]++;
-                s->kx[to] = s->keys[i];
-                s->ix[to] = s->items[i];
-            }
-            memcpy(s->keys + t.lo, s->kx + t.lo, m * sizeof *s->keys);
+            for (i = t.lo; i < t.hi; i++)
+                s->ix[at[(s->items[i].k >> sh) & 0xff]++] = s->items[i];
             memcpy(s->items + t.lo, s->ix + t.lo, m * sizeof *s->items);
             for (v = 0; v < 256; v++) {
                 size_t bhi = at[v], blo = bhi - cnt[v];
@@ -367,7 +350,7 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
                     stack[sp].lo = blo, stack[sp].hi = bhi;
                     stack[sp].d = t.d, stack[sp].b = b - 1;
                     sp++;
-                } else if (!str_ends(s, s->keys[blo] ^ s->mask)) {
+                } else if (!str_ends(s, s->items[blo].k ^ s->mask)) {
                     if (cnt[v] <= STR_SMALL) {
                         (void)str_fill(s, blo, bhi, t.d + step);
                         str_insertion(s, blo, bhi, t.d + step);
@@ -393,7 +376,8 @@ typedef struct str_par {
     const str_sort *s;
     const ps_backend_ops *ops;
     void *state;
-    size_t *pos;            /* positions sorted with the words */
+    uint64_t *pk;           /* the level's raw words, for the backend's sort */
+    size_t *pos;            /* positions sorted with them */
     str_range cur;          /* the level's range */
     size_t chunks;
     /* The jobs: ranges [first[j], first[j + 1]) of `small`, with their
@@ -417,7 +401,7 @@ static void fill_job(void *ctx, size_t j)
     size_t lo, hi, i;
     chunk_of(p, j, &lo, &hi);
     for (i = lo; i < hi; i++) {
-        p->s->keys[i] = str_word(p->s, &p->s->items[i], p->cur.d);
+        p->pk[i] = str_word(p->s, &p->s->items[i], p->cur.d);
         p->pos[i] = i - p->cur.lo;
     }
 }
@@ -476,7 +460,8 @@ static int list_add(str_list *l, size_t lo, size_t hi, size_t d)
  * the remaining ranges as jobs.  `stack` has n / (STR_SMALL + 1) +
  * STR_JOBS + 1 tasks. */
 static int str_sort_par(const str_sort *s, size_t n, const ps_backend_ops *ops,
-                        void *state, size_t *pos, str_task *stack)
+                        void *state, uint64_t *pk, size_t *pos,
+                        str_task *stack)
 {
     str_par p;
     str_list big = { NULL, 0, 0 }, small = { NULL, 0, 0 };
@@ -486,7 +471,7 @@ static int str_sort_par(const str_sort *s, size_t n, const ps_backend_ops *ops,
     int st = list_add(&big, 0, n, 0);
 
     memset(&p, 0, sizeof p);
-    p.s = s, p.ops = ops, p.state = state, p.pos = pos;
+    p.s = s, p.ops = ops, p.state = state, p.pk = pk, p.pos = pos;
     while (st == PS_OK && big.n > 0) {
         size_t m, i, run;
         p.cur = big.r[--big.n];
@@ -494,24 +479,24 @@ static int str_sort_par(const str_sort *s, size_t n, const ps_backend_ops *ops,
         p.chunks = m / 4096 < STR_JOBS ? m / 4096 + 1 : STR_JOBS;
         ops->run_jobs(state, p.chunks, fill_job, &p);
         for (i = p.cur.lo + 1; i < p.cur.hi; i++)
-            if (s->keys[i] != s->keys[p.cur.lo])
+            if (pk[i] != pk[p.cur.lo])
                 break;
         if (i == p.cur.hi) {
             /* A common prefix: the next level, with nothing moved. */
-            if (!str_ends(s, s->keys[p.cur.lo]))
+            if (!str_ends(s, pk[p.cur.lo]))
                 st = list_add(&big, p.cur.lo, p.cur.hi, p.cur.d + step);
             continue;
         }
-        st = ops->sort_pairs(state, s->keys + p.cur.lo, pos + p.cur.lo,
+        st = ops->sort_pairs(state, pk + p.cur.lo, pos + p.cur.lo,
                              sizeof(size_t), m, PS_U64, s->desc ? PS_DESCENDING : 0);
         if (st != PS_OK)
             break;
         ops->run_jobs(state, p.chunks, gather_job, &p);
         ops->run_jobs(state, p.chunks, copy_job, &p);
         for (i = p.cur.lo; i < p.cur.hi && st == PS_OK; i = run) {
-            for (run = i + 1; run < p.cur.hi && s->keys[run] == s->keys[i];)
+            for (run = i + 1; run < p.cur.hi && pk[run] == pk[i];)
                 run++;
-            if (run - i < 2 || str_ends(s, s->keys[i]))
+            if (run - i < 2 || str_ends(s, pk[i]))
                 continue;
             st = list_add(run - i >= big_min ? &big : &small, i, run,
                           p.cur.d + step);
@@ -564,6 +549,7 @@ static int str_run(const char *fn, str_sort *s, size_t n)
     void *state;
     size_t ntask = n / (STR_SMALL + 1) + STR_JOBS + 1;
     size_t *pos = NULL;
+    uint64_t *pk = NULL;
     str_task *stack;
     int par, st = ps_backend_for(n, &ops, &state);
 
@@ -574,18 +560,17 @@ static int str_run(const char *fn, str_sort *s, size_t n)
     par = n >= STR_PAR_MIN && ops->run_jobs != NULL
           && (ops->value_sizes & PS_VALUE_SIZE_BIT(sizeof(size_t))) != 0;
     s->ix = ps_alloc(n * sizeof *s->ix);
-    s->keys = ps_alloc(n * sizeof *s->keys);
-    s->kx = ps_alloc(n * sizeof *s->kx);
     stack = ps_alloc(ntask * sizeof *stack);
-    if (par)
+    if (par) {
         pos = ps_alloc(n * sizeof *pos);
-    if (s->ix == NULL || s->keys == NULL || s->kx == NULL || stack == NULL
-        || (par && pos == NULL)) {
+        pk = ps_alloc(n * sizeof *pk);
+    }
+    if (s->ix == NULL || stack == NULL || (par && (pos == NULL || pk == NULL))) {
         ps_detail_set("%s: cannot allocate %zu bytes of scratch for %zu strings",
-                      fn, n * (sizeof(str_item) + 3 * sizeof(uint64_t)), n);
+                      fn, n * (sizeof(str_item) + 2 * sizeof(uint64_t)), n);
         st = PS_ERR_NO_MEMORY;
     } else if (par) {
-        st = str_sort_par(s, n, ops, state, pos, stack);
+        st = str_sort_par(s, n, ops, state, pk, pos, stack);
         if (st == PS_ERR_NO_MEMORY)
             ps_detail_set("%s: cannot allocate the list of ranges of %zu "
                           "strings", fn, n);
@@ -593,19 +578,19 @@ static int str_run(const char *fn, str_sort *s, size_t n)
         str_sort_range(s, 0, n, 0, stack);
     }
     ps_release(s->ix);
-    ps_release(s->keys);
-    ps_release(s->kx);
     ps_release(stack);
     ps_release(pos);
+    ps_release(pk);
     return st;
 }
 
 /* Checks shared by both entry points: flags, and n small enough that the
- * scratch (items, their words, the distributions' copies: 40 bytes a
- * string, plus 8 of positions) fits in size_t. */
+ * scratch (the items with their words and the distributions' copies: 48
+ * bytes a string, plus 16 of words and positions for the parallel levels)
+ * fits in size_t. */
 static int str_check(const char *fn, size_t n, unsigned flags)
 {
-    const size_t per = 2 * sizeof(str_item) + 3 * sizeof(uint64_t);
+    const size_t per = 2 * sizeof(str_item) + 2 * sizeof(uint64_t);
     if (flags & ~PS_DESCENDING) {
         ps_detail_set("%s: unknown flags 0x%x (only PS_DESCENDING)", fn,
                       flags & ~PS_DESCENDING);
