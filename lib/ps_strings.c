@@ -73,6 +73,9 @@ typedef struct str_sort {
     str_item *items, *ix;
 } str_sort;
 
+/* Ranges at least this long are distributed on two bytes at once (when
+ * the sort has 2^16 counters to lend: the serial sort of a whole array). */
+#define STR_WIDE_MIN ((size_t)1 << 16)
 /* How many strings ahead str_fill asks for a string's bytes. */
 #define STR_AHEAD 12
 /* A range at or below this many strings is finished by insertion sort. */
@@ -263,11 +266,42 @@ static void str_merge_words(const str_sort *s, size_t lo, size_t hi)
         memcpy(s->items + lo, a + lo, (hi - lo) * sizeof *a);
 }
 
+/* One bucket [lo, hi) of a distribution at depth d whose words agree above
+ * byte rb (rb = -1: in every byte): sorted now when small, else pushed on
+ * the stack at sp.  Returns the new sp. */
+static size_t str_bucket(const str_sort *s, size_t lo, size_t hi, size_t d,
+                         int rb, str_task *stack, size_t sp)
+{
+    const size_t step = str_step(s);
+    if (hi - lo < 2)
+        return sp;
+    if (rb < 0) {
+        /* Equal words: equal strings, or strings that go on. */
+        if (str_ends(s, s->items[lo].k ^ s->mask))
+            return sp;
+        if (hi - lo <= STR_SMALL) {
+            (void)str_fill(s, lo, hi, d + step);
+            str_insertion(s, lo, hi, d + step);
+            return sp;
+        }
+        stack[sp].lo = lo, stack[sp].hi = hi;
+        stack[sp].d = d + step, stack[sp].b = -1;
+        return sp + 1;
+    }
+    if (hi - lo <= STR_SMALL) {
+        str_insertion(s, lo, hi, d);
+        return sp;
+    }
+    stack[sp].lo = lo, stack[sp].hi = hi;
+    stack[sp].d = d, stack[sp].b = rb;
+    return sp + 1;
+}
+
 /* The serial sort of items [lo, hi), all of whose strings have at least d
  * bytes and agree before d, with `stack` room for (hi - lo) / (STR_SMALL
- * + 1) + 1 tasks. */
+ * + 1) + 1 tasks, and `wide` 2^16 counters or NULL. */
 static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
-                           str_task *stack)
+                           str_task *stack, size_t *wide)
 {
     size_t sp = 0, cnt[256], at[256];
     const size_t step = str_step(s);
@@ -325,8 +359,30 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
             }
             continue;
         }
-        /* The first byte in which the words differ: at least two buckets. */
+        /* The first byte in which the words differ: at least two buckets.
+         * A large range whose words differ there and below is distributed
+         * on two bytes at once when the caller lent 2^16 counters. */
         b = str_top_byte(diff);
+        if (wide != NULL && b >= 1 && m >= STR_WIDE_MIN) {
+            unsigned sh = 8u * (unsigned)(b - 1);
+            size_t sum = t.lo;
+            memset(wide, 0, 65536 * sizeof *wide);
+            for (i = t.lo; i < t.hi; i++)
+                wide[(s->items[i].k >> sh) & 0xffff]++;
+            for (v = 0; v < 65536; v++) {
+                size_t c = wide[v];
+                wide[v] = sum;
+                sum += c;
+            }
+            for (i = t.lo; i < t.hi; i++)
+                s->ix[wide[(s->items[i].k >> sh) & 0xffff]++] = s->items[i];
+            memcpy(s->items + t.lo, s->ix + t.lo, m * sizeof *s->items);
+            /* Bucket v is now [wide[v - 1], wide[v]). */
+            for (v = 0; v < 65536; v++)
+                sp = str_bucket(s, v > 0 ? wide[v - 1] : t.lo, wide[v], t.d,
+                                b - 2, stack, sp);
+            continue;
+        }
         {
             unsigned sh = 8u * (unsigned)b;
             memset(cnt, 0, sizeof cnt);
@@ -338,29 +394,8 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
             for (i = t.lo; i < t.hi; i++)
                 s->ix[at[(s->items[i].k >> sh) & 0xff]++] = s->items[i];
             memcpy(s->items + t.lo, s->ix + t.lo, m * sizeof *s->items);
-            for (v = 0; v < 256; v++) {
-                size_t bhi = at[v], blo = bhi - cnt[v];
-                if (cnt[v] < 2)
-                    continue;
-                if (b > 0) {
-                    if (cnt[v] <= STR_SMALL) {
-                        str_insertion(s, blo, bhi, t.d);
-                        continue;
-                    }
-                    stack[sp].lo = blo, stack[sp].hi = bhi;
-                    stack[sp].d = t.d, stack[sp].b = b - 1;
-                    sp++;
-                } else if (!str_ends(s, s->items[blo].k ^ s->mask)) {
-                    if (cnt[v] <= STR_SMALL) {
-                        (void)str_fill(s, blo, bhi, t.d + step);
-                        str_insertion(s, blo, bhi, t.d + step);
-                        continue;
-                    }
-                    stack[sp].lo = blo, stack[sp].hi = bhi;
-                    stack[sp].d = t.d + step, stack[sp].b = -1;
-                    sp++;
-                }
-            }
+            for (v = 0; v < 256; v++)
+                sp = str_bucket(s, at[v] - cnt[v], at[v], t.d, b - 1, stack, sp);
         }
     }
 }
@@ -429,7 +464,7 @@ static void small_job(void *ctx, size_t j)
     size_t r;
     for (r = p->first[j]; r < p->first[j + 1]; r++)
         str_sort_range(p->s, p->small[r].lo, p->small[r].hi, p->small[r].d,
-                       p->stack + p->sbase[j]);
+                       p->stack + p->sbase[j], NULL);
 }
 
 /* A growing list of ranges, in scratch of the call's own. */
@@ -575,7 +610,11 @@ static int str_run(const char *fn, str_sort *s, size_t n)
             ps_detail_set("%s: cannot allocate the list of ranges of %zu "
                           "strings", fn, n);
     } else {
-        str_sort_range(s, 0, n, 0, stack);
+        /* 2^16 counters for the first levels of a large array; without
+         * them the sort only takes more passes. */
+        size_t *wide = n >= STR_WIDE_MIN ? ps_alloc(65536 * sizeof *wide) : NULL;
+        str_sort_range(s, 0, n, 0, stack, wide);
+        ps_release(wide);
     }
     ps_release(s->ix);
     ps_release(stack);
