@@ -6,9 +6,11 @@
  * sort with character caching", the base of pS5 and tlx::sort_strings):
  * each string of a range is read once per level, its next characters
  * packed into one 64-bit word beside it (the cache), and the range is
- * distributed on the cache's bytes, top byte first, without touching the
- * strings again until a group of equal words needs the characters after
- * them.  The word is the string's next 8 bytes, big-endian, zero-padded,
+ * distributed on the first byte of the words in which they differ (found
+ * in one pass; two bytes at once for the first levels of a large array),
+ * without touching the strings again until a group of equal words needs
+ * the characters after them.  Ranges of up to STR_MEDIUM strings are
+ * merge-sorted by word instead, up to STR_SMALL insertion-sorted.  The word is the string's next 8 bytes, big-endian, zero-padded,
  * for NUL-terminated strings (a zero byte can only be the end there, so
  * the word alone orders them and the string ends in it exactly when its
  * low byte is 0); for strings with a length, which may hold NULs, it is
@@ -17,8 +19,8 @@
  * then sorts before any longer one with the same bytes, as a proper
  * prefix must.  Equal words whose strings go on are refined at the next
  * level; equal words whose strings end are equal strings, left in input
- * order.  Every distribution is a stable counting sort, and the small
- * ranges' insertion sort is stable, so the whole sort is; PS_DESCENDING
+ * order.  Every distribution is a stable counting sort, and the merge and
+ * insertion sorts of the small ranges are stable, so the whole sort is; PS_DESCENDING
  * complements the cached words and reverses the insertion sort's
  * comparison, which is stable descending (equal strings still in input
  * order), not a reversed ascending sort.
@@ -27,8 +29,10 @@
  * STR_SMALL strings each, so it never holds more than n / (STR_SMALL + 1)
  * entries, allocated before the sort.  A range whose cached words are all
  * equal (a long common prefix, all-equal strings) costs one pass over
- * its words and moves on: reading a 1 MB common prefix of m strings is
- * m * 1 MB / 8 word loads, no more, and nothing is quadratic in n.
+ * its words and moves on: reading a 1 MB common prefix of m > STR_SMALL
+ * strings is m * 1 MB / 8 word loads, no more; a group of up to STR_SMALL
+ * compares it once per pair in the insertion sort; nothing is quadratic
+ * in n.
  *
  * Threads.  A large array is sorted first on the backend's CPU threads: a
  * level's words are made in parallel chunks (run_jobs), sorted with their
@@ -42,7 +46,7 @@
  * serial code) gets the serial sort of the whole array.
  *
  * Nothing is written to the caller's arrays before the sort is complete:
- * the strings are sorted as (pointer, index) items in private scratch,
+ * the strings are sorted as (word, pointer, index) items in private scratch,
  * allocated first, and copied out at the end.
  */
 #include <config.h>
