@@ -289,6 +289,17 @@ static void check_errors(void)
             if (arena[i] != p0[0])
                 t_fail("a refused ps_argsort_strings wrote perm");
     }
+    /* An Arrow slice: offsets that start past 0 ("b", "", "ab", "a"). */
+    {
+        static const unsigned char sl[] = "xxxbaba";
+        size_t so[5] = { 3, 4, 4, 6, 7 }, sp[4], i;
+        static const size_t want[4] = { 1, 3, 2, 0 };
+        expect(ps_argsort_strings(sl, so, 4, sp, 0), PS_OK, "slice", NULL);
+        for (i = 0; i < 4; i++)
+            if (sp[i] != want[i])
+                t_fail("slice: perm[%zu] = %zu, expected %zu", i, sp[i],
+                       want[i]);
+    }
     /* Bytes that touch the offsets are fine; empty strings with NULL bytes
      * too. */
     {
