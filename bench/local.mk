@@ -30,7 +30,7 @@ EXTRA_DIST += bench/ps_cpubench.sh
 if PS_BENCH
 noinst_PROGRAMS += bench/ps_topkbench
 endif
-bench_ps_topkbench_SOURCES = bench/ps_topkbench.c
+bench_ps_topkbench_SOURCES = bench/ps_topkbench.c bench/ps_bench_clock.h
 bench_ps_topkbench_LDADD = lib/libportsort.la
 
 # ps_sort_records against qsort with a comparator (issue 31);
@@ -41,6 +41,15 @@ endif
 bench_ps_recbench_SOURCES = bench/ps_recbench.c bench/ps_recbench_std.cc
 bench_ps_recbench_CXXFLAGS = $(PS_WARN_CFLAGS) $(PS_BENCH_CXXFLAGS)
 bench_ps_recbench_LDADD = lib/libportsort.la
+# ps_sort_strings against qsort(strcmp) and tlx::sort_strings, loaded at
+# run time from bench/ps_strbench_tlx.cc (issue 29); doc/strings.md has
+# the figures and the command that builds the tlx peer.
+if PS_BENCH
+noinst_PROGRAMS += bench/ps_strbench
+endif
+bench_ps_strbench_SOURCES = bench/ps_strbench.c bench/ps_bench_clock.h
+bench_ps_strbench_LDADD = lib/libportsort.la
+EXTRA_DIST += bench/ps_strbench_tlx.cc
 
 # The OpenCL benchmark against Boost.Compute (optional peer).
 EXTRA_DIST += bench/ps_clbench.cc

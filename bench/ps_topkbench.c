@@ -19,25 +19,7 @@
 #include <time.h>
 
 #include "portsort.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return t[n / 2];
-}
+#include "ps_bench_clock.h"
 
 /* malloc's answer, or the end of the program when it has none. */
 static void *need(void *p)
@@ -101,21 +83,21 @@ static void arrays(size_t n, int reps)
         for (r = 0; r < reps; r++) {
             double t0;
             memcpy(copy, keys, n * 4);
-            t0 = now();
+            t0 = ps_bench_now();
             check(ps_sort_keys(copy, n, types[ti], 0), "ps_sort_keys");
-            t[r] = now() - t0;
+            t[r] = ps_bench_now() - t0;
         }
-        sort = median(t, reps);
+        sort = ps_bench_median(t, reps);
         for (j = 0; j < sizeof ks / sizeof ks[0]; j++) {
             size_t k = ks[j] < n ? ks[j] : n;
             double tk;
             for (r = 0; r < reps; r++) {
-                double t0 = now();
+                double t0 = ps_bench_now();
                 check(ps_topk(keys, NULL, 0, n, k, out, NULL, idx, types[ti], 0),
                       "ps_topk");
-                t[r] = now() - t0;
+                t[r] = ps_bench_now() - t0;
             }
-            tk = median(t, reps);
+            tk = ps_bench_median(t, reps);
             /* The last run's results, checked against the sort. */
             memcpy(copy, keys, n * 4);
             check(ps_sort_keys(copy, n, types[ti], 0), "ps_sort_keys");
@@ -146,19 +128,19 @@ static void segments(size_t ns, size_t len, size_t k, int reps)
     for (r = 0; r < reps; r++) {
         double t0;
         memcpy(copy, keys, n * 4);
-        t0 = now();
+        t0 = ps_bench_now();
         check(ps_sort_segments(copy, NULL, 0, n, off, ns, PS_U32, 0),
               "ps_sort_segments");
-        t[r] = now() - t0;
+        t[r] = ps_bench_now() - t0;
     }
-    sort = median(t, reps);
+    sort = ps_bench_median(t, reps);
     for (r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = ps_bench_now();
         check(ps_topk_segments(keys, NULL, 0, n, off, ns, k, out, NULL, NULL,
                                PS_U32, 0), "ps_topk_segments");
-        t[r] = now() - t0;
+        t[r] = ps_bench_now() - t0;
     }
-    tk = median(t, reps);
+    tk = ps_bench_median(t, reps);
     for (s = 0; s < ns; s++)
         if (memcmp(out + s * k, copy + s * len, (k < len ? k : len) * 4) != 0) {
             fprintf(stderr, "ps_topkbench: segment %zu differs\n", s);

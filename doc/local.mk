@@ -6,6 +6,7 @@ EXTRA_DIST += doc/algorithm.md doc/results-reference.md doc/reliability.md \
 # doc/man/ps_*.3 are one-line .so links so that `man ps_sort_keys` works.
 dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_argsort.3 \
+	doc/man/ps_argsort_strings.3 \
 	doc/man/ps_backend_name.3 \
 	doc/man/ps_backends.3 \
 	doc/man/ps_device_api.3 \
@@ -15,6 +16,7 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_sort_keys.3 \
 	doc/man/ps_sort_pairs.3 \
 	doc/man/ps_sort_segments.3 \
+	doc/man/ps_sort_strings.3 \
 	doc/man/ps_strerror.3 \
 	doc/man/ps_topk.3 \
 	doc/man/ps_topk_segments.3 \
@@ -25,7 +27,7 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_version.3
 EXTRA_DIST += doc/cuda.md doc/cli-sort.md
 EXTRA_DIST += doc/python.md doc/architecture.md doc/segments.md doc/topk.md \
-	doc/records.md
+	doc/records.md doc/strings.md
 
 # The CSR example of doc/segments.md, built and run as a test at several
 # sizes (test/examples.sh): the documented use must work as written.

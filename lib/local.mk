@@ -17,6 +17,7 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_index.c \
 	lib/ps_module.c \
 	lib/ps_segments.c \
+	lib/ps_strings.c \
 	lib/ps_topk.c \
 	lib/ps_records.c
 lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/reference \

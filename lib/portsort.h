@@ -365,6 +365,66 @@ PS_API int ps_argsort_columns(const void *const *columns, const ps_type *types,
                               size_t n, size_t *perm);
 
 /*
+ * ps_sort_strings - sort n NUL-terminated strings by permuting the array of
+ * pointers to them.
+ *
+ * strings: n pointers, none NULL, each to a NUL-terminated string; the
+ *          strings are only read, the pointers are reordered in place.
+ *          May be NULL when n == 0.
+ * flags:   0 for ascending, PS_DESCENDING for descending.
+ *
+ * Order: bytewise, the bytes as unsigned (0x80..0xff after ASCII), a
+ * proper prefix before every longer string that starts with it: the order
+ * of strcmp() in the C locale, and of `LC_ALL=C sort`.  Stable: pointers to
+ * equal strings keep their input order, in ascending and descending sorts
+ * alike.  The work is an MSD radix sort that reads each string's bytes up
+ * to where it differs from the others (its distinguishing prefix), 8 bytes
+ * at a time, plus a constant number of passes over the pointers per
+ * 8 bytes of prefix that whole groups share (groups of up to 24 strings
+ * are finished by insertion sort, which may read a shared prefix once per
+ * pair): a long common prefix, many equal strings or a million empty ones
+ * are never quadratic in n, and the recursion's depth is bounded by memory
+ * allocated before the sort (up to 64 bytes a string of scratch in all).
+ * On the OpenMP backend large arrays are sorted on its threads; the
+ * serial backend, and the device backends (CUDA, HIP, OpenCL), sort the
+ * strings on the host with the same serial code.
+ *
+ * Errors: PS_ERR_INVALID_ARG (strings NULL with n > 0, a NULL element,
+ * flags other than 0 and PS_DESCENDING), PS_ERR_TOO_LARGE (n so large that
+ * the scratch's size would overflow size_t), PS_ERR_NO_MEMORY, and
+ * PS_ERR_BACKEND_UNAVAILABLE or PS_ERR_INVALID_ARG when no backend could
+ * be chosen.  On error the array is unchanged.
+ */
+PS_API int ps_sort_strings(const char **strings, size_t n, unsigned flags);
+
+/*
+ * ps_argsort_strings - the stable sorting permutation of n byte strings
+ * stored end to end (the layout of Arrow's string arrays).
+ *
+ * bytes:   the strings' bytes; string i is bytes[offsets[i]] ..
+ *          bytes[offsets[i + 1] - 1], of any bytes, NUL included.  Only
+ *          read.  May be NULL when every string is empty.
+ * offsets: n + 1 entries, non-decreasing (offsets[0] need not be 0); only
+ *          read.  May be NULL when n == 0.
+ * perm:    n entries, written: bytes of string perm[0], perm[1], ... in
+ *          sorted order, and among equal strings their indices increasing
+ *          (in both directions).  May be NULL when n == 0.
+ *
+ * Order: memcmp() on the common length, then a proper prefix first;
+ * otherwise as ps_sort_strings (same algorithm, same bounds).
+ *
+ * Errors: PS_ERR_INVALID_ARG (offsets or perm NULL with n > 0, offsets
+ * decreasing, bytes NULL with a non-empty string, flags other than 0 and
+ * PS_DESCENDING, any two of the strings' bytes (offsets[0] ..
+ * offsets[n] - 1), the n + 1 offsets and perm sharing a byte),
+ * PS_ERR_TOO_LARGE, PS_ERR_NO_MEMORY, and the backend choice's errors.  On
+ * error perm is unchanged, and ps_error_detail() says which argument is
+ * wrong.
+ */
+PS_API int ps_argsort_strings(const void *bytes, const size_t *offsets,
+                              size_t n, size_t *perm, unsigned flags);
+
+/*
  * ps_type_size - size in bytes of one key of the given type, or 0 when the
  * type is not a ps_type value.
  */

@@ -3,7 +3,8 @@
 # built here makes its script exit 77 (skipped).
 check_PROGRAMS += test/ps_test_diff test/ps_test_errors test/ps_test_threads \
 	test/ps_test_fork test/ps_test_modules test/ps_test_scale \
-	test/ps_test_segments test/ps_test_topk test/ps_test_records
+	test/ps_test_segments test/ps_test_topk test/ps_test_records \
+	test/ps_test_strings
 noinst_HEADERS += test/ps_test_util.h
 
 test_ps_test_diff_SOURCES = test/ps_test_diff.c test/ps_test_util.c
@@ -29,6 +30,9 @@ test_ps_test_topk_LDADD = lib/libportsort.la
 test_ps_test_records_SOURCES = test/ps_test_records.c test/ps_test_util.c \
 	test/ps_test_faults.c
 test_ps_test_records_LDADD = lib/libportsort.la
+test_ps_test_strings_SOURCES = test/ps_test_strings.c test/ps_test_util.c \
+	test/ps_test_faults.c
+test_ps_test_strings_LDADD = lib/libportsort.la
 test_ps_test_modules_SOURCES = test/ps_test_modules.c test/ps_test_util.c
 test_ps_test_modules_LDADD = lib/libportsort.la
 
@@ -271,4 +275,5 @@ EXTRA_DIST += python/pyproject.toml python/README.md \
 	python/tests/oracle.py python/tests/test_sort.py python/tests/test_api.py \
 	python/tests/test_half.py python/tests/test_segments.py \
 	python/tests/test_topk.py python/tests/test_records.py \
+	python/tests/test_strings.py \
 	test/cmake-app/CMakeLists.txt test/cmake-app/main.c

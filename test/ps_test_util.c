@@ -221,6 +221,46 @@ static void merge_sort(const unsigned char *keys, size_t kb, ps_type type,
     memcpy(p, tmp, n * sizeof *p);
 }
 
+/* memcmp order of strings a and b of t_oracle_strings_perm, a proper
+ * prefix first. */
+static int str_order(const unsigned char *bytes, const size_t *off, size_t a,
+                     size_t b)
+{
+    size_t la = off[a + 1] - off[a], lb = off[b + 1] - off[b];
+    int r = la == 0 || lb == 0 ? 0
+            : memcmp(bytes + off[a], bytes + off[b], la < lb ? la : lb);
+    if (r != 0)
+        return r;
+    return la < lb ? -1 : la > lb;
+}
+
+void t_oracle_strings_perm(const unsigned char *bytes, const size_t *offsets,
+                           size_t n, unsigned flags, size_t *perm)
+{
+    size_t *tmp = malloc((n + 1) * sizeof *tmp), w, lo, i;
+    int desc = (flags & PS_DESCENDING) != 0;
+    if (tmp == NULL)
+        t_fail("out of memory");
+    for (i = 0; i < n; i++)
+        perm[i] = i;
+    for (w = 1; w < n; w *= 2) {
+        for (lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n;
+            size_t hi = mid + w < n ? mid + w : n, a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) {
+                int r = str_order(bytes, offsets, perm[b], perm[a]);
+                tmp[k++] = (desc ? r > 0 : r < 0) ? perm[b++] : perm[a++];
+            }
+            while (a < mid)
+                tmp[k++] = perm[a++];
+            while (b < hi)
+                tmp[k++] = perm[b++];
+        }
+        memcpy(perm, tmp, n * sizeof *perm);
+    }
+    free(tmp);
+}
+
 void t_oracle_perm(const void *keys, size_t n, ps_type type, unsigned flags,
                    size_t *perm)
 {

@@ -25,6 +25,12 @@ int t_cmp(const void *a, const void *b, ps_type type);
 void t_oracle_perm(const void *keys, size_t n, ps_type type, unsigned flags,
                    size_t *perm);
 
+/* Stable sorting permutation of n byte strings (string i is
+ * bytes[offsets[i]] .. bytes[offsets[i + 1] - 1]) in memcmp order, a proper
+ * prefix first; PS_DESCENDING reverses the order, ties still by index. */
+void t_oracle_strings_perm(const unsigned char *bytes, const size_t *offsets,
+                           size_t n, unsigned flags, size_t *perm);
+
 /* The same permutation from a candidate (the library's own ps_argsort),
  * which is taken only once proven to be it, in O(n) with t_cmp: a
  * permutation of 0 .. n - 1 under which every key is in order after the

@@ -40,6 +40,14 @@ and treats -0.0 and +0.0 as equal (keeping their input order).  Every sort
 is stable in both directions: equal keys keep their input order, also when
 descending (which is not a reversed ascending sort).
 
+Strings.  sort and argsort also take NumPy byte-string ('S') and
+unicode ('U') arrays and lists of bytes or of str (ps_argsort_strings):
+bytes compare as unsigned bytes, a proper prefix first (numpy.sort,
+sorted()); str and 'U' by code point.  An array is sorted in place like
+ndarray.sort, a list like list.sort; argsort returns the stable
+permutation, as numpy.argsort(kind="stable") and sorted(range(n),
+key=...) give it.
+
 Threads.  ctypes releases the GIL for the duration of each call into the
 library, so sorts in several Python threads run at the same time; the
 library is thread-safe.  Do not touch an array from another thread while it
@@ -118,12 +126,61 @@ def _host_keys(obj, writable=True, type=None):
     return _arrays.keys_view(obj, writable, type)
 
 
+def _string_perm(a, descending):
+    """The stable sorting permutation of a list of bytes or str, or a 1-D
+    'S' or 'U' array (ps_argsort_strings); None when a is none of these."""
+    if isinstance(a, list):
+        if not a:
+            return np.empty(0, dtype=np.intp)
+        kinds = {bytes if isinstance(x, (bytes, bytearray, memoryview)) else
+                 str if isinstance(x, str) else object for x in a}
+        if len(kinds) != 1 or object in kinds:
+            return None
+        if str in kinds:
+            # UTF-8 orders as code points; lone surrogates encode in their
+            # place among them.
+            parts = [x.encode("utf-8", "surrogatepass") for x in a]
+        else:
+            parts = [bytes(x) for x in a]
+        lengths = np.fromiter((len(x) for x in parts), dtype=np.uintp,
+                              count=len(parts))
+        data = np.frombuffer(b"".join(parts), dtype=np.uint8)
+    elif isinstance(a, np.ndarray) and a.dtype.kind in "SU" and \
+            not isinstance(a, np.ma.MaskedArray):
+        if a.ndim != 1:
+            raise ValueError("portsort sorts 1-D string arrays; this one has "
+                             "shape %s" % (a.shape,))
+        if a.dtype.kind == "U":
+            # UCS-4 code points as big-endian words: bytewise order is
+            # numeric order.
+            a = a.astype(a.dtype.newbyteorder(">"))
+        # Fixed width, padded with zero bytes, the smallest: comparing whole
+        # items is comparing the strings with a proper prefix first.
+        data = np.ascontiguousarray(a).view(np.uint8) if a.size else \
+            np.empty(0, dtype=np.uint8)
+        lengths = np.full(a.shape[0], a.dtype.itemsize, dtype=np.uintp)
+    else:
+        return None
+    n = lengths.shape[0]
+    offsets = np.zeros(n + 1, dtype=np.uintp)
+    np.cumsum(lengths, out=offsets[1:])
+    perm = np.empty(n, dtype=np.intp)
+    _check(_clib.lib().ps_argsort_strings(data.ctypes.data if data.size
+                                          else None,
+                                          offsets.ctypes.data, n,
+                                          perm.ctypes.data,
+                                          _flags(descending)))
+    return perm
+
+
 def sort(a, descending=False, type=None, order=None):
     """Sort the 1-D array a in place, stably (ps_sort_keys).
 
     Floats go in IEEE totalOrder (see the module docstring).  type: the key
     type's name ("bf16", ...) when the dtype does not say it (see the
     module docstring).  The GIL is released while the library sorts.
+    Strings: a list of bytes or of str, or a 1-D 'S' or 'U' array, is
+    sorted in place by its strings (see the module docstring).
     Returns None, like list.sort.  Raises TypeError/ValueError for arrays
     it cannot sort in place, and Error when the library fails; a is
     unchanged in both cases.
@@ -136,6 +193,9 @@ def sort(a, descending=False, type=None, order=None):
     (packed dtypes are fine).
     """
     if _records.is_structured(a):
+        if type is not None:
+            raise TypeError("portsort: type= reads plain key arrays; a "
+                            "structured array's fields have their own types")
         arr, fields, count = _records.record_view(a, order, descending, True)
         _check(_clib.lib().ps_sort_records(arr.ctypes.data,
                                            arr.dtype.itemsize, arr.shape[0],
@@ -143,6 +203,14 @@ def sort(a, descending=False, type=None, order=None):
         return
     if order is not None:
         raise ValueError("portsort: order= is for structured arrays")
+    if type is None:
+        perm = _string_perm(a, descending)
+        if perm is not None:
+            if isinstance(a, list):
+                a[:] = [a[i] for i in perm]
+            else:
+                a[...] = a[perm]
+            return
     keys, ps_type = _host_keys(a, type=type)
     n = keys.shape[0]
     _check(_clib.lib().ps_sort_keys(keys.ctypes.data, n, ps_type,
@@ -181,11 +249,15 @@ def argsort(a, descending=False, type=None, order=None):
     The result is a new array of numpy.intp (the library writes size_t
     indices, which fit): a[argsort(a)] is sorted, and equal keys are listed
     in increasing index order, descending too.  a may be read-only.  type
-    as for sort.  The GIL is released while the library sorts.  A
-    structured array is ordered by its fields, with order and descending
-    as for sort (ps_argsort_records).
+    as for sort.  A list of bytes or str, or an 'S' or 'U' array, gives its
+    strings' permutation.  A structured array is ordered by its fields,
+    with order and descending as for sort (ps_argsort_records).  The GIL
+    is released while the library sorts.
     """
     if _records.is_structured(a):
+        if type is not None:
+            raise TypeError("portsort: type= reads plain key arrays; a "
+                            "structured array's fields have their own types")
         arr, fields, count = _records.record_view(a, order, descending, False)
         perm = np.empty(arr.shape[0], dtype=np.intp)
         _check(_clib.lib().ps_argsort_records(arr.ctypes.data,
@@ -195,6 +267,10 @@ def argsort(a, descending=False, type=None, order=None):
         return perm
     if order is not None:
         raise ValueError("portsort: order= is for structured arrays")
+    if type is None:
+        perm = _string_perm(a, descending)
+        if perm is not None:
+            return perm
     keys, ps_type = _host_keys(a, writable=False, type=type)
     n = keys.shape[0]
     perm = np.empty(n, dtype=np.intp)

@@ -100,6 +100,8 @@ def _declare(lib):
                                        c_void]),
         "ps_argsort_columns": (c_int, [c_void, c_void, c_void, c_size, c_size,
                                        c_void]),
+        "ps_argsort_strings": (c_int, [c_void, c_void, c_size, c_void,
+                                       c_uint]),
         "ps_backend_name": (ctypes.c_char_p, []),
         "ps_backends": (c_size, [ctypes.POINTER(BackendInfo), c_size]),
         "ps_strerror": (ctypes.c_char_p, [c_int]),

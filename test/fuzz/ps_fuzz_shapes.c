@@ -22,8 +22,13 @@
  *   2      size class (byte % 16), see decode_n()
  *   3      bit 0 PS_DESCENDING; bits 1-2 operation: 0 keys, 1 and 3 pairs,
  *          2 argsort; bit 3: ps_topk instead, with the operation's
- *          outputs (keys; keys and values; keys and indices); bit 5
- *          (without bit 3): records instead, {u8 group, the key, a 3-byte
+ *          outputs (keys; keys and values; keys and indices); bit 4:
+ *          strings instead (ps_argsort_strings, then ps_sort_strings on
+ *          NUL-terminated copies): string i is a shared prefix of
+ *          {0, 3, 8, 15, 64, 1000}[c % 6] bytes (64 at most past 2^16
+ *          strings) then key i's bytes, most significant first, less its
+ *          last (key's low byte % (width + 1)) bytes; bit 5
+ *          (without bits 3 and 4): records instead, {u8 group, the key, a 3-byte
  *          tag} by group (bit 6: descending), then the key, through
  *          ps_argsort_records and ps_sort_records (a group of 1 + a % 4
  *          values)
@@ -72,6 +77,7 @@ typedef struct shape_case {
     int topk;                   /* ps_topk of op, with k */
     int records;                /* ps_sort_records by (group, key) */
     unsigned group_flags;
+    int strings;                /* the keys made strings instead */
     size_t k;
     size_t vs;                  /* value size, pairs only */
     size_t n;
@@ -166,7 +172,8 @@ static void decode(const uint8_t *d, size_t size, shape_case *c)
     if (c->op == 3)
         c->op = OP_PAIRS;
     c->topk = (b3 & 8u) != 0;
-    c->records = !c->topk && (b3 & 32u) != 0;
+    c->strings = (b3 & 16u) != 0;
+    c->records = !c->topk && !(b3 & 16u) && (b3 & 32u) != 0;
     c->group_flags = b3 & 64u ? PS_DESCENDING : 0u;
     c->k = decode_k(c->n, byte_at(d, size, 18) | byte_at(d, size, 19) << 8);
     c->a = byte_at(d, size, 4);
@@ -190,6 +197,8 @@ static void describe(const shape_case *c, char *buf, size_t len)
                      t_type_name(c->type), c->n, dist_names[c->dist], c->a, c->b,
                      c->c, (unsigned long long)c->seed,
                      c->flags & PS_DESCENDING ? "desc" : "asc", op_name(c->op));
+    if (k > 0 && (size_t)k < len && c->strings)
+        k += snprintf(buf + k, len - (size_t)k, " strings");
     if (k > 0 && (size_t)k < len && c->topk)
         k += snprintf(buf + k, len - (size_t)k, " topk k=%zu", c->k);
     if (k > 0 && (size_t)k < len && c->records)
@@ -751,6 +760,95 @@ static void check_records(const shape_case *c, const unsigned char *keys)
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+/* The strings case: the keys become byte strings (see the layout above),
+ * sorted by ps_argsort_strings and, cut at their first NUL, by
+ * ps_sort_strings, each checked against the tests' stable merge sort. */
+static void check_strings(const shape_case *c, const unsigned char *keys,
+                          size_t kb)
+{
+    static const size_t prefixes[6] = { 0, 3, 8, 15, 64, 1000 };
+    size_t n = c->n, pre = prefixes[c->c % 6], i, j, at = 0;
+    unsigned char *bytes, *cbuf;
+    size_t *off, *coff, *perm, *want;
+    const char **ptr;
+    int st;
+
+    if (pre > 64 && n > ((size_t)1 << 16))
+        pre = 64;
+    bytes = malloc(n * (pre + kb) + 1);
+    cbuf = malloc(n * (pre + kb + 1) + 1);
+    off = malloc((n + 1) * sizeof *off);
+    coff = malloc((n + 1) * sizeof *coff);
+    perm = malloc((n + 1) * sizeof *perm);
+    want = malloc((n + 1) * sizeof *want);
+    ptr = malloc((n + 1) * sizeof *ptr);
+    if (!bytes || !cbuf || !off || !coff || !perm || !want || !ptr)
+        fail(c, "out of memory in the test", 0);
+    off[0] = 0;
+    for (i = 0; i < n; i++) {
+        const unsigned char *k = keys + i * kb;
+        /* Key bytes in memory order are little-endian: the most
+         * significant first is the string. */
+        size_t len = kb - k[0] % (kb + 1);
+        memset(bytes + at, 'p', pre);
+        at += pre;
+        for (j = 0; j < len; j++)
+            bytes[at++] = k[kb - 1 - j];
+        off[i + 1] = at;
+    }
+    t_oracle_strings_perm(bytes, off, n, c->flags, want);
+    for (i = 0; i <= n; i++)
+        perm[i] = (size_t)-1;
+    st = ps_argsort_strings(bytes, off, n, perm, c->flags);
+    if (st != PS_OK)
+        fail(c, "valid ps_argsort_strings call failed", 0);
+    for (i = 0; i < n; i++)
+        if (perm[i] != want[i])
+            fail(c, "ps_argsort_strings: wrong index", i);
+    if (perm[n] != (size_t)-1)
+        fail(c, "ps_argsort_strings wrote past perm[n - 1]", n);
+
+    /* The same strings up to their first NUL: flat in cut (offsets coff)
+     * for the oracle, NUL-terminated in cbuf, each at its own address
+     * (cptr, which ptr is sorted from), so that stability shows. */
+    {
+        unsigned char *cut = malloc(at + 1);
+        const char **cptr = malloc((n + 1) * sizeof *cptr);
+        size_t w = 0, cat = 0;
+        if (cut == NULL || cptr == NULL)
+            fail(c, "out of memory in the test", 0);
+        coff[0] = 0;
+        for (i = 0; i < n; i++) {
+            size_t len = 0;
+            while (off[i] + len < off[i + 1] && bytes[off[i] + len] != 0)
+                len++;
+            memcpy(cut + w, bytes + off[i], len);
+            w += len;
+            coff[i + 1] = w;
+            memcpy(cbuf + cat, bytes + off[i], len);
+            cbuf[cat + len] = 0;
+            cptr[i] = ptr[i] = (const char *)cbuf + cat;
+            cat += len + 1;
+        }
+        t_oracle_strings_perm(cut, coff, n, c->flags, want);
+        st = ps_sort_strings(ptr, n, c->flags);
+        if (st != PS_OK)
+            fail(c, "valid ps_sort_strings call failed", 0);
+        for (i = 0; i < n; i++)
+            if (ptr[i] != cptr[want[i]])
+                fail(c, "ps_sort_strings: wrong pointer", i);
+        free(cut);
+        free(cptr);
+    }
+    free(bytes);
+    free(cbuf);
+    free(off);
+    free(coff);
+    free(perm);
+    free(want);
+    free(ptr);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Choose the backend once: exits 77 when the backend PORTSORT_BACKEND names
@@ -806,6 +904,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i <= n; i++)
         perm[i] = (size_t)-1;
 
+    if (c.strings) {
+        check_strings(&c, keys, kb);
+        free(keys); free(keys0); free(tmp); free(vals); free(perm); free(want);
+        return 0;
+    }
     if (c.records) {
         check_records(&c, keys);
         free(keys); free(keys0); free(tmp); free(vals); free(perm); free(want);

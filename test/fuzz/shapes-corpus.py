@@ -43,13 +43,16 @@ K = {"0": (0, 0), "1": (1, 0), "n-1": (2, 0), "n": (3, 0), "n+1": (4, 0),
 
 
 def case(name, typ, n, dist, a=0, b=0, c=0, seed=1, desc=False, op="keys", vs=4,
-         topk=None, records=None):
-    """topk: a K name, for ps_topk of op with that k.  records: "asc" or
+         topk=None, strings=False, records=None):
+    """topk: a K name, for ps_topk of op with that k.  strings: the keys as
+    byte strings (ps_argsort_strings, ps_sort_strings), after a shared
+    prefix of [0, 3, 8, 15, 64, 1000][c % 6] bytes.  records: "asc" or
     "desc", for ps_sort_records by (group in that direction, key)."""
     cls, p = size(n)
     rec = 0 if records is None else 32 | (64 if records == "desc" else 0)
     data = bytes([TYPE.index(typ), DIST.index(dist), cls,
-                  int(desc) | OPS[op] << 1 | (8 if topk else 0) | rec, a]) + \
+                  int(desc) | OPS[op] << 1 | (8 if topk else 0) |
+                  (16 if strings else 0) | rec, a]) + \
         struct.pack("<H", p) + bytes([VS[vs], b, c]) + struct.pack("<Q", seed)
     if topk:
         kc, q = K[topk]
@@ -97,6 +100,16 @@ case("topk-f64-specials-64k-1-pairs7-n-1", "f64", 65535, "specials",
 case("topk-u16-allequal-48k+1-k1", "u16", 49153, "allequal", a=1, topk="1")
 case("topk-i8-eightdup-4k-argsort-max", "i8", 4096, "eightdup", op="argsort",
      topk="max", desc=True)
+# Strings: keys as byte strings after a shared prefix (of 8 bytes, 1000,
+# 64), NULs inside from the keys' high zero bytes.
+case("strings-u64-uniform-100k-prefix8", "u64", 100000, "uniform", c=2,
+     strings=True)
+case("strings-u32-fewdistinct-4k-prefix1000-desc", "u32", 4096, "fewdistinct",
+     a=5, c=5, desc=True, strings=True)
+case("strings-u16-allequal-64k+1-prefix64", "u16", 65537, "allequal", a=1,
+     c=4, strings=True)
+case("strings-i64-loguniform-200k-desc", "i64", 200000, "loguniform", a=63,
+     c=0, desc=True, strings=True)
 # Records {u8 group, key, 3-byte tag} by (group, key): one word with the
 # tag as rest (the pairs route), and u64/f64 keys over two words.
 case("records-u32-fewdistinct-100k-groups-desc", "u32", 100000, "fewdistinct",
