@@ -1,8 +1,9 @@
 # backends/gpu: the host code and kernel instantiations shared by the CUDA
 # and HIP modules (backends/cuda, backends/hip).  Each module compiles the
 # same files with -DPS_GPU_CUDA or -DPS_GPU_HIP; the kernels themselves are
-# backends/kernels/ps_kernel_radix.cl, ps_kernel_onesweep.cl and
-# ps_kernel_segments.cl, the source the OpenCL backend runs.
+# backends/kernels/ps_kernel_radix.cl, ps_kernel_onesweep.cl,
+# ps_kernel_segments.cl and ps_kernel_topk.cl, the source the OpenCL
+# backend runs.
 
 # Public headers, installed in every configuration: they need no GPU
 # header, and their functions return PS_ERR_BACKEND_UNAVAILABLE where the
@@ -27,7 +28,8 @@ PS_GPU_KERNEL_DEPS = $(srcdir)/backends/gpu/ps_gpu_kernels.cu \
 	$(srcdir)/backends/kernels/ps_kernel_dialect.h \
 	$(srcdir)/backends/kernels/ps_kernel_radix.cl \
 	$(srcdir)/backends/kernels/ps_kernel_onesweep.cl \
-	$(srcdir)/backends/kernels/ps_kernel_segments.cl
+	$(srcdir)/backends/kernels/ps_kernel_segments.cl \
+	$(srcdir)/backends/kernels/ps_kernel_topk.cl
 PS_GPU_KINC = -I$(srcdir)/backends/gpu -I$(srcdir)/backends/kernels
 
 # nvcc and hipcc are not libtool compilers: each object is compiled PIC
