@@ -113,7 +113,7 @@ static int locate(const char *fn, const cl_arg *a, ps_span *span)
  * views of one buffer), which the sort would read while it writes. */
 static int check_buffers(const char *fn, const cl_arg *a, size_t n)
 {
-    ps_span span[4];
+    ps_span span[8];
     size_t i, j;
     int st;
     for (i = 0; i < n; i++) {
@@ -297,6 +297,161 @@ static int api_sort_segments(cl_command_queue queue, cl_mem keys,
     return ps_cl_sort_segments(api_host, &job);
 }
 
+/* Both top-k scratch-size queries: the device plan's bytes for n keys
+ * on the queue's device (the program of the key width with 8-byte values,
+ * which sorts the keys with their indices), for any k >= 1. */
+static int topk_scratch_query(const char *fn, cl_command_queue queue, size_t n,
+                              ps_type type, size_t value_size, size_t *bytes,
+                              int segments)
+{
+    cl_device_id dev = NULL;
+    ps_cl_tune tune;
+    ps_dev_tune dt;
+    ps_dev_topk_plan pl;
+    unsigned kb = ps_type_bytes(type);
+    int st = check(fn, queue, queue, n, type, 0);
+    if (st == PS_OK && bytes == NULL) {
+        api_host->fail("%s: bytes is NULL", fn);
+        st = PS_ERR_INVALID_ARG;
+    }
+    if (st == PS_OK)
+        st = check_value_size(fn, value_size);
+    if (st != PS_OK)
+        return st;
+    if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL)
+        != CL_SUCCESS) {
+        api_host->fail("%s: not a usable command queue", fn);
+        return PS_ERR_INVALID_ARG;
+    }
+    tune = ps_cl_tune_for(dev, 8 * kb, 8);
+    dt = ps_cl_dev_tune(&tune);
+    st = ps_dev_plan_topk(&pl, &dt, n, 1, kb, segments, 1, api_host);
+    if (st == PS_OK)
+        *bytes = pl.bytes;
+    return st;
+}
+
+static int api_topk_scratch_size(cl_command_queue queue, size_t n, ps_type type,
+                                 size_t value_size, size_t *bytes)
+{
+    return topk_scratch_query("ps_opencl_topk_scratch_size", queue, n, type,
+                              value_size, bytes, 0);
+}
+
+static int api_topk_segments_scratch_size(cl_command_queue queue, size_t n,
+                                          ps_type type, size_t value_size,
+                                          size_t *bytes)
+{
+    return topk_scratch_query("ps_opencl_topk_segments_scratch_size", queue, n,
+                              type, value_size, bytes, 1);
+}
+
+/* Both top-k forms (offsets NULL for one array, and then segs 0): every
+ * check before anything is enqueued, then ps_cl_topk. */
+static int topk(const char *fn, int segs, cl_command_queue queue, cl_mem keys,
+                size_t key_offset, cl_mem values, size_t value_offset,
+                size_t value_size, size_t n, cl_mem offsets, size_t num_segments,
+                size_t k, cl_mem out_keys, size_t out_key_offset,
+                cl_mem out_values, size_t out_value_offset, cl_mem out_index,
+                size_t out_index_offset, ps_type type, unsigned flags,
+                cl_mem scratch, size_t scratch_bytes)
+{
+    unsigned kb = ps_type_bytes(type);
+    size_t first = k < n ? k : n, slots = 0;
+    ps_cl_topkjob job;
+    int st = check(fn, queue, keys, n, type, flags);
+    if (st == PS_OK)
+        st = check_value_size(fn, value_size);
+    if (st == PS_OK && ((values == NULL) != (value_size == 0)
+                        || (out_values == NULL) != (value_size == 0))) {
+        api_host->fail("%s: values %s, out_values %s with value_size %zu (both "
+                       "NULL with 0, both given with 4 or 8)", fn,
+                       values ? "given" : "NULL", out_values ? "given" : "NULL",
+                       value_size);
+        st = PS_ERR_INVALID_ARG;
+    }
+    if (st == PS_OK && segs && num_segments > UINT32_MAX) {
+        api_host->fail("%s: %zu segments are beyond the 2^32 - 1 the kernels "
+                       "count", fn, num_segments);
+        st = PS_ERR_TOO_LARGE;
+    }
+    if (st != PS_OK || first == 0)
+        return st;
+    st = ps_dev_topk_slots(fn, n, k, segs, num_segments, &slots, api_host);
+    if (st != PS_OK)
+        return st;
+    if (out_keys == NULL || (segs && offsets == NULL)) {
+        api_host->fail("%s: %s is NULL with n = %zu, k = %zu", fn,
+                       out_keys == NULL ? "out_keys" : "offsets", n, k);
+        return PS_ERR_INVALID_ARG;
+    }
+    {
+        cl_arg a[7] = {
+            { "keys", keys, key_offset, n, kb },
+            { "values", values, value_offset, n, value_size },
+            { "offsets", offsets, 0, segs ? num_segments + 1 : 0, sizeof(cl_ulong) },
+            { "out_keys", out_keys, out_key_offset, slots, kb },
+            { "out_values", out_values, out_value_offset, slots, value_size },
+            { "out_index", out_index, out_index_offset, slots, sizeof(cl_ulong) },
+            { "scratch", scratch, 0, scratch_bytes, 1 },
+        };
+        st = check_buffers(fn, a, 7);
+        if (st != PS_OK)
+            return st;
+    }
+    memset(&job, 0, sizeof job);
+    job.q = queue;
+    job.keys = keys;
+    job.koff = key_offset;
+    job.vals = values;
+    job.voff = value_offset;
+    job.val_bytes = (unsigned)value_size;
+    job.offs = segs ? offsets : NULL;
+    job.nseg = segs ? num_segments : 0;
+    job.okeys = out_keys;
+    job.okoff = out_key_offset;
+    job.ovals = out_values;
+    job.ovoff = out_value_offset;
+    job.oidx = out_index;
+    job.oioff = out_index_offset;
+    job.n = n;
+    job.k = k;
+    job.type = type;
+    job.flags = flags;
+    job.scratch = scratch;
+    job.scratch_bytes = scratch != NULL ? scratch_bytes : 0;
+    return ps_cl_topk(api_host, &job);
+}
+
+static int api_topk(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                    cl_mem values, size_t value_offset, size_t value_size,
+                    size_t n, size_t k, cl_mem out_keys, size_t out_key_offset,
+                    cl_mem out_values, size_t out_value_offset, cl_mem out_index,
+                    size_t out_index_offset, ps_type type, unsigned flags,
+                    cl_mem scratch, size_t scratch_bytes)
+{
+    return topk("ps_opencl_topk", 0, queue, keys, key_offset, values, value_offset,
+                value_size, n, NULL, 0, k, out_keys, out_key_offset, out_values,
+                out_value_offset, out_index, out_index_offset, type, flags, scratch,
+                scratch_bytes);
+}
+
+static int api_topk_segments(cl_command_queue queue, cl_mem keys,
+                             size_t key_offset, cl_mem values,
+                             size_t value_offset, size_t value_size, size_t n,
+                             cl_mem offsets, size_t num_segments, size_t k,
+                             cl_mem out_keys, size_t out_key_offset,
+                             cl_mem out_values, size_t out_value_offset,
+                             cl_mem out_index, size_t out_index_offset,
+                             ps_type type, unsigned flags, cl_mem scratch,
+                             size_t scratch_bytes)
+{
+    return topk("ps_opencl_topk_segments", 1, queue, keys, key_offset, values,
+                value_offset, value_size, n, offsets, num_segments, k, out_keys,
+                out_key_offset, out_values, out_value_offset, out_index,
+                out_index_offset, type, flags, scratch, scratch_bytes);
+}
+
 const ps_opencl_api ps_cl_device_api = {
     .abi = PS_OPENCL_API_ABI,
     .scratch_size = api_scratch_size,
@@ -304,4 +459,8 @@ const ps_opencl_api ps_cl_device_api = {
     .sort_pairs = api_sort_pairs,
     .segments_scratch_size = api_segments_scratch_size,
     .sort_segments = api_sort_segments,
+    .topk_scratch_size = api_topk_scratch_size,
+    .topk = api_topk,
+    .topk_segments_scratch_size = api_topk_segments_scratch_size,
+    .topk_segments = api_topk_segments,
 };
