@@ -78,7 +78,8 @@ test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/standin/ps_gpu_fake
 	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(CXX) -x c++ -std=c++20 -O2 -fPIC $(PTHREAD_CFLAGS) $(PS_GPU_KINC) -I$(srcdir)/test/standin $(PS_FAKE_DEFS),$(srcdir)/backends/gpu/ps_gpu_kernels.cu,test/ps_gpu_fake_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v})
 
 check_PROGRAMS += test/ps_test_gpu_fake
-test_ps_test_gpu_fake_SOURCES = test/ps_test_gpu_fake.c test/ps_test_util.c
+test_ps_test_gpu_fake_SOURCES = test/ps_test_gpu_fake.c test/ps_test_util.c \
+	test/ps_test_topkdev.c
 test_ps_test_gpu_fake_LDADD = lib/libportsort.la
 check_PROGRAMS += test/ps_test_gpu_ctx
 test_ps_test_gpu_ctx_SOURCES = test/ps_test_gpu_ctx.c test/ps_test_util.c

@@ -57,7 +57,8 @@ endif
 
 if PS_HAVE_OPENCL
 check_PROGRAMS += test/ps_test_opencl
-test_ps_test_opencl_SOURCES = test/ps_test_opencl.c test/ps_test_util.c
+test_ps_test_opencl_SOURCES = test/ps_test_opencl.c test/ps_test_util.c \
+	test/ps_test_topkdev.c
 test_ps_test_opencl_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
 test_ps_test_opencl_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
 endif
