@@ -143,9 +143,10 @@ typedef struct ps_gpu_api {
      * d_keys, d_values, d_out_keys, d_out_values and d_out_index
      * (min(k, n) elements each for the outputs) and the scratch: an
      * output sharing a byte with an input, another output or the scratch
-     * is PS_ERR_INVALID_ARG before anything is enqueued.  On every error
-     * the outputs are untouched: they are written only by the last
-     * kernel, once everything before it was enqueued. */
+     * is PS_ERR_INVALID_ARG before anything is enqueued.  The outputs are
+     * written only by the last kernel: every error before it (argument
+     * errors, offsets refused, a failed copy, launch or sort) leaves them
+     * untouched; a failure of that kernel leaves them unspecified. */
     int (*topk)(const void *d_keys, const void *d_values, size_t value_size,
                 size_t n, size_t k, void *d_out_keys, void *d_out_values,
                 size_t *d_out_index, ps_type type, unsigned flags,

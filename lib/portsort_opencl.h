@@ -245,8 +245,10 @@ static inline int ps_opencl_topk_scratch_size(cl_command_queue queue, size_t n,
  * output with an input, another output or the scratch included
  * (PS_ERR_INVALID_ARG before anything is enqueued).  For n above one tile
  * it waits once for a small read, as ps_opencl_sort_pairs() does.  The
- * outputs are written only by the last kernel: on every error they are
- * unchanged.  How it works and what it moves: doc/topk.md.
+ * outputs are written only by the last kernel: on every error before it
+ * (every argument error, offsets refused, a failure of an earlier step)
+ * they are unchanged; if that kernel itself fails, they are unspecified.
+ * How it works and what it moves: doc/topk.md.
  */
 static inline int ps_opencl_topk(cl_command_queue queue, cl_mem keys,
                                  size_t key_offset, cl_mem values,

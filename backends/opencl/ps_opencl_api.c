@@ -132,15 +132,18 @@ static int check_buffers(const char *fn, const cl_arg *a, size_t n)
     return PS_ERR_INVALID_ARG;
 }
 
-/* Both scratch-size queries: the plain sort's or (segments) the
- * segmented sort's bytes for n elements on the queue's device. */
+/* Every scratch-size query: the plain sort's or (segments) the
+ * segmented sort's bytes for n elements on the queue's device, or with
+ * topk those of the top-k (plain or segmented), from its plan for any
+ * k >= 1: it sorts the keys with 8-byte indices, in that width's program. */
 static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
                          ps_type type, size_t value_size, size_t *bytes,
-                         int segments)
+                         int segments, int topk)
 {
     cl_device_id dev = NULL;
     ps_cl_tune tune;
     ps_dev_tune dt;
+    ps_dev_topk_plan pl;
     unsigned kb = ps_type_bytes(type), vb = (unsigned)value_size;
     int st = check(fn, queue, queue, n, type, 0);
     if (st == PS_OK && bytes == NULL) {
@@ -156,17 +159,22 @@ static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
         api_host->fail("%s: not a usable command queue", fn);
         return PS_ERR_INVALID_ARG;
     }
-    tune = ps_cl_tune_for(dev, 8 * kb, vb);
+    tune = ps_cl_tune_for(dev, 8 * kb, topk ? 8 : vb);
     dt = ps_cl_dev_tune(&tune);
-    /* The plan the sort will make: the same bytes, or the same refusal. */
-    return ps_dev_scratch_bytes(&dt, n, kb, vb, segments, bytes, api_host);
+    /* The plan the call will make: the same bytes, or the same refusal. */
+    if (!topk)
+        return ps_dev_scratch_bytes(&dt, n, kb, vb, segments, bytes, api_host);
+    st = ps_dev_plan_topk(&pl, &dt, n, 1, kb, segments, 1, api_host);
+    if (st == PS_OK)
+        *bytes = pl.bytes;
+    return st;
 }
 
 static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
                             size_t value_size, size_t *bytes)
 {
     return scratch_query("ps_opencl_scratch_size", queue, n, type, value_size,
-                         bytes, 0);
+                         bytes, 0, 0);
 }
 
 /* Keys only when values is NULL (value_size is then not looked at). */
@@ -238,7 +246,7 @@ static int api_segments_scratch_size(cl_command_queue queue, size_t n,
                                      size_t *bytes)
 {
     return scratch_query("ps_opencl_segments_scratch_size", queue, n, type,
-                         value_size, bytes, 1);
+                         value_size, bytes, 1, 0);
 }
 
 static int api_sort_segments(cl_command_queue queue, cl_mem keys,
@@ -297,53 +305,19 @@ static int api_sort_segments(cl_command_queue queue, cl_mem keys,
     return ps_cl_sort_segments(api_host, &job);
 }
 
-/* Both top-k scratch-size queries: the device plan's bytes for n keys
- * on the queue's device (the program of the key width with 8-byte values,
- * which sorts the keys with their indices), for any k >= 1. */
-static int topk_scratch_query(const char *fn, cl_command_queue queue, size_t n,
-                              ps_type type, size_t value_size, size_t *bytes,
-                              int segments)
-{
-    cl_device_id dev = NULL;
-    ps_cl_tune tune;
-    ps_dev_tune dt;
-    ps_dev_topk_plan pl;
-    unsigned kb = ps_type_bytes(type);
-    int st = check(fn, queue, queue, n, type, 0);
-    if (st == PS_OK && bytes == NULL) {
-        api_host->fail("%s: bytes is NULL", fn);
-        st = PS_ERR_INVALID_ARG;
-    }
-    if (st == PS_OK)
-        st = check_value_size(fn, value_size);
-    if (st != PS_OK)
-        return st;
-    if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL)
-        != CL_SUCCESS) {
-        api_host->fail("%s: not a usable command queue", fn);
-        return PS_ERR_INVALID_ARG;
-    }
-    tune = ps_cl_tune_for(dev, 8 * kb, 8);
-    dt = ps_cl_dev_tune(&tune);
-    st = ps_dev_plan_topk(&pl, &dt, n, 1, kb, segments, 1, api_host);
-    if (st == PS_OK)
-        *bytes = pl.bytes;
-    return st;
-}
-
 static int api_topk_scratch_size(cl_command_queue queue, size_t n, ps_type type,
                                  size_t value_size, size_t *bytes)
 {
-    return topk_scratch_query("ps_opencl_topk_scratch_size", queue, n, type,
-                              value_size, bytes, 0);
+    return scratch_query("ps_opencl_topk_scratch_size", queue, n, type,
+                         value_size, bytes, 0, 1);
 }
 
 static int api_topk_segments_scratch_size(cl_command_queue queue, size_t n,
                                           ps_type type, size_t value_size,
                                           size_t *bytes)
 {
-    return topk_scratch_query("ps_opencl_topk_segments_scratch_size", queue, n,
-                              type, value_size, bytes, 1);
+    return scratch_query("ps_opencl_topk_segments_scratch_size", queue, n, type,
+                         value_size, bytes, 1, 1);
 }
 
 /* Both top-k forms (offsets NULL for one array, and then segs 0): every
