@@ -67,21 +67,26 @@ extern "C" {
 /* Bumped whenever the table below changes, appended functions included
  * (a program built with this header must not call past the end of an
  * older module's table); the wrappers refuse a table with another value. */
-#define PS_GPU_API_ABI 2u   /* 2: sort_segments appended */
+#define PS_GPU_API_ABI 3u   /* 2: sort_segments appended; 3: topk and
+                               topk_segments appended */
 
 /* What scratch_size() is asked about. */
 typedef enum ps_gpu_op {
     PS_GPU_SORT_KEYS = 0,
     PS_GPU_SORT_PAIRS = 1,  /* value_size 4 or 8 */
     PS_GPU_ARGSORT = 2,
-    PS_GPU_SORT_SEGMENTS = 3 /* value_size 0 (keys only), 4 or 8 */
+    PS_GPU_SORT_SEGMENTS = 3, /* value_size 0 (keys only), 4 or 8 */
+    PS_GPU_TOPK = 4,        /* value_size 0, 4 or 8; the bytes depend on
+                               neither it nor k */
+    PS_GPU_TOPK_SEGMENTS = 5 /* as PS_GPU_TOPK; nor on the offsets */
 } ps_gpu_op;
 
 typedef struct ps_gpu_api {
     unsigned abi;           /* PS_GPU_API_ABI */
     const char *name;       /* "cuda" or "hip" */
     /* Bytes of scratch the operation needs for n keys of `type` (value_size
-     * is read for PS_GPU_SORT_PAIRS only).  May be 0.  Returns PS_OK, or
+     * is checked for PS_GPU_SORT_PAIRS, the segments and the top-k; only
+     * the sorts' bytes depend on it).  May be 0.  Returns PS_OK, or
      * PS_ERR_INVALID_ARG / PS_ERR_TOO_LARGE. */
     int (*scratch_size)(ps_gpu_op op, size_t n, ps_type type,
                         size_t value_size, size_t *bytes);
@@ -120,6 +125,53 @@ typedef struct ps_gpu_api {
                          size_t n, const size_t *d_offsets, size_t num_segments,
                          ps_type type, unsigned flags, void *d_scratch,
                          size_t scratch_bytes, void *stream);
+    /* ps_topk on device arrays: the first min(k, n) elements of the stable
+     * sorted order of the n keys at d_keys (the smallest first, the
+     * largest first with PS_DESCENDING) go to d_out_keys, their values
+     * (d_values and d_out_values, value_size 4 or 8; both NULL and
+     * value_size 0 for none) to d_out_values, and their indices into
+     * d_keys (64-bit, size_t) to d_out_index unless it is NULL.  Bit for
+     * bit the first min(k, n) of argsort / sort_pairs: floats by
+     * totalOrder, equal keys by lower index first in both directions.
+     * d_keys and d_values are only read.  k is any value: k = 0 (or n = 0)
+     * is PS_OK with nothing enqueued; k > n gives n results.
+     * Scratch: scratch_size(PS_GPU_TOPK, n, type, value_size), which does
+     * not depend on k: a copy of the keys and their indices, sorted as
+     * pairs, then one gather writes the results (doc/topk.md counts the
+     * traffic).  The contract above holds, with these differences: n = 1
+     * enqueues work (a result to write), and the separate arrays are
+     * d_keys, d_values, d_out_keys, d_out_values and d_out_index
+     * (min(k, n) elements each for the outputs) and the scratch: an
+     * output sharing a byte with an input, another output or the scratch
+     * is PS_ERR_INVALID_ARG before anything is enqueued.  The outputs are
+     * written only by the last kernel: every error before it (argument
+     * errors, offsets refused, a failed copy, launch or sort) leaves them
+     * untouched; a failure of that kernel leaves them unspecified. */
+    int (*topk)(const void *d_keys, const void *d_values, size_t value_size,
+                size_t n, size_t k, void *d_out_keys, void *d_out_values,
+                size_t *d_out_index, ps_type type, unsigned flags,
+                void *d_scratch, size_t scratch_bytes, void *stream);
+    /* ps_topk_segments on device arrays: topk on each segment
+     * [d_offsets[i], d_offsets[i + 1]) of the n keys, with d_offsets as in
+     * sort_segments (device memory, num_segments + 1 64-bit offsets from 0
+     * to n, not decreasing; num_segments 1 .. 2^32 - 1).  Segment i's first
+     * min(k, len_i) results go to slots i * k .. i * k + min(k, len_i) - 1
+     * of the outputs, with indices into the whole array; slots past a
+     * short segment's results, and an empty segment's, are not written.
+     * Each output must hold (num_segments - 1) * k + min(k, n) elements,
+     * the last slot any offsets can reach, which is its span in the
+     * overlap check (PS_ERR_INVALID_ARG when that many 8-byte slots would
+     * not fit in size_t).  Scratch: scratch_size(PS_GPU_TOPK_SEGMENTS,
+     * ...).  Like sort_segments it waits once for the stream (n >= 2),
+     * and offsets found invalid there are PS_ERR_INVALID_ARG with the
+     * outputs untouched.  With n < 2 the offsets are not checked: n = 1
+     * writes its key to slot s * k of the segment s that holds it. */
+    int (*topk_segments)(const void *d_keys, const void *d_values,
+                         size_t value_size, size_t n, const size_t *d_offsets,
+                         size_t num_segments, size_t k, void *d_out_keys,
+                         void *d_out_values, size_t *d_out_index, ps_type type,
+                         unsigned flags, void *d_scratch, size_t scratch_bytes,
+                         void *stream);
 } ps_gpu_api;
 
 /* The table of backend `name`, checked for the ABI; NULL with
@@ -136,8 +188,8 @@ static inline const ps_gpu_api *ps_gpu_api_get(const char *name)
  * PS_GPU_WRAPPERS(rt) defines, for backend "rt", the functions
  * portsort_cuda.h and portsort_hip.h document: ps_<rt>_api_get(),
  * ps_<rt>_available(), ps_<rt>_scratch_size(), ps_<rt>_sort_keys(),
- * ps_<rt>_sort_pairs(), ps_<rt>_argsort() and ps_<rt>_sort_segments(),
- * each calling the table's
+ * ps_<rt>_sort_pairs(), ps_<rt>_argsort(), ps_<rt>_sort_segments(),
+ * ps_<rt>_topk() and ps_<rt>_topk_segments(), each calling the table's
  * function of the same name, or returning PS_ERR_BACKEND_UNAVAILABLE when
  * the backend cannot run here.  One macro, so the two headers cannot drift.
  */
@@ -200,6 +252,38 @@ static inline int ps_##rt##_sort_segments(void *d_keys, void *d_values,      \
                                         d_offsets, num_segments, type,       \
                                         flags, d_scratch, scratch_bytes,     \
                                         stream)                              \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_topk(const void *d_keys, const void *d_values,   \
+                                 size_t value_size, size_t n, size_t k,      \
+                                 void *d_out_keys, void *d_out_values,       \
+                                 size_t *d_out_index, ps_type type,          \
+                                 unsigned flags, void *d_scratch,            \
+                                 size_t scratch_bytes, void *stream)         \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->topk(d_keys, d_values, value_size, n, k,           \
+                               d_out_keys, d_out_values, d_out_index, type,  \
+                               flags, d_scratch, scratch_bytes, stream)      \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_topk_segments(const void *d_keys,                \
+                                          const void *d_values,              \
+                                          size_t value_size, size_t n,       \
+                                          const size_t *d_offsets,           \
+                                          size_t num_segments, size_t k,     \
+                                          void *d_out_keys,                  \
+                                          void *d_out_values,                \
+                                          size_t *d_out_index, ps_type type, \
+                                          unsigned flags, void *d_scratch,   \
+                                          size_t scratch_bytes, void *stream)\
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->topk_segments(d_keys, d_values, value_size, n,     \
+                                        d_offsets, num_segments, k,          \
+                                        d_out_keys, d_out_values,            \
+                                        d_out_index, type, flags, d_scratch, \
+                                        scratch_bytes, stream)               \
                      : PS_ERR_BACKEND_UNAVAILABLE;                           \
 }
 

@@ -25,6 +25,13 @@
  *   int ps_hip_sort_segments(d_keys, d_values, value_size, n, d_offsets,
  *                            num_segments, type, flags, d_scratch, bytes,
  *                            stream);   each segment on its own; waits once
+ *   int ps_hip_topk(d_keys, d_values, value_size, n, k, d_out_keys,
+ *                   d_out_values, d_out_index, type, flags, d_scratch,
+ *                   bytes, stream);       the first k of the stable order
+ *   int ps_hip_topk_segments(d_keys, d_values, value_size, n, d_offsets,
+ *                            num_segments, k, d_out_keys, d_out_values,
+ *                            d_out_index, type, flags, d_scratch, bytes,
+ *                            stream);   per segment; waits once
  *
  * They return when the sort is enqueued on the stream.  The stream is a
  * void *, so this header needs no HIP header: a hipStream_t converts to it

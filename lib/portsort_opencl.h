@@ -75,7 +75,8 @@ extern "C" {
 /* Bumped whenever ps_opencl_api changes, appended functions included (a
  * program built with this header must not call past the end of an older
  * module's table); a module carrying another value is refused. */
-#define PS_OPENCL_API_ABI 3u    /* 3: segments_scratch_size, sort_segments */
+#define PS_OPENCL_API_ABI 4u    /* 3: segments_scratch_size, sort_segments;
+                                   4: the top-k's four functions */
 
 /* The OpenCL module's table, returned by ps_device_api("opencl"). */
 typedef struct ps_opencl_api {
@@ -96,6 +97,24 @@ typedef struct ps_opencl_api {
                          size_t n, cl_mem offsets, size_t num_segments,
                          ps_type type, unsigned flags, cl_mem scratch,
                          size_t scratch_bytes);
+    int (*topk_scratch_size)(cl_command_queue queue, size_t n, ps_type type,
+                             size_t value_size, size_t *bytes);
+    int (*topk)(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                cl_mem values, size_t value_offset, size_t value_size, size_t n,
+                size_t k, cl_mem out_keys, size_t out_key_offset,
+                cl_mem out_values, size_t out_value_offset, cl_mem out_index,
+                size_t out_index_offset, ps_type type, unsigned flags,
+                cl_mem scratch, size_t scratch_bytes);
+    int (*topk_segments_scratch_size)(cl_command_queue queue, size_t n,
+                                      ps_type type, size_t value_size,
+                                      size_t *bytes);
+    int (*topk_segments)(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                         cl_mem values, size_t value_offset, size_t value_size,
+                         size_t n, cl_mem offsets, size_t num_segments, size_t k,
+                         cl_mem out_keys, size_t out_key_offset,
+                         cl_mem out_values, size_t out_value_offset,
+                         cl_mem out_index, size_t out_index_offset, ps_type type,
+                         unsigned flags, cl_mem scratch, size_t scratch_bytes);
 } ps_opencl_api;
 
 /* The table, checked for the ABI; NULL with ps_error_detail() saying why
@@ -191,6 +210,114 @@ static inline int ps_opencl_sort_segments(cl_command_queue queue, cl_mem keys,
     return a != NULL ? a->sort_segments(queue, keys, key_offset, values,
                                         value_offset, value_size, n, offsets,
                                         num_segments, type, flags, scratch,
+                                        scratch_bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+/* Bytes of scratch for ps_opencl_topk() of n elements of `type` on
+ * queue's device, in *bytes (value_size 0, 4 or 8 is checked but does not
+ * change them, nor does k): a copy of the keys, their 64-bit indices and
+ * the sort of the two.  0 when n is 0. */
+static inline int ps_opencl_topk_scratch_size(cl_command_queue queue, size_t n,
+                                              ps_type type, size_t value_size,
+                                              size_t *bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->topk_scratch_size(queue, n, type, value_size, bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+/*
+ * ps_topk() on buffers: the first min(k, n) elements of the stable sorted
+ * order of the n keys of keys[key_offset ..] (the smallest first, the
+ * largest first with PS_DESCENDING) go to out_keys[out_key_offset ..],
+ * their values (values and out_values, value_size 4 or 8; both NULL and
+ * value_size 0 for none) to out_values[out_value_offset ..], and their
+ * indices (cl_ulong, from 0 at key_offset) to out_index[out_index_offset
+ * ..] unless out_index is NULL.  Bit for bit the first min(k, n) of a
+ * stable sort: floats by totalOrder, equal keys by lower index first in
+ * both directions.  keys and values are only read.  k is any value: k = 0
+ * or n = 0 is PS_OK with nothing enqueued, k > n gives n results.
+ *
+ * As the sorts above: enqueued on queue and flushed, scratch from
+ * ps_opencl_topk_scratch_size() (or NULL), every range inside its buffer
+ * (the outputs min(k, n) elements each) and no two sharing a byte, an
+ * output with an input, another output or the scratch included
+ * (PS_ERR_INVALID_ARG before anything is enqueued).  For n above one tile
+ * it waits once for a small read, as ps_opencl_sort_pairs() does.  The
+ * outputs are written only by the last kernel: on every error before it
+ * (every argument error, offsets refused, a failure of an earlier step)
+ * they are unchanged; if that kernel itself fails, they are unspecified.
+ * How it works and what it moves: doc/topk.md.
+ */
+static inline int ps_opencl_topk(cl_command_queue queue, cl_mem keys,
+                                 size_t key_offset, cl_mem values,
+                                 size_t value_offset, size_t value_size,
+                                 size_t n, size_t k, cl_mem out_keys,
+                                 size_t out_key_offset, cl_mem out_values,
+                                 size_t out_value_offset, cl_mem out_index,
+                                 size_t out_index_offset, ps_type type,
+                                 unsigned flags, cl_mem scratch,
+                                 size_t scratch_bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->topk(queue, keys, key_offset, values, value_offset,
+                               value_size, n, k, out_keys, out_key_offset,
+                               out_values, out_value_offset, out_index,
+                               out_index_offset, type, flags, scratch,
+                               scratch_bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+/* Bytes of scratch for ps_opencl_topk_segments() of n elements, as
+ * ps_opencl_topk_scratch_size() (independent of k and the offsets). */
+static inline int ps_opencl_topk_segments_scratch_size(cl_command_queue queue,
+                                                       size_t n, ps_type type,
+                                                       size_t value_size,
+                                                       size_t *bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->topk_segments_scratch_size(queue, n, type, value_size,
+                                                     bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+/*
+ * ps_topk_segments() on buffers: ps_opencl_topk() on each segment, with
+ * offsets as ps_opencl_sort_segments() takes them (num_segments + 1
+ * cl_ulong words from 0 to n, not decreasing, relative to key_offset and
+ * value_offset; num_segments 1 .. 2^32 - 1).  Segment i's first
+ * min(k, len_i) results go to slots i * k .. i * k + min(k, len_i) - 1 of
+ * each output (from its offset), indices into the whole array; slots past
+ * a short segment's results, and an empty segment's, are not written.
+ * Each output must hold (num_segments - 1) * k + min(k, n) elements, the
+ * last slot any offsets can reach (PS_ERR_INVALID_ARG when that many
+ * 8-byte slots would not fit in size_t).  Like ps_opencl_sort_segments()
+ * it waits once (n >= 2), and offsets found invalid there give
+ * PS_ERR_INVALID_ARG with the outputs unchanged.  With n < 2 the offsets
+ * are not checked: n = 1 writes its key to slot s * k of the segment s
+ * that holds it.
+ */
+static inline int ps_opencl_topk_segments(cl_command_queue queue, cl_mem keys,
+                                          size_t key_offset, cl_mem values,
+                                          size_t value_offset, size_t value_size,
+                                          size_t n, cl_mem offsets,
+                                          size_t num_segments, size_t k,
+                                          cl_mem out_keys, size_t out_key_offset,
+                                          cl_mem out_values,
+                                          size_t out_value_offset,
+                                          cl_mem out_index,
+                                          size_t out_index_offset, ps_type type,
+                                          unsigned flags, cl_mem scratch,
+                                          size_t scratch_bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->topk_segments(queue, keys, key_offset, values,
+                                        value_offset, value_size, n, offsets,
+                                        num_segments, k, out_keys,
+                                        out_key_offset, out_values,
+                                        out_value_offset, out_index,
+                                        out_index_offset, type, flags, scratch,
                                         scratch_bytes)
                      : PS_ERR_BACKEND_UNAVAILABLE;
 }

@@ -614,6 +614,69 @@ static void test_bad_tune(void)
     CHECK(ps_dev_plan_sort(&p, &t, 100000, 4, 0, NULL) == PS_ERR_INVALID_ARG);
 }
 
+/* The device top-k's plan: the sort's scratch at offset 0 (where the
+ * OpenCL sorts take theirs), the keys and indices after it, the same
+ * bytes for every k >= 1, the slots every output holds, the launch sizes,
+ * and its refusals. */
+static void test_topk(void)
+{
+    static const size_t ns[] = { 1, 2, 300, 5000, 100000 };
+    static const int which[] = { 0, 2, 9, 12 };     /* pocl, a GPU, CUDA, the stand-in */
+    size_t i, kb, seg, sbytes;
+    ps_dev_topk_plan p, q;
+    for (kb = 1; kb <= 8; kb *= 2)
+        for (i = 0; i < sizeof ns / sizeof *ns; i++)
+            for (seg = 0; seg < 2; seg++) {
+                const named_tune *nt = &tunes[which[(i + kb) % 4]];
+                ps_dev_tune t = tune_for(nt, (unsigned)kb, 8);
+                size_t n = ns[i];
+                snprintf(where, sizeof where, "topk plan n=%zu kb=%zu segments=%zu (%s)",
+                         n, kb, seg, nt->name);
+                CHECK(ps_dev_plan_topk(&p, &t, n, 1, (unsigned)kb, (int)seg, 7, &host)
+                      == PS_OK);
+                check_regions(p.region, PS_DEV_TOPK_NREGIONS, p.bytes);
+                sbytes = 0;
+                if (n >= 2)
+                    CHECK(ps_dev_scratch_bytes(&t, n, (unsigned)kb, 8, (int)seg, &sbytes,
+                                               &host) == PS_OK);
+                CHECK(p.region[PS_DEV_TOPK_SORT].off == 0);
+                CHECK(p.region[PS_DEV_TOPK_SORT].bytes == sbytes);
+                CHECK(p.region[PS_DEV_TOPK_KEYS].bytes == n * kb);
+                CHECK(p.region[PS_DEV_TOPK_IDX].bytes == n * 8);
+                CHECK(p.slots == (seg ? 6 + 1 : 1) && p.gather == (seg ? n : 1));
+                CHECK(p.iota_groups >= 1 && p.iota_groups <= t.max_blocks
+                      && p.iota_groups * t.wg >= (n < t.max_blocks * t.wg ? n : 1));
+                CHECK(p.gather_groups >= 1 && p.gather_groups <= (seg ? 7 : 1));
+                /* k changes the slots, never the scratch. */
+                CHECK(ps_dev_plan_topk(&q, &t, n, n + 5, (unsigned)kb, (int)seg, 7, &host)
+                      == PS_OK);
+                CHECK(q.bytes == p.bytes && q.gather == n);
+                CHECK(q.slots == (seg ? 6 * (n + 5) + n : n));
+                /* Nothing to do. */
+                CHECK(ps_dev_plan_topk(&q, &t, n, 0, (unsigned)kb, (int)seg, 7, &host)
+                      == PS_OK && q.bytes == 0 && q.slots == 0);
+            }
+    {
+        ps_dev_tune t = tune_for(&tunes[0], 4, 8);
+        snprintf(where, sizeof where, "topk plan refusals");
+        CHECK(ps_dev_plan_topk(&p, &t, 0, 5, 4, 1, 0, &host) == PS_OK && p.bytes == 0);
+        detail[0] = '\0';
+        CHECK(ps_dev_plan_topk(&p, &t, 10, 5, 4, 1, 0, &host) == PS_ERR_INVALID_ARG);
+        CHECK(strstr(detail, "no segments") != NULL);
+        detail[0] = '\0';
+        CHECK(ps_dev_plan_topk(&p, &t, 10, SIZE_MAX / 8, 4, 1, 2, &host)
+              == PS_ERR_INVALID_ARG);
+        CHECK(strstr(detail, "size_t") != NULL);
+        /* The largest k that fits: (2 - 1) * k + 10 slots of 8 bytes. */
+        CHECK(ps_dev_topk_slots("t", 10, SIZE_MAX / 8 - 10, 1, 2, &sbytes, &host) == PS_OK);
+        CHECK(sbytes == SIZE_MAX / 8);
+        CHECK(ps_dev_plan_topk(&p, &t, (size_t)UINT32_MAX + 1, 5, 4, 0, 0, &host)
+              == PS_ERR_TOO_LARGE);
+        CHECK(ps_dev_plan_topk(&p, &t, 10, 5, 4, 1, (size_t)UINT32_MAX + 1, &host)
+              == PS_ERR_TOO_LARGE);
+    }
+}
+
 int main(void)
 {
     test_layout_basics();
@@ -624,6 +687,7 @@ int main(void)
     test_passes();
     test_large_tiles();
     test_host();
+    test_topk();
     printf("device plan: %ld checks passed\n", checks);
     return 0;
 }

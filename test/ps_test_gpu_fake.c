@@ -6,7 +6,9 @@
  * directions, keys / pairs of 4 and 8 bytes / argsort, sizes that take the
  * one-work-group path and the multi-block path (the stand-in caps a pass at
  * 3 blocks, so blocks own several tiles), compared with the oracle; then
- * the device API's segmented sort (every size class) and its refusals.
+ * the device API's segmented sort (every size class) and its refusals, and
+ * the device top-k (ps_cuda_topk, ps_cuda_topk_segments: the cases of
+ * ps_test_topkdev.c) and its refusals.
  *
  * This checks what the kernels on pocl cannot: the launch sequence, the
  * argument packing for cudaLaunchKernel, the CUDA tile sizes, the scratch
@@ -21,6 +23,7 @@
 
 #include "portsort.h"
 #include "portsort_cuda.h"
+#include "ps_test_topkdev.h"
 #include "ps_test_util.h"
 
 enum { OP_KEYS, OP_PAIRS4, OP_PAIRS8, OP_ARGSORT, OP_COUNT };
@@ -256,6 +259,123 @@ static void overlaps(void)
         t_fail("device API: arrays side by side: the offsets changed");
 }
 
+/* ps_cuda_topk and ps_cuda_topk_segments for the shared cases
+ * (ps_test_topkdev.c): device pointers are host pointers here.  Every
+ * other call gets the caller's scratch, sized by scratch_size; the inputs
+ * must come back as they were. */
+static int fake_topk(const void *keys, const void *vals, size_t vs, size_t n,
+                     const size_t *offs, size_t nseg, size_t k, void *okeys,
+                     void *ovals, size_t *oidx, size_t slots, ps_type t,
+                     unsigned flags)
+{
+    static unsigned turn;
+    size_t kb = ps_type_size(t), bytes = 0;
+    unsigned char *k0 = malloc(n * kb + 1), *v0 = malloc(n * vs + 1);
+    void *scratch = NULL;
+    int st;
+    (void)slots;
+    memcpy(k0, keys, n * kb);
+    if (vs)
+        memcpy(v0, vals, n * vs);
+    if (turn++ % 2) {
+        if (ps_cuda_scratch_size(offs ? PS_GPU_TOPK_SEGMENTS : PS_GPU_TOPK, n, t, vs,
+                                 &bytes) != PS_OK)
+            t_fail("topk scratch_size: %s", ps_error_detail());
+        scratch = malloc(bytes + 1);
+    }
+    st = offs ? ps_cuda_topk_segments(keys, vals, vs, n, offs, nseg, k, okeys, ovals,
+                                      oidx, t, flags, scratch, bytes, NULL)
+              : ps_cuda_topk(keys, vals, vs, n, k, okeys, ovals, oidx, t, flags,
+                             scratch, bytes, NULL);
+    if (memcmp(k0, keys, n * kb) != 0 || (vs && memcmp(v0, vals, n * vs) != 0))
+        t_fail("device topk n=%zu k=%zu: the inputs changed", n, k);
+    free(scratch);
+    free(k0);
+    free(v0);
+    return st;
+}
+
+/* The device top-k's refusals: each before anything is enqueued (or, for
+ * offsets, before anything writes the outputs), with the outputs and
+ * inputs byte-identical afterwards. */
+static void topk_refused(void)
+{
+    enum { N = 3000, K = 10, MEM = 160000 };
+    static _Alignas(256) unsigned char mem[MEM], mem0[MEM];
+    /* Outputs of 4K slots: room for 3 segments' results at K each. */
+    uint32_t *k = (uint32_t *)(void *)mem, *v = k + N, *ok = v + N, *ov = ok + 4 * K;
+    size_t *oi = (size_t *)(void *)(ov + 4 * K), *offs = oi + 4 * K;
+    unsigned char *scratch = (unsigned char *)(offs + 4);
+    size_t bytes = 0, i;
+    uint64_t rng = 23;
+    int st;
+
+    for (i = 0; i < sizeof mem; i++)
+        mem0[i] = mem[i] = (unsigned char)t_rand(&rng);
+    offs[0] = 0, offs[1] = 2000, offs[2] = 1000, offs[3] = N;   /* decreasing */
+    memcpy(mem0, mem, sizeof mem);
+    if (ps_cuda_scratch_size(PS_GPU_TOPK, N, PS_U32, 4, &bytes) != PS_OK || bytes == 0
+        || (size_t)(scratch - mem) + bytes > MEM)
+        t_fail("topk scratch_size for %d keys: %zu", N, bytes);
+#define TOPK_REFUSED(call, want, w1, w2) do {                                   \
+    st = (call);                                                                \
+    if (st != (want) || strstr(ps_error_detail(), w1) == NULL                   \
+        || strstr(ps_error_detail(), w2) == NULL)                               \
+        t_fail("device topk: %s: got %d (%s)", #call, st, ps_error_detail());   \
+    if (memcmp(mem, mem0, sizeof mem) != 0)                                     \
+        t_fail("device topk: %s: a refused call changed the arrays", #call);    \
+} while (0)
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, k + 5, ov, oi, PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_keys", "d_out_keys");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, ok, v + N - 1, oi, PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_values", "d_out_values");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, ok, ov, (size_t *)(void *)(ov + K - 1),
+                              PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_out_values", "d_out_index");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, ok, ov, oi, PS_U32, 0, ok, bytes, NULL),
+                 PS_ERR_INVALID_ARG, "d_out_keys", "d_scratch");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, ok, ov, oi, PS_U32, 0, scratch, bytes - 1,
+                              NULL), PS_ERR_INVALID_ARG, "scratch of", "needed");
+    TOPK_REFUSED(ps_cuda_topk(NULL, v, 4, N, K, ok, ov, oi, PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_keys", "NULL");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, NULL, ov, oi, PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_out_keys", "NULL");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 12, N, K, ok, ov, oi, PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "value_size", "12");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 0, N, K, ok, ov, oi, PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_values", "value_size 0");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, ok, NULL, oi, PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_out_values NULL", "value_size 4");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, ok, ov, oi, (ps_type)99, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "type", "99");
+    TOPK_REFUSED(ps_cuda_topk(k, v, 4, N, K, ok, ov, oi, PS_U32, 0x10, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "flags", "0x10");
+    TOPK_REFUSED(ps_cuda_topk_segments(k, v, 4, N, offs, 3, K, ok, ov, oi, PS_U32, 0,
+                                       NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "offsets are invalid", "");
+    TOPK_REFUSED(ps_cuda_topk_segments(k, v, 4, N, NULL, 3, K, ok, ov, oi, PS_U32, 0,
+                                       NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_offsets", "NULL");
+    TOPK_REFUSED(ps_cuda_topk_segments(k, v, 4, N, offs, 0, K, ok, ov, oi, PS_U32, 0,
+                                       NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "no segments", "");
+    /* With k = 2K the last of 3 segments' results may reach slot
+     * 2 * 2K + 2K - 1, past the 4K slots of out_keys into out_values. */
+    TOPK_REFUSED(ps_cuda_topk_segments(k, v, 4, N, offs, 3, 2 * K, ok, ov, oi, PS_U32,
+                                       0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "d_out_keys", "d_out_values");
+    TOPK_REFUSED(ps_cuda_topk_segments(k, v, 4, N, offs, 2, SIZE_MAX / 8, ok, ov, oi,
+                                       PS_U32, 0, NULL, 0, NULL),
+                 PS_ERR_INVALID_ARG, "slots", "size_t");
+#undef TOPK_REFUSED
+    /* Nothing to write: k = 0 and n = 0 succeed without looking further. */
+    if (ps_cuda_topk(NULL, NULL, 0, N, 0, NULL, NULL, NULL, PS_U32, 0, NULL, 0, NULL)
+            != PS_OK
+        || ps_cuda_topk(NULL, NULL, 0, 0, K, NULL, NULL, NULL, PS_U32, 0, NULL, 0, NULL)
+            != PS_OK)
+        t_fail("device topk with nothing to write: %s", ps_error_detail());
+}
+
 /* Neither GPU runtime survives fork(): a child must get a status, not a
  * hang (ps_test_fork checks the same on every backend, with sizes too big
  * for the stand-in), and must exit without the library's destructors
@@ -358,8 +478,13 @@ int main(int argc, char **argv)
     }
     segments_refused();
     overlaps();
+    if (max_n >= 2049) {
+        printf("ps_test_gpu_fake: %d device top-k calls passed\n",
+               t_topk_device("cuda (stand-in)", fake_topk));
+        topk_refused();
+    }
     forked_child();
-    printf("ps_test_gpu_fake: %d cases, segmented sorts and the forked child "
-           "passed\n", cases);
+    printf("ps_test_gpu_fake: %d cases, segmented sorts, top-k and the forked "
+           "child passed\n", cases);
     return 0;
 }

@@ -11,7 +11,9 @@
  *                          (one cl_mem twice, sub-buffers of one buffer)
  *                          or pass their buffer's end, refused with every
  *                          buffer unchanged, and ranges side by side in one
- *                          buffer, sorted
+ *                          buffer, sorted; the top-k (ps_opencl_topk and
+ *                          _segments: the cases of ps_test_topkdev.c) and
+ *                          its refusals
  *   ps_test_opencl quick [u64]
  *                          one host-array sort of u32 (or u64) keys through
  *                          PORTSORT_BACKEND, checked key for key; prints
@@ -31,6 +33,7 @@
 #include <string.h>
 
 #include "portsort_opencl.h"
+#include "ps_test_topkdev.h"
 #include "ps_test_util.h"
 
 static cl_context ctx;
@@ -294,6 +297,147 @@ static void sorted_in(const char *what, cl_mem m, const uint32_t *host, size_t k
     free(k);
     free(v);
     checks++;
+}
+
+/* ps_opencl_topk and ps_opencl_topk_segments for the shared cases
+ * (ps_test_topkdev.c): every array in a buffer of its own at an element
+ * offset (the inputs at 3, the outputs at 2, the offsets at 0), the
+ * outputs starting as the caller's sentinel bytes; every other call gets
+ * the caller's scratch.  The inputs must come back as they were. */
+static int cl_topk(const void *keys, const void *vals, size_t vs, size_t n,
+                   const size_t *offs, size_t nseg, size_t k, void *okeys, void *ovals,
+                   size_t *oidx, size_t slots, ps_type t, unsigned flags)
+{
+    static unsigned turn;
+    size_t kb = ps_type_size(t), bytes = 0;
+    unsigned char *pad = calloc(1, (n + 3) * 8 + (slots + 2) * 8);
+    cl_mem dk, dv = NULL, doffs = NULL, dok, dov = NULL, doi = NULL, scratch = NULL;
+    int st;
+
+    memcpy(pad + 3 * kb, keys, n * kb);
+    dk = buffer((n + 3) * kb, pad);
+    if (vs) {
+        memcpy(pad + 3 * vs, vals, n * vs);
+        dv = buffer((n + 3) * vs, pad);
+    }
+    if (offs != NULL) {
+        cl_ulong *o = malloc((nseg + 1) * sizeof *o);
+        size_t i;
+        for (i = 0; i <= nseg; i++)
+            o[i] = offs[i];
+        doffs = buffer((nseg + 1) * sizeof *o, o);
+        free(o);
+    }
+    memcpy(pad + 2 * kb, okeys, slots * kb);
+    dok = buffer((slots + 2) * kb, pad);
+    if (vs) {
+        memcpy(pad + 2 * vs, ovals, slots * vs);
+        dov = buffer((slots + 2) * vs, pad);
+    }
+    if (oidx != NULL) {
+        memcpy(pad + 16, oidx, slots * 8);
+        doi = buffer((slots + 2) * 8, pad);
+    }
+    if (turn++ % 2) {
+        st = offs ? ps_opencl_topk_segments_scratch_size(q, n, t, vs, &bytes)
+                  : ps_opencl_topk_scratch_size(q, n, t, vs, &bytes);
+        if (st != PS_OK)
+            t_fail("topk scratch size: %s", ps_error_detail());
+        if (bytes > 0)
+            scratch = buffer(bytes, NULL);
+    }
+    st = offs ? ps_opencl_topk_segments(q, dk, 3, dv, 3, vs, n, doffs, nseg, k, dok, 2,
+                                        dov, 2, doi, 2, t, flags, scratch, bytes)
+              : ps_opencl_topk(q, dk, 3, dv, 3, vs, n, k, dok, 2, dov, 2, doi, 2, t,
+                               flags, scratch, bytes);
+    clFinish(q);
+    readback(dk, (n + 3) * kb, pad);
+    if (memcmp(pad + 3 * kb, keys, n * kb) != 0)
+        t_fail("opencl topk n=%zu k=%zu: the keys changed", n, k);
+    if (vs) {
+        readback(dv, (n + 3) * vs, pad);
+        if (memcmp(pad + 3 * vs, vals, n * vs) != 0)
+            t_fail("opencl topk n=%zu k=%zu: the values changed", n, k);
+        readback(dov, (slots + 2) * vs, pad);
+        memcpy(ovals, pad + 2 * vs, slots * vs);
+    }
+    readback(dok, (slots + 2) * kb, pad);
+    memcpy(okeys, pad + 2 * kb, slots * kb);
+    if (oidx != NULL) {
+        readback(doi, (slots + 2) * 8, pad);
+        memcpy(oidx, pad + 16, slots * 8);
+    }
+    {
+        cl_mem all[] = { dk, dv, doffs, dok, dov, doi, scratch };
+        size_t i;
+        for (i = 0; i < sizeof all / sizeof all[0]; i++)
+            if (all[i] != NULL)
+                clReleaseMemObject(all[i]);
+    }
+    free(pad);
+    checks++;
+    return st;
+}
+
+/* The top-k's refusals, every buffer unchanged afterwards. */
+static void topk_refused(void)
+{
+    enum { N = 3000, K = 10 };
+    uint32_t *h = malloc(N * 4 * 2);
+    size_t hb = N * 4 * 2, bytes = 0, i;
+    cl_ulong bad[] = { 0, 2000, 1000, N };
+    cl_mem m, out, db, small;
+    uint64_t rng = 5;
+    for (i = 0; i < 2 * N; i++)
+        h[i] = (uint32_t)t_rand(&rng);
+    m = buffer(hb, h);          /* keys at 0, values at N */
+    out = buffer(hb, h);        /* outputs side by side: keys, values, index */
+    db = buffer(sizeof bad, bad);
+    small = buffer(64, NULL);
+#define TOPK_REFUSED(call, w1, w2) do { \
+    refused_because(#call, (call), w1, w2, NULL); \
+    unchanged(#call, m, h, hb); unchanged(#call, out, h, hb); } while (0)
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, m, N, 4, N, K, m, 5, out, 0, out, K, PS_U32, 0,
+                                NULL, 0), "keys", "out_keys");
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, m, N, 4, N, K, out, 0, out, K, out, K - 2,
+                                PS_U32, 0, NULL, 0), "out_values", "out_index");
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, m, N, 4, N, K, out, 0, out, K, out, 2 * K,
+                                PS_U32, 0, out, hb), "out_keys", "scratch");
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, m, N, 4, N, K, out, 0, out, K, out, 2 * K,
+                                PS_U32, 0, small, 64), "scratch", "needed");
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, m, N, 4, N, K, NULL, 0, out, K, NULL, 0, PS_U32,
+                                0, NULL, 0), "out_keys", "NULL");
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, m, N, 12, N, K, out, 0, out, K, NULL, 0, PS_U32,
+                                0, NULL, 0), "value_size", "12");
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, m, N, 4, N, K, out, 0, NULL, 0, NULL, 0, PS_U32,
+                                0, NULL, 0), "out_values NULL", "value_size 4");
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, NULL, 0, 0, N, K, out, hb / 4 - 5, NULL, 0,
+                                NULL, 0, PS_U32, 0, NULL, 0), "out_keys", "past the end");
+    TOPK_REFUSED(ps_opencl_topk(q, m, 0, NULL, 0, 0, N, K, out, 0, NULL, 0, NULL, 0,
+                                PS_U32, 2, NULL, 0), "flags", "0x2");
+    TOPK_REFUSED(ps_opencl_topk_segments(q, m, 0, m, N, 4, N, db, 3, K, out, 0, out,
+                                         4 * K, out, 8 * K, PS_U32, 0, NULL, 0),
+                 "offsets", "invalid");
+    TOPK_REFUSED(ps_opencl_topk_segments(q, m, 0, m, N, 4, N, NULL, 3, K, out, 0, out,
+                                         4 * K, out, 8 * K, PS_U32, 0, NULL, 0),
+                 "offsets", "NULL");
+    /* k = 2K: the last of 3 segments may reach slot 6K - 1, past out_keys'
+     * 4K slots into out_values. */
+    TOPK_REFUSED(ps_opencl_topk_segments(q, m, 0, m, N, 4, N, db, 3, 2 * K, out, 0, out,
+                                         4 * K, out, 8 * K, PS_U32, 0, NULL, 0),
+                 "out_keys", "out_values");
+    TOPK_REFUSED(ps_opencl_topk_segments(q, m, 0, m, N, 4, N, db, 2, SIZE_MAX / 8, out,
+                                         0, out, 4 * K, out, 8 * K, PS_U32, 0, NULL, 0),
+                 "slots", "size_t");
+#undef TOPK_REFUSED
+    if (ps_opencl_topk_scratch_size(q, N, PS_U32, 4, &bytes) != PS_OK || bytes == 0)
+        t_fail("topk_scratch_size for %d keys: %zu", N, bytes);
+    if (ps_opencl_topk(q, m, 0, NULL, 0, 0, N, 0, NULL, 0, NULL, 0, NULL, 0, PS_U32, 0,
+                       NULL, 0) != PS_OK)
+        t_fail("topk with k = 0: %s", ps_error_detail());
+    clReleaseMemObject(m); clReleaseMemObject(out); clReleaseMemObject(db);
+    clReleaseMemObject(small);
+    free(h);
 }
 
 /* Host copy of a buffer: keys few-distinct from key_at on, value i = i
@@ -582,6 +726,9 @@ static int api_tests(void)
     segs_refused();
     overlaps();
     scratch_queries();
+    printf("ps_test_opencl: %d device top-k calls passed\n",
+           t_topk_device("opencl", cl_topk));
+    topk_refused();
 
     /* A scratch that is too small is refused before anything runs. */
     dk = buffer(100000 * 4, NULL);

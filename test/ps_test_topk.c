@@ -44,35 +44,6 @@ static void *xmalloc(size_t bytes)
     return p;
 }
 
-/* A special value of a type, by number: +-0, +-inf, NaNs for floats;
- * 0, 1, the extremes for integers. */
-static uint64_t special(ps_type t, uint64_t r)
-{
-    static const uint64_t f64[] = { 0, 0x8000000000000000ull,
-        0x7FF0000000000000ull, 0xFFF0000000000000ull, 0x7FF8000000000000ull,
-        0xFFF8000000000001ull, 0x7FF0000000000001ull, 0x3FF0000000000000ull };
-    static const uint32_t f32[] = { 0, 0x80000000u, 0x7F800000u, 0xFF800000u,
-        0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0x3F800000u };
-    static const uint16_t f16[] = { 0, 0x8000u, 0x7C00u, 0xFC00u, 0x7E00u,
-        0xFE01u, 0x7C01u, 0x3C00u };
-    static const uint16_t bf16[] = { 0, 0x8000u, 0x7F80u, 0xFF80u, 0x7FC0u,
-        0xFFC1u, 0x7F81u, 0x3F80u };
-    unsigned i = (unsigned)(r % 8);
-    unsigned bits = 8u * (unsigned)ps_type_size(t);
-    uint64_t all = bits == 64 ? ~0ull : ((1ull << bits) - 1);
-    switch (t) {
-    case PS_F64: return f64[i];
-    case PS_F32: return f32[i];
-    case PS_F16: return f16[i];
-    case PS_BF16: return bf16[i];
-    default: {
-        uint64_t ints[8] = { 0, 1, all, all >> 1, (all >> 1) + 1, 2, all - 1,
-                             0 };
-        return ints[i];
-    }
-    }
-}
-
 static void put(unsigned char *p, size_t i, size_t kb, uint64_t v)
 {
     memcpy(p + i * kb, &v, kb);     /* little-endian hosts: the low bytes */
@@ -92,7 +63,7 @@ static void make_keys(unsigned char *k, size_t n, ps_type t, int shape,
         case D_TWO: v = r % 5 ? a : b; break;
         case D_PREFIX: v = (a & ~0xFFFFull) | (r & (r >> 8) & 0x3FF); break;
         case D_FEW: v = few[r % 5]; break;
-        case D_SPECIAL: v = special(t, r); break;
+        case D_SPECIAL: v = t_special(t, r); break;
         default: break;
         }
         put(k, i, kb, v);

@@ -90,6 +90,10 @@ double t_bf16_value(uint16_t h);
 uint16_t t_f16_bits(double x);
 uint16_t t_bf16_bits(double x);
 
+/* A special value of a type, by number (r % 8): +-0, +-inf, NaNs of both
+ * signs and a payload, 1.0 for floats; 0, 1, the extremes for integers. */
+uint64_t t_special(ps_type t, uint64_t r);
+
 /* The last key type, for loops over every type. */
 #define T_TYPE_LAST PS_BF16
 

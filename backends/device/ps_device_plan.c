@@ -252,6 +252,73 @@ int ps_dev_scratch_bytes(const ps_dev_tune *t, size_t n, unsigned key_bytes,
     return st;
 }
 
+int ps_dev_topk_slots(const char *who, size_t n, size_t k, int segments,
+                      size_t num_segments, size_t *slots, const ps_host *host)
+{
+    size_t first = k < n ? k : n;
+    *slots = 0;
+    if (first == 0)
+        return PS_OK;
+    if (segments && num_segments == 0) {
+        if (host != NULL)
+            host->fail("%s: no segments for %zu keys (the offsets must reach n)",
+                       who, n);
+        return PS_ERR_INVALID_ARG;
+    }
+    /* Segment i's results start at slot i x k: the last segment's may
+     * reach (num_segments - 1) x k + min(k, n) - 1, which must be a byte
+     * offset (8-byte indices) that size_t holds. */
+    if (segments && num_segments > 1
+        && k > (SIZE_MAX / 8 - first) / (num_segments - 1)) {
+        if (host != NULL)
+            host->fail("%s: %zu segments of up to %zu results each: the slots "
+                       "would pass the largest size_t; use a smaller k", who,
+                       num_segments, k);
+        return PS_ERR_INVALID_ARG;
+    }
+    *slots = segments ? (num_segments - 1) * k + first : first;
+    return PS_OK;
+}
+
+int ps_dev_plan_topk(ps_dev_topk_plan *p, const ps_dev_tune *t, size_t n,
+                     size_t k, unsigned key_bytes, int segments,
+                     size_t num_segments, const ps_host *host)
+{
+    static const int order[] = { PS_DEV_TOPK_SORT, PS_DEV_TOPK_KEYS,
+                                 PS_DEV_TOPK_IDX };
+    size_t first = k < n ? k : n, sbytes = 0, blocks;
+    int st;
+    *p = (ps_dev_topk_plan){ .n = n, .k = k, .key_bytes = key_bytes,
+                             .segments = segments };
+    if (n > UINT32_MAX || (segments && num_segments > UINT32_MAX)) {
+        if (host != NULL)
+            host->fail("%s: %zu %s beyond the 2^32 - 1 the kernels count", t->who,
+                       n > UINT32_MAX ? n : num_segments,
+                       n > UINT32_MAX ? "keys are" : "segments are");
+        return PS_ERR_TOO_LARGE;
+    }
+    if (first == 0)
+        return PS_OK;
+    st = ps_dev_topk_slots(t->who, n, k, segments, num_segments, &p->slots, host);
+    if (st != PS_OK)
+        return st;
+    p->gather = segments ? n : first;
+    if (n >= 2) {
+        st = ps_dev_scratch_bytes(t, n, key_bytes, 8, segments, &sbytes, host);
+        if (st != PS_OK)
+            return st;
+    }
+    blocks = div_up(n, t->wg);
+    p->iota_groups = blocks < t->max_blocks ? blocks : t->max_blocks;
+    blocks = segments ? num_segments : div_up(first, t->wg);
+    p->gather_groups = blocks < t->max_blocks ? blocks : t->max_blocks;
+    p->region[PS_DEV_TOPK_SORT].bytes = sbytes;
+    p->region[PS_DEV_TOPK_KEYS].bytes = n * key_bytes;
+    p->region[PS_DEV_TOPK_IDX].bytes = n * 8;
+    p->bytes = place_all(p->region, order, sizeof order / sizeof *order);
+    return PS_OK;
+}
+
 int ps_dev_plan_host(ps_dev_host_plan *h, const ps_dev_tune *t, size_t n,
                      unsigned key_bytes, unsigned val_bytes, int segments,
                      size_t num_segments, const ps_host *host)

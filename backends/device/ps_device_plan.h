@@ -192,6 +192,55 @@ int ps_dev_scratch_bytes(const ps_dev_tune *t, size_t n, unsigned key_bytes,
                          unsigned val_bytes, int segments, size_t *bytes,
                          const ps_host *host);
 
+/* A top-k of device arrays (the device API's topk and topk_segments):
+ * the sort's scratch first, at offset 0 where the OpenCL host's sorts take
+ * theirs, then a copy of the keys and their 64-bit indices, which the
+ * stable pair sort (plain, or segmented on the caller's offsets) orders
+ * before ps_topk_gather (backends/kernels/ps_kernel_topk.cl) writes the
+ * results.  Nothing depends on the values: they are gathered, not sorted. */
+enum {
+    PS_DEV_TOPK_SORT,       /* the pair sort's scratch (8-byte values) */
+    PS_DEV_TOPK_KEYS,       /* n x key bytes */
+    PS_DEV_TOPK_IDX,        /* n x 8 */
+    PS_DEV_TOPK_NREGIONS
+};
+
+typedef struct ps_dev_topk_plan {
+    size_t n, k;
+    unsigned key_bytes;
+    int segments;
+    size_t gather;          /* ps_topk_gather's m: min(k, n) positions,
+                               or with segments n (the offsets' bound) */
+    size_t slots;           /* elements every output array must hold:
+                               min(k, n), or with segments
+                               (num_segments - 1) x k + min(k, n), the
+                               last slot a segment's result can reach
+                               whatever the offsets; 0 when n or k is 0 */
+    size_t iota_groups;     /* work-groups of ps_topk_iota (n items) */
+    size_t gather_groups;   /* of ps_topk_gather: min(k, n) items, or a
+                               work-group per segment */
+    ps_dev_region region[PS_DEV_TOPK_NREGIONS];
+    size_t bytes;           /* 0 when n or k is 0: nothing runs */
+} ps_dev_topk_plan;
+
+/* The slots of a top-k (ps_dev_topk_plan's) in *slots, which the device
+ * APIs check the output arrays against before any plan: PS_OK; or
+ * PS_ERR_INVALID_ARG, with host->fail naming `who`, for segments with
+ * num_segments 0 (and results to write), or slots that at 8 bytes each
+ * would not fit in size_t. */
+int ps_dev_topk_slots(const char *who, size_t n, size_t k, int segments,
+                      size_t num_segments, size_t *slots, const ps_host *host);
+
+/* Fills *p for a top-k of k of n keys, plain (segments 0) or per segment
+ * of num_segments (>= 1).  PS_OK; PS_ERR_TOO_LARGE when n or num_segments
+ * is beyond 2^32 - 1 or the sort's plan refuses; PS_ERR_INVALID_ARG when
+ * the slots, at 8 bytes each, would not fit in size_t, for segments with
+ * num_segments 0 (and results to write), or for a tuning out of range.
+ * With n or k 0 it is PS_OK with bytes 0.  host->fail as above. */
+int ps_dev_plan_topk(ps_dev_topk_plan *p, const ps_dev_tune *t, size_t n,
+                     size_t k, unsigned key_bytes, int segments,
+                     size_t num_segments, const ps_host *host);
+
 /* A sort of the caller's host arrays: one device buffer holds the keys,
  * the values, the segment offsets and the sort's scratch, in that order
  * (a host that makes a buffer each takes the sizes alone), and the results

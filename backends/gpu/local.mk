@@ -1,8 +1,9 @@
 # backends/gpu: the host code and kernel instantiations shared by the CUDA
 # and HIP modules (backends/cuda, backends/hip).  Each module compiles the
 # same files with -DPS_GPU_CUDA or -DPS_GPU_HIP; the kernels themselves are
-# backends/kernels/ps_kernel_radix.cl, ps_kernel_onesweep.cl and
-# ps_kernel_segments.cl, the source the OpenCL backend runs.
+# backends/kernels/ps_kernel_radix.cl, ps_kernel_onesweep.cl,
+# ps_kernel_segments.cl and ps_kernel_topk.cl, the source the OpenCL
+# backend runs.
 
 # Public headers, installed in every configuration: they need no GPU
 # header, and their functions return PS_ERR_BACKEND_UNAVAILABLE where the
@@ -27,7 +28,8 @@ PS_GPU_KERNEL_DEPS = $(srcdir)/backends/gpu/ps_gpu_kernels.cu \
 	$(srcdir)/backends/kernels/ps_kernel_dialect.h \
 	$(srcdir)/backends/kernels/ps_kernel_radix.cl \
 	$(srcdir)/backends/kernels/ps_kernel_onesweep.cl \
-	$(srcdir)/backends/kernels/ps_kernel_segments.cl
+	$(srcdir)/backends/kernels/ps_kernel_segments.cl \
+	$(srcdir)/backends/kernels/ps_kernel_topk.cl
 PS_GPU_KINC = -I$(srcdir)/backends/gpu -I$(srcdir)/backends/kernels
 
 # nvcc and hipcc are not libtool compilers: each object is compiled PIC
@@ -76,7 +78,8 @@ test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/standin/ps_gpu_fake
 	$(AM_V_GEN)kv='$*'; $(call ps_gpu_obj,$(CXX) -x c++ -std=c++20 -O2 -fPIC $(PTHREAD_CFLAGS) $(PS_GPU_KINC) -I$(srcdir)/test/standin $(PS_FAKE_DEFS),$(srcdir)/backends/gpu/ps_gpu_kernels.cu,test/ps_gpu_fake_k$*,-DPS_KEY_BITS=$${kv%%_v*} -DPS_VAL_BYTES=$${kv##*_v})
 
 check_PROGRAMS += test/ps_test_gpu_fake
-test_ps_test_gpu_fake_SOURCES = test/ps_test_gpu_fake.c test/ps_test_util.c
+test_ps_test_gpu_fake_SOURCES = test/ps_test_gpu_fake.c test/ps_test_util.c \
+	test/ps_test_topkdev.c
 test_ps_test_gpu_fake_LDADD = lib/libportsort.la
 check_PROGRAMS += test/ps_test_gpu_ctx
 test_ps_test_gpu_ctx_SOURCES = test/ps_test_gpu_ctx.c test/ps_test_util.c

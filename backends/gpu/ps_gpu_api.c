@@ -76,6 +76,16 @@ static int need(ps_gpu_op op, size_t n, ps_type type, size_t value_size,
     size_t end = 0, sort = 0;
     int st;
     *bytes = 0;
+    if (op == PS_GPU_TOPK || op == PS_GPU_TOPK_SEGMENTS) {
+        /* The device plan's, for any k >= 1 (k does not change it). */
+        ps_dev_topk_plan pl;
+        ps_dev_tune t = ps_gpu_tune(ps_gpu_kernels_for(kb, 8));
+        st = ps_dev_plan_topk(&pl, &t, n, 1, kb, op == PS_GPU_TOPK_SEGMENTS, 1,
+                              api_host);
+        if (st == PS_OK)
+            *bytes = pl.bytes;
+        return st;
+    }
     if (n < 2)
         return PS_OK;
     if (op == PS_GPU_ARGSORT)
@@ -94,7 +104,7 @@ static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
                             size_t value_size, size_t *bytes)
 {
     int st;
-    if (bytes == NULL || op < PS_GPU_SORT_KEYS || op > PS_GPU_SORT_SEGMENTS) {
+    if (bytes == NULL || op < PS_GPU_SORT_KEYS || op > PS_GPU_TOPK_SEGMENTS) {
         api_host->fail(PS_GPU_NAME " scratch_size: %s",
                        bytes == NULL ? "bytes is NULL" : "unknown operation");
         return PS_ERR_INVALID_ARG;
@@ -105,7 +115,7 @@ static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
         return PS_ERR_INVALID_ARG;
     }
     st = check("scratch_size", n, type, 0,
-               op == PS_GPU_SORT_SEGMENTS ? value_size : 0);
+               op >= PS_GPU_SORT_SEGMENTS ? value_size : 0);
     if (st == PS_OK)
         st = need(op, n, type, value_size, bytes);
     return st;
@@ -384,6 +394,159 @@ static int api_sort_segments(void *d_keys, void *d_values, size_t value_size,
     return st;
 }
 
+/* One top-k call, plain (segs 0: offs NULL, nseg 0) or per segment. */
+typedef struct topk_call {
+    const char *fn;
+    int segs;
+    const void *keys, *vals;
+    size_t vs, n, k;
+    const size_t *offs;
+    size_t nseg;
+    void *okeys, *ovals;
+    size_t *oidx;
+    ps_type type;
+    unsigned flags;
+    void *scratch;
+    size_t scratch_bytes;
+    ps_rt_stream s;
+} topk_call;
+
+/* Everything a top-k checks before it enqueues anything: PS_OK with the
+ * plan in *pl (pl->bytes 0: nothing to do), or the refusal. */
+static int topk_check(const topk_call *c, ps_dev_topk_plan *pl)
+{
+    unsigned kb = ps_type_bytes(c->type);
+    ps_dev_tune t;
+    int segs = c->segs;
+    int st = check(c->fn, c->n, c->type, c->flags, c->vs);
+    if (st == PS_OK && ((c->vals == NULL) != (c->vs == 0)
+                        || (c->ovals == NULL) != (c->vs == 0))) {
+        api_host->fail(PS_GPU_NAME " %s: d_values %s, d_out_values %s with "
+                       "value_size %zu (both NULL with 0, both given with 4 or 8)",
+                       c->fn, c->vals ? "given" : "NULL", c->ovals ? "given" : "NULL",
+                       c->vs);
+        st = PS_ERR_INVALID_ARG;
+    }
+    if (st != PS_OK)
+        return st;
+    t = ps_gpu_tune(ps_gpu_kernels_for(kb, 8));
+    st = ps_dev_plan_topk(pl, &t, c->n, c->k, kb, segs, c->nseg, api_host);
+    if (st != PS_OK || pl->bytes == 0)
+        return st;
+    st = usable();
+    if (st != PS_OK)
+        return st;
+    if (c->keys == NULL || c->okeys == NULL || (segs && c->offs == NULL)) {
+        api_host->fail(PS_GPU_NAME " %s: %s is NULL with n = %zu, k = %zu", c->fn,
+                       c->keys == NULL ? "d_keys" : c->okeys == NULL ? "d_out_keys"
+                                                                   : "d_offsets",
+                       c->n, c->k);
+        return PS_ERR_INVALID_ARG;
+    }
+    {
+        ps_span sp[7] = {
+            ps_span_of("d_keys", c->keys, c->n * kb),
+            ps_span_of("d_values", c->vals, c->n * c->vs),
+            ps_span_of("d_offsets", c->offs, segs ? (c->nseg + 1) * sizeof(size_t) : 0),
+            ps_span_of("d_out_keys", c->okeys, pl->slots * kb),
+            ps_span_of("d_out_values", c->ovals, pl->slots * c->vs),
+            ps_span_of("d_out_index", c->oidx, c->oidx != NULL ? pl->slots * 8 : 0),
+            ps_span_of("d_scratch", c->scratch, c->scratch != NULL ? c->scratch_bytes : 0),
+        };
+        return separate(c->fn, sp, 7);
+    }
+}
+
+/* The keys copied and numbered in the scratch, sorted as pairs (per
+ * segment with offsets), then gathered into the outputs: the plan's
+ * layout (backends/device/ps_device_plan.h). */
+static int topk_enqueue(const topk_call *c, const ps_dev_topk_plan *pl, void *scratch)
+{
+    const ps_gpu_kernels *kt = ps_gpu_kernels_for(pl->key_bytes, 8);
+    char *base = scratch;
+    void *skeys = base + pl->region[PS_DEV_TOPK_KEYS].off;
+    void *sidx = base + pl->region[PS_DEV_TOPK_IDX].off;
+    void *offs = (void *)c->offs, *vals = (void *)c->vals, *okeys = c->okeys;
+    void *ovals = c->ovals, *oidx = c->oidx;
+    unsigned long long zero = 0, n64 = c->n, m64 = pl->gather, k64 = c->k;
+    uint32_t nseg = (uint32_t)c->nseg, vwords = (uint32_t)(c->vs / 4);
+    uint32_t want_idx = oidx != NULL;
+    void *iota_args[] = { &sidx, &zero, &n64 };
+    void *gather_args[] = { &skeys, &zero, &sidx, &zero, &offs, &zero, &nseg, &m64,
+                            &k64, &vals, &zero, &vwords, &okeys, &zero, &ovals,
+                            &zero, &oidx, &zero, &want_idx };
+    ps_rt_err e = RT(MemcpyAsync)(skeys, c->keys, c->n * pl->key_bytes,
+                                  RT(MemcpyDeviceToDevice), c->s);
+    int st = e == RT(Success) ? PS_OK
+           : ps_gpu_status(api_host, e, "topk: copy of the keys");
+    /* Kernels take no NULL they would not read; an absent output or
+     * value array is a pointer they skip (want_idx, vwords 0). */
+    if (vals == NULL)
+        vals = ovals = scratch;
+    if (oidx == NULL)
+        oidx = scratch;
+    if (st == PS_OK)
+        st = ps_gpu_launch(api_host, kt->topk_iota, pl->iota_groups, iota_args, c->s,
+                           "topk: ps_topk_iota");
+    if (st == PS_OK && c->n >= 2 && !c->segs) {
+        ps_gpu_job job = { .keys = skeys, .vals = sidx, .val_bytes = 8, .n = c->n,
+                           .type = c->type, .flags = c->flags, .scratch = scratch,
+                           .stream = c->s, .skip_constant = 0 };
+        st = ps_gpu_enqueue(api_host, &job);
+    } else if (st == PS_OK && c->n >= 2) {
+        ps_gpu_segjob job = { .keys = skeys, .vals = sidx, .val_bytes = 8, .n = c->n,
+                              .offs = c->offs, .nseg = c->nseg, .type = c->type,
+                              .flags = c->flags, .scratch = scratch, .stream = c->s,
+                              .skip_constant = 0 };
+        st = ps_gpu_seg_enqueue(api_host, &job);
+    }
+    if (st == PS_OK)
+        st = ps_gpu_launch(api_host, kt->topk_gather, pl->gather_groups, gather_args, c->s,
+                           "topk: ps_topk_gather");
+    return st;
+}
+
+static int topk_run(const topk_call *c)
+{
+    ps_dev_topk_plan pl;
+    void *scratch = c->scratch, *own = NULL;
+    int pooled = 0;
+    int st = topk_check(c, &pl);
+    if (st != PS_OK || pl.bytes == 0)
+        return st;
+    st = scratch_for(c->fn, pl.bytes, c->s, &scratch, c->scratch_bytes, &own, &pooled);
+    if (st != PS_OK)
+        return st;
+    st = topk_enqueue(c, &pl, scratch);
+    if (own != NULL)
+        scratch_put(own, c->s, pooled);
+    return st;
+}
+
+static int api_topk(const void *d_keys, const void *d_values, size_t value_size,
+                    size_t n, size_t k, void *d_out_keys, void *d_out_values,
+                    size_t *d_out_index, ps_type type, unsigned flags,
+                    void *d_scratch, size_t scratch_bytes, void *stream)
+{
+    topk_call c = { "topk", 0, d_keys, d_values, value_size, n, k, NULL, 0,
+                    d_out_keys, d_out_values, d_out_index, type, flags, d_scratch,
+                    scratch_bytes, (ps_rt_stream)stream };
+    return topk_run(&c);
+}
+
+static int api_topk_segments(const void *d_keys, const void *d_values,
+                             size_t value_size, size_t n, const size_t *d_offsets,
+                             size_t num_segments, size_t k, void *d_out_keys,
+                             void *d_out_values, size_t *d_out_index, ps_type type,
+                             unsigned flags, void *d_scratch, size_t scratch_bytes,
+                             void *stream)
+{
+    topk_call c = { "topk_segments", 1, d_keys, d_values, value_size, n, k, d_offsets,
+                    num_segments, d_out_keys, d_out_values, d_out_index, type, flags,
+                    d_scratch, scratch_bytes, (ps_rt_stream)stream };
+    return topk_run(&c);
+}
+
 const ps_gpu_api ps_gpu_device_api = {
     PS_GPU_API_ABI,
     PS_GPU_NAME,
@@ -392,4 +555,6 @@ const ps_gpu_api ps_gpu_device_api = {
     api_sort_pairs,
     api_argsort,
     api_sort_segments,
+    api_topk,
+    api_topk_segments,
 };

@@ -122,8 +122,9 @@ typedef enum psfakeDriverEntryPointQueryResult ps_rt_entry_result;
 #  error "compile backends/gpu with -DPS_GPU_CUDA, -DPS_GPU_HIP or -DPS_GPU_FAKE"
 #endif
 
-/* One instantiation of backends/kernels/ps_kernel_radix.cl and
- * ps_kernel_onesweep.cl (key width x value width), from ps_gpu_kernels.cu:
+/* One instantiation of backends/kernels/ps_kernel_radix.cl,
+ * ps_kernel_onesweep.cl, ps_kernel_segments.cl and ps_kernel_topk.cl (key
+ * width x value width), from ps_gpu_kernels.cu:
  * the host stubs of its kernels, which RT(LaunchKernel) takes, and the
  * keys per work-item of each path's tiles. */
 typedef struct ps_gpu_kernels {
@@ -133,6 +134,7 @@ typedef struct ps_gpu_kernels {
     const void *os_hist, *os_scan, *onesweep;
     unsigned seg_small;     /* the segmented sort's small class (keys) */
     const void *seg_classify, *seg_small_sort, *seg_medium, *seg_up, *seg_down;
+    const void *topk_iota, *topk_gather;    /* the device top-k's */
 } ps_gpu_kernels;
 
 /* ps_gpu_sort.c: the instantiation for these widths (its table is one of

@@ -113,7 +113,7 @@ static int locate(const char *fn, const cl_arg *a, ps_span *span)
  * views of one buffer), which the sort would read while it writes. */
 static int check_buffers(const char *fn, const cl_arg *a, size_t n)
 {
-    ps_span span[4];
+    ps_span span[8];
     size_t i, j;
     int st;
     for (i = 0; i < n; i++) {
@@ -132,15 +132,18 @@ static int check_buffers(const char *fn, const cl_arg *a, size_t n)
     return PS_ERR_INVALID_ARG;
 }
 
-/* Both scratch-size queries: the plain sort's or (segments) the
- * segmented sort's bytes for n elements on the queue's device. */
+/* Every scratch-size query: the plain sort's or (segments) the
+ * segmented sort's bytes for n elements on the queue's device, or with
+ * topk those of the top-k (plain or segmented), from its plan for any
+ * k >= 1: it sorts the keys with 8-byte indices, in that width's program. */
 static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
                          ps_type type, size_t value_size, size_t *bytes,
-                         int segments)
+                         int segments, int topk)
 {
     cl_device_id dev = NULL;
     ps_cl_tune tune;
     ps_dev_tune dt;
+    ps_dev_topk_plan pl;
     unsigned kb = ps_type_bytes(type), vb = (unsigned)value_size;
     int st = check(fn, queue, queue, n, type, 0);
     if (st == PS_OK && bytes == NULL) {
@@ -156,17 +159,22 @@ static int scratch_query(const char *fn, cl_command_queue queue, size_t n,
         api_host->fail("%s: not a usable command queue", fn);
         return PS_ERR_INVALID_ARG;
     }
-    tune = ps_cl_tune_for(dev, 8 * kb, vb);
+    tune = ps_cl_tune_for(dev, 8 * kb, topk ? 8 : vb);
     dt = ps_cl_dev_tune(&tune);
-    /* The plan the sort will make: the same bytes, or the same refusal. */
-    return ps_dev_scratch_bytes(&dt, n, kb, vb, segments, bytes, api_host);
+    /* The plan the call will make: the same bytes, or the same refusal. */
+    if (!topk)
+        return ps_dev_scratch_bytes(&dt, n, kb, vb, segments, bytes, api_host);
+    st = ps_dev_plan_topk(&pl, &dt, n, 1, kb, segments, 1, api_host);
+    if (st == PS_OK)
+        *bytes = pl.bytes;
+    return st;
 }
 
 static int api_scratch_size(cl_command_queue queue, size_t n, ps_type type,
                             size_t value_size, size_t *bytes)
 {
     return scratch_query("ps_opencl_scratch_size", queue, n, type, value_size,
-                         bytes, 0);
+                         bytes, 0, 0);
 }
 
 /* Keys only when values is NULL (value_size is then not looked at). */
@@ -238,7 +246,7 @@ static int api_segments_scratch_size(cl_command_queue queue, size_t n,
                                      size_t *bytes)
 {
     return scratch_query("ps_opencl_segments_scratch_size", queue, n, type,
-                         value_size, bytes, 1);
+                         value_size, bytes, 1, 0);
 }
 
 static int api_sort_segments(cl_command_queue queue, cl_mem keys,
@@ -297,6 +305,127 @@ static int api_sort_segments(cl_command_queue queue, cl_mem keys,
     return ps_cl_sort_segments(api_host, &job);
 }
 
+static int api_topk_scratch_size(cl_command_queue queue, size_t n, ps_type type,
+                                 size_t value_size, size_t *bytes)
+{
+    return scratch_query("ps_opencl_topk_scratch_size", queue, n, type,
+                         value_size, bytes, 0, 1);
+}
+
+static int api_topk_segments_scratch_size(cl_command_queue queue, size_t n,
+                                          ps_type type, size_t value_size,
+                                          size_t *bytes)
+{
+    return scratch_query("ps_opencl_topk_segments_scratch_size", queue, n, type,
+                         value_size, bytes, 1, 1);
+}
+
+/* Both top-k forms (offsets NULL for one array, and then segs 0): every
+ * check before anything is enqueued, then ps_cl_topk. */
+static int topk(const char *fn, int segs, cl_command_queue queue, cl_mem keys,
+                size_t key_offset, cl_mem values, size_t value_offset,
+                size_t value_size, size_t n, cl_mem offsets, size_t num_segments,
+                size_t k, cl_mem out_keys, size_t out_key_offset,
+                cl_mem out_values, size_t out_value_offset, cl_mem out_index,
+                size_t out_index_offset, ps_type type, unsigned flags,
+                cl_mem scratch, size_t scratch_bytes)
+{
+    unsigned kb = ps_type_bytes(type);
+    size_t first = k < n ? k : n, slots = 0;
+    ps_cl_topkjob job;
+    int st = check(fn, queue, keys, n, type, flags);
+    if (st == PS_OK)
+        st = check_value_size(fn, value_size);
+    if (st == PS_OK && ((values == NULL) != (value_size == 0)
+                        || (out_values == NULL) != (value_size == 0))) {
+        api_host->fail("%s: values %s, out_values %s with value_size %zu (both "
+                       "NULL with 0, both given with 4 or 8)", fn,
+                       values ? "given" : "NULL", out_values ? "given" : "NULL",
+                       value_size);
+        st = PS_ERR_INVALID_ARG;
+    }
+    if (st == PS_OK && segs && num_segments > UINT32_MAX) {
+        api_host->fail("%s: %zu segments are beyond the 2^32 - 1 the kernels "
+                       "count", fn, num_segments);
+        st = PS_ERR_TOO_LARGE;
+    }
+    if (st != PS_OK || first == 0)
+        return st;
+    st = ps_dev_topk_slots(fn, n, k, segs, num_segments, &slots, api_host);
+    if (st != PS_OK)
+        return st;
+    if (out_keys == NULL || (segs && offsets == NULL)) {
+        api_host->fail("%s: %s is NULL with n = %zu, k = %zu", fn,
+                       out_keys == NULL ? "out_keys" : "offsets", n, k);
+        return PS_ERR_INVALID_ARG;
+    }
+    {
+        cl_arg a[7] = {
+            { "keys", keys, key_offset, n, kb },
+            { "values", values, value_offset, n, value_size },
+            { "offsets", offsets, 0, segs ? num_segments + 1 : 0, sizeof(cl_ulong) },
+            { "out_keys", out_keys, out_key_offset, slots, kb },
+            { "out_values", out_values, out_value_offset, slots, value_size },
+            { "out_index", out_index, out_index_offset, slots, sizeof(cl_ulong) },
+            { "scratch", scratch, 0, scratch_bytes, 1 },
+        };
+        st = check_buffers(fn, a, 7);
+        if (st != PS_OK)
+            return st;
+    }
+    memset(&job, 0, sizeof job);
+    job.q = queue;
+    job.keys = keys;
+    job.koff = key_offset;
+    job.vals = values;
+    job.voff = value_offset;
+    job.val_bytes = (unsigned)value_size;
+    job.offs = segs ? offsets : NULL;
+    job.nseg = segs ? num_segments : 0;
+    job.okeys = out_keys;
+    job.okoff = out_key_offset;
+    job.ovals = out_values;
+    job.ovoff = out_value_offset;
+    job.oidx = out_index;
+    job.oioff = out_index_offset;
+    job.n = n;
+    job.k = k;
+    job.type = type;
+    job.flags = flags;
+    job.scratch = scratch;
+    job.scratch_bytes = scratch != NULL ? scratch_bytes : 0;
+    return ps_cl_topk(api_host, &job);
+}
+
+static int api_topk(cl_command_queue queue, cl_mem keys, size_t key_offset,
+                    cl_mem values, size_t value_offset, size_t value_size,
+                    size_t n, size_t k, cl_mem out_keys, size_t out_key_offset,
+                    cl_mem out_values, size_t out_value_offset, cl_mem out_index,
+                    size_t out_index_offset, ps_type type, unsigned flags,
+                    cl_mem scratch, size_t scratch_bytes)
+{
+    return topk("ps_opencl_topk", 0, queue, keys, key_offset, values, value_offset,
+                value_size, n, NULL, 0, k, out_keys, out_key_offset, out_values,
+                out_value_offset, out_index, out_index_offset, type, flags, scratch,
+                scratch_bytes);
+}
+
+static int api_topk_segments(cl_command_queue queue, cl_mem keys,
+                             size_t key_offset, cl_mem values,
+                             size_t value_offset, size_t value_size, size_t n,
+                             cl_mem offsets, size_t num_segments, size_t k,
+                             cl_mem out_keys, size_t out_key_offset,
+                             cl_mem out_values, size_t out_value_offset,
+                             cl_mem out_index, size_t out_index_offset,
+                             ps_type type, unsigned flags, cl_mem scratch,
+                             size_t scratch_bytes)
+{
+    return topk("ps_opencl_topk_segments", 1, queue, keys, key_offset, values,
+                value_offset, value_size, n, offsets, num_segments, k, out_keys,
+                out_key_offset, out_values, out_value_offset, out_index,
+                out_index_offset, type, flags, scratch, scratch_bytes);
+}
+
 const ps_opencl_api ps_cl_device_api = {
     .abi = PS_OPENCL_API_ABI,
     .scratch_size = api_scratch_size,
@@ -304,4 +433,8 @@ const ps_opencl_api ps_cl_device_api = {
     .sort_pairs = api_sort_pairs,
     .segments_scratch_size = api_segments_scratch_size,
     .sort_segments = api_sort_segments,
+    .topk_scratch_size = api_topk_scratch_size,
+    .topk = api_topk,
+    .topk_segments_scratch_size = api_topk_segments_scratch_size,
+    .topk_segments = api_topk_segments,
 };

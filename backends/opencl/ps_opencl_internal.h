@@ -40,6 +40,7 @@ typedef struct ps_cl_prog {
     cl_kernel hist, upsweep, scan, downsweep, local;
     cl_kernel os_hist, os_scan, onesweep;   /* NULL unless tune.onesweep */
     cl_kernel seg_classify, seg_small, seg_medium, seg_up, seg_down;
+    cl_kernel topk_iota, topk_gather;       /* the device top-k's */
     pthread_mutex_t lock;
 } ps_cl_prog;
 
@@ -130,6 +131,39 @@ typedef struct ps_cl_segjob {
 } ps_cl_segjob;
 
 int ps_cl_sort_segments(const ps_host *host, const ps_cl_segjob *job);
+
+/* ps_opencl_segments.c: one kernel launch on `groups` work-groups of wg,
+ * its na arguments set first (one sequence under the program's lock: the
+ * kernel holds them), with a barrier after it on an out-of-order queue;
+ * a failure is a status, with host->fail naming `what`. */
+typedef struct ps_cl_karg {
+    size_t size;
+    const void *v;
+} ps_cl_karg;
+#define PS_CL_KA(v) { sizeof(v), &(v) }
+int ps_cl_run(const ps_host *host, cl_command_queue q, int ooo, cl_kernel k,
+              const ps_cl_karg *a, cl_uint na, size_t groups, size_t wg,
+              const char *what);
+
+/* ps_opencl_topk.c: a top-k on a queue (the cl_mem API's ps_opencl_topk
+ * and ps_opencl_topk_segments), after the API's checks: buffers with
+ * element offsets, each range inside its buffer, none sharing a byte with
+ * another.  offs NULL for one array, else nseg + 1 64-bit offsets from its
+ * start, relative to koff and voff.  vals and ovals NULL, or both given
+ * with val_bytes 4 or 8; oidx may be NULL. */
+typedef struct ps_cl_topkjob {
+    cl_command_queue q;
+    cl_mem keys, vals, offs, okeys, ovals, oidx;
+    size_t koff, voff, okoff, ovoff, oioff;
+    size_t n, k, nseg;
+    ps_type type;
+    unsigned flags;
+    unsigned val_bytes;   /* 0, 4 or 8 */
+    cl_mem scratch;       /* NULL: allocated and released here */
+    size_t scratch_bytes;
+} ps_cl_topkjob;
+
+int ps_cl_topk(const ps_host *host, const ps_cl_topkjob *job);
 
 /* clCreateBuffer for every device allocation of the backend, so that tests
  * can make the k-th one fail: PORTSORT_TEST_FAIL_DEVICE_ALLOC=k counts the

@@ -26,19 +26,11 @@
 
 #include "ps_opencl_internal.h"
 
-/* One kernel argument, for run(). */
-typedef struct karg {
-    size_t size;
-    const void *v;
-} karg;
-#define KA(v) { sizeof(v), &(v) }
-#define PUSH(x) (a[na].size = sizeof(x), a[na].v = &(x), na++)
-
 /* Set a kernel's arguments and enqueue it on `groups` work-groups; on an
  * out-of-order queue, a barrier after it. */
-static int run(const ps_host *host, cl_command_queue q, int ooo, cl_kernel k,
-               const karg *a, cl_uint na, size_t groups, size_t wg,
-               const char *what)
+int ps_cl_run(const ps_host *host, cl_command_queue q, int ooo, cl_kernel k,
+              const ps_cl_karg *a, cl_uint na, size_t groups, size_t wg,
+              const char *what)
 {
     size_t global = groups * wg;
     cl_uint i;
@@ -51,6 +43,10 @@ static int run(const ps_host *host, cl_command_queue q, int ooo, cl_kernel k,
         err = clEnqueueBarrierWithWaitList(q, 0, NULL, NULL);
     return err == CL_SUCCESS ? PS_OK : ps_cl_status(host, err, what);
 }
+
+typedef ps_cl_karg karg;
+#define KA(v) PS_CL_KA(v)
+#define PUSH(x) (a[na].size = sizeof(x), a[na].v = &(x), na++)
 
 /* Steps 1 to 3 under the program's lock (the kernels hold their
  * arguments); the large list comes back in info[4 ..]. */
@@ -79,7 +75,7 @@ static int classify_and_sort_short(const ps_host *host, const ps_cl_segjob *job,
         karg a[] = { KA(job->offs), KA(ooff), KA(nseg), KA(n), KA(scratch), KA(ioff),
                      KA(l->lbase), KA(l->lcap), KA(l->mbase), KA(l->mcap),
                      KA(l->wbase), KA(l->nwin) };
-        st = run(host, job->q, ooo, p->seg_classify, a, 12,
+        st = ps_cl_run(host, job->q, ooo, p->seg_classify, a, 12,
                  ((size_t)nseg + tile - 1) / tile, t->wg, "ps_seg_classify");
     }
     if (st != PS_OK)
@@ -104,7 +100,7 @@ static int classify_and_sort_short(const ps_host *host, const ps_cl_segjob *job,
         PUSH(job->keys); PUSH(koff);
         if (vb) { PUSH(job->vals); PUSH(voff); }
         PUSH(job->offs); PUSH(ooff); PUSH(scratch); PUSH(woff); PUSH(flip); PUSH(fneg);
-        st = run(host, job->q, ooo, p->seg_small, a, na, l->nwin, t->wg,
+        st = ps_cl_run(host, job->q, ooo, p->seg_small, a, na, l->nwin, t->wg,
                  "ps_seg_small");
         if (st != PS_OK)
             return st;
@@ -115,7 +111,7 @@ static int classify_and_sort_short(const ps_host *host, const ps_cl_segjob *job,
         PUSH(job->keys); PUSH(koff);
         if (vb) { PUSH(job->vals); PUSH(voff); }
         PUSH(scratch); PUSH(moff); PUSH(flip); PUSH(fneg);
-        st = run(host, job->q, ooo, p->seg_medium, a, na, info[2], t->wg,
+        st = ps_cl_run(host, job->q, ooo, p->seg_medium, a, na, info[2], t->wg,
                  "ps_seg_medium");
     }
     return st;
@@ -168,11 +164,11 @@ static int sort_large_batched(const ps_host *host, const ps_cl_segjob *job,
 
         PUSH(kin); PUSH(kin_off); PUSH(scratch); PUSH(doff); PUSH(shift);
         PUSH(scratch); PUSH(coff); PUSH(flip); PUSH(fneg); PUSH(enc_in);
-        st = run(host, job->q, ooo, p->seg_up, a, na, ntiles, wg, "ps_seg_up");
+        st = ps_cl_run(host, job->q, ooo, p->seg_up, a, na, ntiles, wg, "ps_seg_up");
         if (st == PS_OK) {
             na = 0;
             PUSH(scratch); PUSH(coff); PUSH(len);
-            st = run(host, job->q, ooo, p->scan, a, na, 1, wg, "ps_scan");
+            st = ps_cl_run(host, job->q, ooo, p->scan, a, na, 1, wg, "ps_scan");
         }
         if (st == PS_OK) {
             na = 0;
@@ -180,7 +176,7 @@ static int sort_large_batched(const ps_host *host, const ps_cl_segjob *job,
             if (vb) { PUSH(vin); PUSH(vin_off); PUSH(vout); PUSH(vout_off); }
             PUSH(scratch); PUSH(doff); PUSH(shift); PUSH(scratch); PUSH(coff);
             PUSH(flip); PUSH(fneg); PUSH(enc_in); PUSH(dec_out);
-            st = run(host, job->q, ooo, p->seg_down, a, na, ntiles, wg, "ps_seg_down");
+            st = ps_cl_run(host, job->q, ooo, p->seg_down, a, na, ntiles, wg, "ps_seg_down");
         }
     }
     /* An odd number of passes left the large segments in the scratch. */
