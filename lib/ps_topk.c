@@ -672,11 +672,14 @@ PS_FORCE_INLINE void bound_scan_w(const topk_src *w, size_t m, unsigned kb,
     size_t len = w->len, nb = len / TOPK_MB, j, t;
     uint64_t T, mins[TOPK_MIN_BLOCKS];
 
-    b->n = 0;
-    for (j = 0; j < nb; j++) {
+    /* The minima first, then the offers: the blocks' vector work then
+     * overlaps, where an offer's mispredicted branch between two blocks
+     * would make each wait for the one before. */
+    for (j = 0; j < nb; j++)
         mins[j] = block_min(base + j * TOPK_MB * kb, kb, xf);
+    b->n = 0;
+    for (j = 0; j < nb; j++)
         best_offer(b, m, mins[j], j);
-    }
     /* b->n == m: there are m blocks. */
     T = b->n == m ? b->img[m - 1] : UINT64_MAX;
     b->n = 0;
