@@ -74,6 +74,19 @@ METHODS = [
 ]
 
 
+def median_ms(fn, repeat):
+    """fn() once to warm up, then `repeat` timed calls: their median in
+    ms (the peer scripts beside this one time callables this way)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
 def cpu_model():
     try:
         out = subprocess.run(["lscpu"], capture_output=True, text=True,

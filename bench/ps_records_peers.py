@@ -19,23 +19,11 @@ portsort's.
 """
 
 import argparse
-import time
 
 import numpy as np
 
 import portsort
-from ps_py_bench import cpu_model, parse_size
-
-
-def median_ms(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
+from ps_py_bench import cpu_model, median_ms, parse_size
 
 
 def cases(n, rng):

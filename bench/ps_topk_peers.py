@@ -21,24 +21,12 @@ against NumPy's full sort's first k.
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 import portsort
 # The same size syntax and CPU name as the sort benchmark beside it.
-from ps_py_bench import cpu_model, parse_size
-
-
-def median_ms(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
+from ps_py_bench import cpu_model, median_ms, parse_size
 
 
 def main():
