@@ -10,6 +10,11 @@
 #              test with PORTSORT_BACKEND=cuda, then the device API test,
 #              once per sort path (PORTSORT_GPU_ALGO=onesweep, =portable),
 #              each checked to have really taken its path
+#   quick      the default build's correctness in about a minute, for a
+#              lease that has room for little more than the variants: the
+#              device API test (top-k included) and the host-array tests
+#              that the variants step does not run (segments, top-k,
+#              strings, records, errors) on cuda, PS_TEST_MAX_N=70000
 #   sanitize   compute-sanitizer memcheck, racecheck and synccheck on small
 #              cases, on each path
 #   bench      bench/ps_cudabench: our device sort on both paths vs
@@ -197,6 +202,21 @@ test)
         note "- sorts that took the $want path: $(grep -c "cuda: $want, n=" "$logs/path-$algo.log")"
         grep -q "cuda: $want, n=" "$logs/path-$algo.log" || fail "PORTSORT_GPU_ALGO=$algo did not take the $want path"
     done
+    ;;
+quick)
+    note "## quick correctness, default build (PS_TEST_MAX_N=70000)"
+    cd "$build/obj" || exit 1
+    PORTSORT_MODULE_PATH=$(modpath) PS_TEST_MAX_N=70000 timeout "$limit" \
+        ./test/ps_test_cuda_device > "$logs/quick-device.log" 2>&1
+    rc=$?
+    note "- ps_test_cuda_device: exit $rc$([ $rc -eq 124 ] && echo ' (timed out)'); $(grep -E '^top-k:' "$logs/quick-device.log"); $(tail -1 "$logs/quick-device.log")"
+    [ "$rc" -eq 0 ] || fail "ps_test_cuda_device (quick)"
+    PORTSORT_MODULE_PATH=$(modpath) PS_TEST_MAX_N=70000 PS_TEST_TIMEOUT=$(cap 60) \
+        PS_TEST_PROGRAMS="ps_test_segments ps_test_topk ps_test_strings ps_test_records ps_test_errors" \
+        top_builddir=. sh "$top/test/run-backend.sh" cuda > "$logs/quick-backend.log" 2>&1
+    rc=$?
+    { echo '```'; grep -E 'passed|failed|timed out|^\(' "$logs/quick-backend.log" | head -20; echo '```'; } | tee -a "$report"
+    [ "$rc" -eq 0 ] || fail "host-array tests on cuda (quick, exit $rc)"
     ;;
 sanitize)
     note "## compute-sanitizer"
@@ -416,7 +436,7 @@ PY
     note '```'
     ;;
 *)
-    echo "unknown step $step (build test sanitize bench crossover scale devices fallback segments traffic variants)" >&2
+    echo "unknown step $step (build quick test sanitize bench crossover scale devices fallback segments traffic variants)" >&2
     exit 2
     ;;
 esac

@@ -6,7 +6,9 @@
  * left to the library, compared bit for bit with the tests' oracle (a
  * stable merge sort sharing no code with the library); segmented sorts
  * (ps_cuda_sort_segments) with offsets in device memory.  Then the
- * argument errors, which must leave the device arrays untouched.
+ * argument errors, which must leave the device arrays untouched.  The
+ * device top-k (ps_cuda_topk, _segments) runs the shared cases of
+ * ps_test_topkdev.c with every array in device memory.
  *
  * PS_TEST_CUDA_DEVICE=d runs everything on device d (cudaSetDevice first):
  * on a machine with two GPUs, a library that launched on another device
@@ -26,6 +28,7 @@
 
 #include "portsort.h"
 #include "portsort_cuda.h"
+#include "ps_test_topkdev.h"
 #include "ps_test_util.h"
 
 #define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) \
@@ -238,6 +241,70 @@ static void errors(cudaStream_t s)
     cudaFree(dk);
 }
 
+/* Copies n bytes of host memory into a new device buffer (one byte more,
+ * so that 0 bytes still allocate). */
+static void *to_dev(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    CK(cudaMalloc(&d, bytes + 1));
+    if (h != NULL && bytes > 0)
+        CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* ps_cuda_topk and ps_cuda_topk_segments for the shared cases
+ * (ps_test_topkdev.c): inputs, offsets and outputs copied to the device
+ * (the outputs with the caller's sentinels in them), the call on our
+ * stream, every other call with the caller's scratch, then the outputs
+ * read back and the inputs checked unchanged on the device. */
+static cudaStream_t topk_stream;
+static int cuda_topk(const void *keys, const void *vals, size_t vs, size_t n,
+                     const size_t *offs, size_t nseg, size_t k, void *okeys,
+                     void *ovals, size_t *oidx, size_t slots, ps_type t,
+                     unsigned flags)
+{
+    static unsigned turn;
+    size_t kb = ps_type_size(t), bytes = 0;
+    void *dk = to_dev(keys, n * kb), *dv = vs ? to_dev(vals, n * vs) : NULL;
+    void *doffs = offs ? to_dev(offs, (nseg + 1) * sizeof *offs) : NULL;
+    void *dok = to_dev(okeys, slots * kb), *dov = ovals ? to_dev(ovals, slots * vs) : NULL;
+    void *doi = oidx ? to_dev(oidx, slots * sizeof *oidx) : NULL, *scratch = NULL;
+    unsigned char *back = malloc(n * (kb > vs ? kb : vs) + 1);
+    int st;
+
+    if (back == NULL)
+        t_fail("out of host memory");
+    if (turn++ % 2) {
+        if (ps_cuda_scratch_size(offs ? PS_GPU_TOPK_SEGMENTS : PS_GPU_TOPK, n, t, vs,
+                                 &bytes) != PS_OK)
+            t_fail("topk scratch_size: %s", ps_error_detail());
+        CK(cudaMalloc(&scratch, bytes + 1));
+    }
+    st = offs ? ps_cuda_topk_segments(dk, dv, vs, n, doffs, nseg, k, dok, dov, doi, t,
+                                      flags, scratch, bytes, topk_stream)
+              : ps_cuda_topk(dk, dv, vs, n, k, dok, dov, doi, t, flags, scratch, bytes,
+                             topk_stream);
+    CK(cudaStreamSynchronize(topk_stream));
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(okeys, dok, slots * kb, cudaMemcpyDeviceToHost));
+    if (ovals)
+        CK(cudaMemcpy(ovals, dov, slots * vs, cudaMemcpyDeviceToHost));
+    if (oidx)
+        CK(cudaMemcpy(oidx, doi, slots * sizeof *oidx, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(back, dk, n * kb, cudaMemcpyDeviceToHost));
+    if (n > 0 && memcmp(back, keys, n * kb) != 0)
+        t_fail("device topk n=%zu k=%zu: the keys changed", n, k);
+    if (vs) {
+        CK(cudaMemcpy(back, dv, n * vs, cudaMemcpyDeviceToHost));
+        if (n > 0 && memcmp(back, vals, n * vs) != 0)
+            t_fail("device topk n=%zu k=%zu: the values changed", n, k);
+    }
+    cudaFree(dk); cudaFree(dv); cudaFree(doffs); cudaFree(dok); cudaFree(dov);
+    cudaFree(doi); cudaFree(scratch);
+    free(back);
+    return st;
+}
+
 int main(void)
 {
     static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 511, 512, 513, 1023,
@@ -258,6 +325,9 @@ int main(void)
     }
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     errors(s);
+    topk_stream = s;
+    printf("top-k: %d calls passed\n", t_topk_device("cuda", cuda_topk));
+    fflush(stdout);
     for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         if (sizes[si] > max_n)
             continue;

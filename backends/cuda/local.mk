@@ -47,7 +47,8 @@ TESTS += test/ptxas-report.sh
 # one) and by bench/gpu-run.sh.
 if PS_HAVE_CUDA
 check_PROGRAMS += test/ps_test_cuda_device
-test_ps_test_cuda_device_SOURCES = test/ps_test_cuda_device.c test/ps_test_util.c
+test_ps_test_cuda_device_SOURCES = test/ps_test_cuda_device.c test/ps_test_topkdev.c \
+	test/ps_test_util.c
 test_ps_test_cuda_device_CPPFLAGS = $(AM_CPPFLAGS) $(PS_CUDA_CPPFLAGS)
 test_ps_test_cuda_device_LDADD = lib/libportsort.la $(PS_CUDA_LIBS) $(PTHREAD_LIBS)
 endif
