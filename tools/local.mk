@@ -12,6 +12,7 @@ tools_portsort_SOURCES = \
 	tools/cli/ps_cli_types.c \
 	tools/cli/ps_cli_file.c \
 	tools/cli/ps_cli_lines.c \
+	tools/cli/ps_cli_keys.c \
 	tools/cli/ps_cli_info.c \
 	tools/cli/ps_cli_sort.c \
 	tools/cli/ps_cli_bench_parts.h \

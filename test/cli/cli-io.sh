@@ -55,8 +55,8 @@ if [ -c /dev/full ]; then
     full "sort --text" "cannot write standard output: $nospc" sort --text --type u32 \
         "$work/txt"
     # The error of the write that failed, not EIO made up at the end.
-    full "sort, 256 KiB" "cannot write standard output: $nospc" sort --type u32 "$work/big"
-    full "sort -o /dev/full" "cannot write /dev/full: $nospc" sort --type u32 \
+    full "sort, 256 KiB" "cannot write standard output: $nospc" sort --binary --type u32 "$work/big"
+    full "sort -o /dev/full" "cannot write /dev/full: $nospc" sort --binary --type u32 \
         -o /dev/full "$work/big"
     full "sort -o /dev/stdout" "cannot write /dev/stdout: $nospc" sort --text \
         --type u32 -o /dev/stdout "$work/txt"
@@ -66,7 +66,7 @@ fi
 
 # ---- a file size limit: EFBIG, not death by SIGXFSZ ----
 echo "keep me" >"$d/out"
-(ulimit -f 16 && exec "$PORTSORT" sort --type u32 -o "$d/out" "$work/big") 2>"$work/err"
+(ulimit -f 16 && exec "$PORTSORT" sort --binary --type u32 -o "$d/out" "$work/big") 2>"$work/err"
 rc=$?
 if [ "$rc" -ne 1 ]; then
     fail "past ulimit -f: exit status $rc, want 1 ($(cat "$work/err"))"

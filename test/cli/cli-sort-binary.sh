@@ -60,7 +60,7 @@ for t in u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16 f32 f64; do
         flag=
         [ "$desc" -eq 1 ] && flag=--descending
         gen "$t" 5000 "$desc" 0
-        if "$PORTSORT" sort --type "$t" $flag -o "$work/keys.got" "$work/keys"; then
+        if "$PORTSORT" sort --binary --type "$t" $flag -o "$work/keys.got" "$work/keys"; then
             same "$work/keys.want" "$work/keys.got" "binary $t keys $flag"
         else
             fail "binary $t keys $flag"
@@ -68,7 +68,7 @@ for t in u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16 f32 f64; do
         for vs in 4 8 3; do
             gen "$t" 3001 "$desc" "$vs"
             cp "$work/keys" "$work/keys.orig"
-            if "$PORTSORT" sort --type "$t" $flag --values "$work/values" --value-size "$vs" \
+            if "$PORTSORT" sort --binary --type "$t" $flag --values "$work/values" --value-size "$vs" \
                    -o "$work/keys.got" --values-out "$work/values.got" "$work/keys"; then
                 same "$work/keys.want" "$work/keys.got" "binary $t pairs ($vs-byte values) $flag: keys"
                 same "$work/values.want" "$work/values.got" "binary $t pairs ($vs-byte values) $flag: values"
@@ -83,7 +83,7 @@ done
 # In place, keys and values both, when the outputs name the inputs: the
 # files themselves are replaced.
 gen u32 1000 0 8
-if "$PORTSORT" sort --type u32 --values "$work/values" --value-size 8 \
+if "$PORTSORT" sort --binary --type u32 --values "$work/values" --value-size 8 \
        --values-out "$work/values" -o "$work/keys" "$work/keys"; then
     same "$work/keys.want" "$work/keys" "binary pairs in place: keys"
     same "$work/values.want" "$work/values" "binary pairs in place: values"
@@ -94,10 +94,10 @@ fi
 # a pipe.
 gen i64 777 1 0
 cp "$work/keys" "$work/keys.orig"
-"$PORTSORT" sort --type i64 --descending "$work/keys" >"$work/keys.got" &&
+"$PORTSORT" sort --binary --type i64 --descending "$work/keys" >"$work/keys.got" &&
     same "$work/keys.want" "$work/keys.got" "binary keys to standard output" &&
     same "$work/keys.orig" "$work/keys" "binary FILE left as it was without -o"
-cat "$work/keys" | "$PORTSORT" sort --type i64 -r - | cat >"$work/keys.got" &&
+cat "$work/keys" | "$PORTSORT" sort --binary --type i64 -r - | cat >"$work/keys.got" &&
     same "$work/keys.want" "$work/keys.got" "binary keys through pipes"
 ls -A "$work" | grep '^\.' && fail "no temporary file is left behind"
 finish

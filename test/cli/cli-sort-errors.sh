@@ -32,9 +32,9 @@ in=$work/d/in out=$work/d/out
 
 printf '\001\002\003\004\005\006\007' >"$in"
 expect_fail 1 'in: size 7 bytes is not a multiple of 4' "binary size not a multiple" -- \
-    sort --type u32 -o "$out" "$in"
+    sort --binary --type u32 -o "$out" "$in"
 expect_fail 1 'in: size 7 bytes is not a multiple of 4' "... also in place" -- \
-    sort --type f32 "$in"
+    sort --binary --type f32 "$in"
 
 expect_fail 1 'cannot open .*nosuch: No such file' "unreadable file" -- \
     sort --type u32 -o "$out" "$work/d/nosuch"
@@ -88,18 +88,18 @@ refused '1\n1e9x\n' 'in:2: not a valid f16 key \(not a number\)' \
     "f16: trailing junk, not range" -- sort --text --type f16 "$in"
 printf '\001\002\003' >"$in"
 expect_fail 1 'in: size 3 bytes is not a multiple of 2 \(the size of a bf16 key\)' \
-    "binary bf16 of odd size" -- sort --type bf16 -o "$out" "$in"
+    "binary bf16 of odd size" -- sort --binary --type bf16 -o "$out" "$in"
 
 printf '\001\000\002\000\003\000' >"$in"
 printf '0123456789' >"$work/d/vals"
 cp "$work/d/vals" "$work/vals.orig"
 expect_fail 1 'vals: size 10 bytes does not hold 3 values of 4 bytes' \
     "value file of the wrong length" -- \
-    sort --type u16 --values "$work/d/vals" --value-size 4 -o "$out" \
+    sort --binary --type u16 --values "$work/d/vals" --value-size 4 -o "$out" \
     --values-out "$work/d/vout" "$in"
 expect_fail 1 'vals: size 10 bytes does not hold 3 values of 4 bytes' \
     "value file of the wrong length, in place" -- \
-    sort --type u16 --values "$work/d/vals" --value-size 4 --values-out "$work/d/vals" \
+    sort --binary --type u16 --values "$work/d/vals" --value-size 4 --values-out "$work/d/vals" \
     -o "$in" "$in"
 cmp -s "$work/vals.orig" "$work/d/vals" || fail "the value file was changed"
 printf '3\n1\n' >"$in"
@@ -114,14 +114,24 @@ expect_fail 1 'backend unavailable.*nosuch' "unknown backend" -- \
 expect_fail 1 'cannot create a temporary file for .*nodir/out' "output directory missing" -- \
     sort --text --type u8 -o "$work/d/nodir/out" "$in"
 
-expect_fail 2 'needs --type' "no --type" -- sort --text "$in"
+expect_fail 2 'needs --type' "no --type" -- sort --binary "$in"
+expect_fail 2 'needs --type' "--values without --type" -- \
+    sort --values "$in" --values-out "$out" "$in"
+expect_fail 2 'is for text, not --binary' "-k with --binary" -- \
+    sort --binary --type u8 -k1 "$in"
+expect_fail 2 'names one whole field' "two keys with --type" -- \
+    sort --type u8 -k1 -k2 "$in"
+expect_fail 2 "invalid key '0'.*field number is zero" "-k0" -- sort -k0 "$in"
+expect_fail 2 "invalid key '1.0'.*character offset is zero" "-k1.0" -- sort -k1.0 "$in"
+expect_fail 2 "invalid key '1x'.*stray character" "-k1x" -- sort -k1x "$in"
+expect_fail 2 "incompatible" "-k1ng" -- sort -k1ng "$in"
 expect_fail 2 "unknown type 'u128'" "unknown type" -- sort --type u128 "$in"
 expect_fail 2 'needs --value-size' "--values without --value-size" -- \
-    sort --type u8 --values "$in" -o "$out" "$in"
-expect_fail 2 'with --text each value is a line' "--value-size with --text" -- \
+    sort --binary --type u8 --values "$in" -o "$out" "$in"
+expect_fail 2 'with text each value is a line' "--value-size with --text" -- \
     sort --text --type u8 --values "$work/d/nosuch" --value-size 4 "$in"
 expect_fail 2 'different files' "keys and values in one file" -- \
-    sort --type u8 --values "$in" --value-size 1 --values-out "$work/d/vout" "$in"
+    sort --binary --type u8 --values "$in" --value-size 1 --values-out "$work/d/vout" "$in"
 
 # Two outputs that name one file, which does not exist yet, are refused
 # before anything is written: the same name spelled twice, through a
@@ -132,15 +142,15 @@ printf 'AAAAAAAABBBBBBBB' >"$work/d/vals"
 printf '3\n1\n' >"$work/d/txt"
 printf 'c\na\n' >"$work/d/tvals"
 expect_fail 2 'different files.*same file' "-o and --values-out: one new file, two spellings" -- \
-    sort --type u32 --values "$work/d/vals" --value-size 8 -o "$out" \
+    sort --binary --type u32 --values "$work/d/vals" --value-size 8 -o "$out" \
     --values-out "$work/d/../d/./out" "$in"
 ln -s out "$work/d/link"
 expect_fail 2 'different files.*same file' "-o through a dangling link to --values-out" -- \
-    sort --type u32 --values "$work/d/vals" --value-size 8 -o "$work/d/link" \
+    sort --binary --type u32 --values "$work/d/vals" --value-size 8 -o "$work/d/link" \
     --values-out "$out" "$in"
 ln -s "$work/d/link" "$work/d/link2"
 expect_fail 2 'different files.*same file' "... through two links" -- \
-    sort --type u32 --values "$work/d/vals" --value-size 8 -o "$work/d/link2" \
+    sort --binary --type u32 --values "$work/d/vals" --value-size 8 -o "$work/d/link2" \
     --values-out "$out" "$in"
 expect_fail 2 'different files.*same file' "... in --text mode" -- \
     sort --text --type u32 --values "$work/d/tvals" -o "$out" --values-out "$work/d/link" \

@@ -119,10 +119,10 @@ scenario() {
 }
 
 abs=$(cd "$(dirname "$PORTSORT")" && pwd)/portsort
-scenario "keys" "out" no -- --type u32 -o out in
-scenario "keys and values" "out vout" no -- --type u32 --values vals --value-size 4 \
+scenario "keys" "out" no -- --binary --type u32 -o out in
+scenario "keys and values" "out vout" no -- --binary --type u32 --values vals --value-size 4 \
     -o out --values-out vout in
-scenario "keys and values in place" "in vals" yes -- --type u32 --values vals \
+scenario "keys and values in place" "in vals" yes -- --binary --type u32 --values vals \
     --value-size 4 -o in --values-out vals in
 scenario "text" "out" no -- --text --type u32 -o out txt
 scenario "text with values" "out vout" yes -- --text --type u32 --values tvals \

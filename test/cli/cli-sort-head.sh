@@ -45,17 +45,17 @@ for b in $backends; do
     same "$work/vwant" "$work/vgot" "$b: text --head with --values: the values' lines"
     for k in 0 1 299 3000 29999 30000 40000; do
         n=$k; [ "$n" -gt 30000 ] && n=30000
-        "$PORTSORT" sort --type u64 "$work/keys.bin" --values "$work/vals.bin" \
+        "$PORTSORT" sort --binary --type u64 "$work/keys.bin" --values "$work/vals.bin" \
             --value-size 12 --values-out "$work/vall" >"$work/kall"
         head -c $((n * 8)) "$work/kall" >"$work/want"
         head -c $((n * 12)) "$work/vall" >"$work/vwant"
-        "$PORTSORT" sort --type u64 --head "$k" "$work/keys.bin" --values "$work/vals.bin" \
+        "$PORTSORT" sort --binary --type u64 --head "$k" "$work/keys.bin" --values "$work/vals.bin" \
             --value-size 12 --values-out "$work/vgot" >"$work/got"
         same "$work/want" "$work/got" "$b: binary pairs --head $k: keys"
         same "$work/vwant" "$work/vgot" "$b: binary pairs --head $k: values"
     done
-    "$PORTSORT" sort --type u64 -r "$work/keys.bin" | head -c 800 >"$work/want"
-    "$PORTSORT" sort --type u64 -r --head 100 <"$work/keys.bin" >"$work/got"
+    "$PORTSORT" sort --binary --type u64 -r "$work/keys.bin" | head -c 800 >"$work/want"
+    "$PORTSORT" sort --binary --type u64 -r --head 100 <"$work/keys.bin" >"$work/got"
     same "$work/want" "$work/got" "$b: binary keys -r --head 100 from a pipe"
 done
 

@@ -50,7 +50,7 @@ run() {
 sorted() {
     np=$1 what=$2
     shift 2
-    "$PORTSORT" sort "$@" -o "$work/want" || { fail "portsort sort $*"; return; }
+    "$PORTSORT" sort --binary "$@" -o "$work/want" || { fail "portsort sort $*"; return; }
     rcs=$(run "$np" sort "$@" -o "$work/got")
     if [ "$rcs" != "0 " ]; then
         fail "$what on $np ranks: exit statuses $rcs"
@@ -67,9 +67,9 @@ for np in 1 2 3; do
     sorted "$np" "u64 presorted" --type u64 "$work/sorted"
     sorted "$np" "empty file" --type f64 "$work/empty"
     # Pairs: 4099 f32 keys (NaNs, signed zeros...) with 3-byte values.
-    "$PORTSORT" sort --type f32 -r --values "$work/vals" --value-size 3 \
+    "$PORTSORT" sort --binary --type f32 -r --values "$work/vals" --value-size 3 \
         --values-out "$work/vwant" "$work/f32" -o "$work/kwant"
-    rcs=$(run "$np" sort --type f32 -r --values "$work/vals" --value-size 3 \
+    rcs=$(run "$np" sort --binary --type f32 -r --values "$work/vals" --value-size 3 \
         --values-out "$work/vgot" "$work/f32" -o "$work/kgot")
     [ "$rcs" = "0 " ] || { fail "pairs on $np ranks: exit statuses $rcs"; cat "$work/err"; }
     same "$work/kwant" "$work/kgot" "f32 keys with values, descending, on $np ranks"

@@ -21,6 +21,10 @@
 #define PS_CLI_NAME "portsort"
 #endif
 
+/* The byte that ends a line of text: '\n', or '\0' with `sort -z`.  Set
+ * once, before any input is read (the tool runs one command a process). */
+extern char ps_cli_eol;
+
 /* One key type as the command line knows it. */
 typedef struct ps_cli_type {
     const char *name;   /* "u8" ... "bf16", as typed on the command line */
@@ -207,6 +211,54 @@ int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
  * -1 after a message. */
 int ps_cli_write_lines(const ps_cli_input *in, const ps_cli_lines *l, int unique,
                        ps_cli_out *o);
+
+/*
+ * sort(1)'s keys (ps_cli_keys.c): how `portsort sort` orders text when no
+ * --type is given, byte for byte as `LC_ALL=C sort` does.
+ */
+
+/* One -k KEYDEF (or the whole line), as GNU sort keeps it: the key starts
+ * after `sword` fields and `schar` more characters, and ends after `eword`
+ * fields (SIZE_MAX: at the end of the line) and `echar` characters (0: at
+ * the end of that field). */
+typedef struct ps_cli_key {
+    size_t sword, schar, eword, echar;
+    unsigned char skip_sblanks, skip_eblanks;   /* b at POS1, at POS2 */
+    unsigned char numeric, general, reverse;    /* n, g, r */
+    unsigned char has_opts;     /* any of b, n, g given: no inheritance */
+} ps_cli_key;
+
+typedef struct ps_cli_keys {
+    ps_cli_key *k;      /* most significant first */
+    size_t n;
+    int sep;            /* -t: the separator byte, or -1: runs of blanks */
+    int last_resort;    /* compare whole lines when the keys are equal */
+    int reverse;        /* -r given globally: reverses the last resort */
+} ps_cli_keys;
+
+/* Parse a KEYDEF (POS1[,POS2], POS = F[.C][OPTS]) into *k.  Returns 0, or
+ * -1 with the reason in *why (an ordering letter we do not support is
+ * named there). */
+int ps_cli_parse_keydef(const char *s, ps_cli_key *k, const char **why);
+
+/* After the options are read: keys that gave no ordering letter (and no r)
+ * take the global ones from `global`, as sort(1) does; with no key at all
+ * the whole line becomes the one key, with the global options.  `stable`
+ * (-s) and `unique` (-u) turn off the last resort.  Returns 0 or -1 (out
+ * of memory). */
+int ps_cli_keys_finish(ps_cli_keys *ks, const ps_cli_key *global, int stable,
+                       int unique);
+
+/* The stable sort of the lines starting at offs[0..n) by the keys: the
+ * permutation into perm (perm[i]: the index of the i-th line in order).
+ * Returns PS_OK, a ps_status of the library, or -1 (out of memory). */
+int ps_cli_keys_sort(const ps_cli_input *in, const uint64_t *offs, size_t n,
+                     const ps_cli_keys *ks, size_t *perm);
+
+/* sort(1)'s comparison of the lines at offsets a and b: < 0, 0, > 0; the
+ * last resort only with `last`.  *oom set on out of memory. */
+int ps_cli_keys_compare(const ps_cli_input *in, const ps_cli_keys *ks, uint64_t a,
+                        uint64_t b, int last, int *oom);
 
 /* Parse a size such as 1048576, 2^20, 1M, 16Mi.  Returns 0 or -1. */
 int ps_cli_parse_size(const char *s, size_t *out);

@@ -28,6 +28,8 @@
 
 #include "ps_cli.h"
 
+char ps_cli_eol = '\n';
+
 /* Ask for transparent huge pages under a large input buffer: the output
  * gather reads its lines in sorted order, all over the buffer, and 4 KiB
  * pages make that a TLB miss per line (and the read a page fault per 4
@@ -141,7 +143,7 @@ int ps_cli_read_inputs(char **paths, size_t npaths, int text, ps_cli_input *in)
         /* Concatenated text: a part without a final newline must not run
          * into the next part's first line. */
         if (text && i + 1 < npaths && in->size > in->starts[i] &&
-            in->data[in->size - 1] != '\n') {
+            in->data[in->size - 1] != ps_cli_eol) {
             if (in->size == cap) {
                 unsigned char *p = realloc(in->data, cap + 1);
                 if (p == NULL) {
@@ -151,7 +153,7 @@ int ps_cli_read_inputs(char **paths, size_t npaths, int text, ps_cli_input *in)
                 in->data = p;
                 cap++;
             }
-            in->data[in->size++] = '\n';
+            in->data[in->size++] = (unsigned char)ps_cli_eol;
         }
     }
     return 0;
@@ -174,7 +176,7 @@ void ps_cli_input_where(const ps_cli_input *in, size_t off, const char **name,
     *name = strcmp(in->names[part], "-") == 0 ? "-" : in->names[part];
     end = in->data + off;
     for (p = in->data + in->starts[part]; p < end; p++) {
-        p = memchr(p, '\n', (size_t)(end - p));
+        p = memchr(p, ps_cli_eol, (size_t)(end - p));
         if (p == NULL)
             break;
         n++;

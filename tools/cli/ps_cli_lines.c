@@ -95,7 +95,7 @@ static size_t count(const char *p, const char *e, char c)
 size_t ps_cli_line_end(const ps_cli_input *in, size_t off)
 {
     const char *d = (const char *)in->data;
-    return (size_t)(scan(d + off, d + in->size, '\n') - d);
+    return (size_t)(scan(d + off, d + in->size, ps_cli_eol) - d);
 }
 
 static int is_blank(char c)
@@ -309,14 +309,14 @@ static void *chunk_run(void *arg)
     size_t p = c->lo;
     if (c->pass == 1) {
         /* Every newline ends a line, and so does the end of the input. */
-        size_t n = count(data + p, data + c->hi, '\n');
-        if (c->hi == c->in->size && c->hi > c->lo && data[c->hi - 1] != '\n')
+        size_t n = count(data + p, data + c->hi, ps_cli_eol);
+        if (c->hi == c->in->size && c->hi > c->lo && data[c->hi - 1] != ps_cli_eol)
             n++;
         c->nlines = n;
         return NULL;
     }
     while (p < c->hi) {
-        const char *s = data + p, *e = scan(s, data + c->hi, '\n');
+        const char *s = data + p, *e = scan(s, data + c->hi, ps_cli_eol);
         const char *why = NULL;
         size_t slot = c->first + c->ngood;
         if (parse_line(c->opt, s, e, c->keys, slot, &why) == 0) {
@@ -370,7 +370,7 @@ int ps_cli_parse_lines(const ps_cli_input *in, const ps_cli_text *opt, ps_cli_li
         size_t hi = i + 1 == nt ? in->size : in->size / nt * (i + 1);
         if (hi < at)
             hi = at;
-        if (i + 1 < nt && hi < in->size && hi > 0 && in->data[hi - 1] != '\n') {
+        if (i + 1 < nt && hi < in->size && hi > 0 && in->data[hi - 1] != ps_cli_eol) {
             hi = ps_cli_line_end(in, hi);
             hi += hi < in->size;
         }
@@ -511,7 +511,7 @@ static void *gather_run(void *arg)
         }
         memcpy(g->buf + g->len, g->in->data + off, len);
         g->len += len;
-        g->buf[g->len++] = '\n';
+        g->buf[g->len++] = (unsigned char)ps_cli_eol;
     }
     return NULL;
 }

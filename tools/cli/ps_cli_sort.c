@@ -1,7 +1,8 @@
 /*
- * ps_cli_sort.c - `portsort sort`: sort lines of text by a numeric key, as
- * a filter in the manner of sort(1), or a binary file of keys, optionally
- * with a file of values.
+ * ps_cli_sort.c - `portsort sort`: sort lines of text as `LC_ALL=C sort`
+ * does (sort(1)'s keys, ps_cli_keys.c), or by one numeric key of a --type
+ * (the radix sort of parsed numbers), or a binary file of keys (--binary),
+ * optionally with a file of values.
  *
  * Every check that can fail (sizes, parsing, the backend) happens before
  * any output is opened, and an output that is a file replaces its target
@@ -19,64 +20,73 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-"Usage: portsort sort --type T [OPTION]... [FILE]...\n"
-"Sort the lines of the FILEs (with --text; they are concatenated) by a numeric\n"
-"key, or the keys of a little-endian binary array of T, and write the result\n"
-"to standard output.  With no FILE, or when FILE is -, read standard input.\n"
+"Usage: portsort sort [OPTION]... [FILE]...\n"
+"Write the lines of the FILEs, concatenated, sorted, to standard output, as\n"
+"'LC_ALL=C sort' does: bytewise by default, by sort(1)'s keys with -k.  With\n"
+"--type T, by one numeric key parsed as T (the fastest way to sort numbers);\n"
+"with --binary, the keys of a little-endian binary array of T.  With no FILE,\n"
+"or when FILE is -, read standard input.\n"
 "\n"
-"      --type T          key type: %s\n"
-"      --text            the input is lines of text (implied by -t, -k, -c, -u)\n"
+"  -k, --key KEYDEF      sort by a key: POS1[,POS2], POS = F[.C][OPTS], fields F\n"
+"                        and characters C from 1, OPTS of b g n r; repeat for\n"
+"                        more keys, most significant first\n"
 "  -t, --field-separator SEP  fields are separated by the byte SEP, not by\n"
-"                        runs of blanks\n"
-"  -k, --key N[,N]       the key is field N (from 1); default: the whole line\n"
-"  -r, --descending, --reverse  largest first (still stable)\n"
-"  -s, --stable          accepted for sort(1) users: every sort is stable\n"
+"                        the empty string before runs of blanks\n"
+"  -b, --ignore-leading-blanks  ignore leading blanks of keys\n"
+"  -n, --numeric-sort    compare by numeric value (digits, '-', '.')\n"
+"  -g, --general-numeric-sort  compare by floating-point value (strtold)\n"
+"  -r, --reverse, --descending  reverse the order (still stable)\n"
+"  -s, --stable          no last-resort comparison of whole lines\n"
 "  -u, --unique          output only the first line of each run of equal keys\n"
 "  -c, --check           check that the input is sorted; exit 1 at the first\n"
-"                        line out of order\n"
-"      --skip-bad        put lines without a valid key at the end, in input\n"
-"                        order, instead of refusing the input\n"
-"      --head K          write only the first K lines (keys) of the sorted\n"
-"                        output, found without sorting the rest (ps_topk)\n"
+"                        line out of order, saying which; -C: the same, silent\n"
+"  -z, --zero-terminated  lines end with a NUL byte, not a newline\n"
 "  -o, --output OUT      write to OUT (may be an input) instead of stdout\n"
-"  -b, --backend B       use backend B (sets PORTSORT_BACKEND)\n"
-"      --values VFILE    sort VFILE with the keys: binary, N bytes per key;\n"
-"                        with --text, one line per key\n"
-"      --value-size N    bytes per value (binary mode)\n"
+"      --head K          write only the first K lines (keys) of the sorted output\n"
+"                        (with --type, found without sorting the rest: ps_topk)\n"
+"      --type T          parse one numeric key of type T: %s;\n"
+"                        -k then names one field, N or N,N\n"
+"      --skip-bad        with --type: put lines without a valid key at the end,\n"
+"                        in input order, instead of refusing the input\n"
+"      --binary          the input is a binary array of --type T keys\n"
+"      --text            the input is lines of text (the default)\n"
+"  -B, --backend B       use backend B (sets PORTSORT_BACKEND)\n"
+"      --parallel N      use N threads (sets PORTSORT_THREADS)\n"
+"      --values VFILE    with --type: sort VFILE with the keys: with --binary,\n"
+"                        N bytes per key, else one line per key\n"
+"      --value-size N    bytes per value (--binary)\n"
 "      --values-out VOUT where the sorted values go (required with --values)\n"
-"  -h, --help            show this help\n"
+"      --help            show this help\n"
+"      --version         show the version\n"
 "\n"
-"Numbers are read the same in every locale: '.' is the decimal point, a\n"
-"leading + is allowed, and blanks around the key and a CR at the end of the\n"
-"line are ignored.  Keys of f16 (IEEE binary16), bf16 (bfloat16) and f32\n"
-"are the numbers rounded to nearest, ties to even; a number beyond the\n"
-"largest finite value after rounding is refused.  The lines are written\n"
-"back unchanged; binary keys keep their bits (NaN payloads too).  An output\n"
-"file is written to a temporary file and renamed into place only on\n"
-"success.  Exit status: 0 done (or sorted, with -c), 1 bad input, input out\n"
-"of order (-c) or failed sort, 2 bad usage.\n",
+"Without --type, the order is sort(1)'s in the C locale: keys compare as\n"
+"unsigned bytes (n: as GNU's -n numbers, g: as strtold's values), and lines\n"
+"whose keys are equal compare whole, unless -s or -u.  With --type, numbers\n"
+"are read the same in every locale: '.' is the decimal point, a leading + is\n"
+"allowed, blanks around the key and a CR at the end of the line are ignored;\n"
+"f16, bf16 and f32 keys are the numbers rounded to nearest, ties to even, and\n"
+"a number beyond the type's range is refused.  Lines are written back\n"
+"unchanged; binary keys keep their bits.  An output file is written to a\n"
+"temporary file and renamed into place only on success.  Exit status: 0 done\n"
+"(or sorted, with -c), 1 bad input, input out of order (-c) or failed sort,\n"
+"2 bad usage.\n",
             ps_cli_type_names());
 }
 
-/* -k N or -k N,N: the one field the key is.  Returns 0 or -1. */
-static int parse_key_field(const char *s, size_t *field)
+/* With --type, the one key must be a whole field, N or N,N: 0 and the
+ * 1-based field, or -1. */
+static int typed_field(const ps_cli_keys *ks, size_t *field)
 {
-    char *end;
-    unsigned long long a, b;
-    if (*s < '1' || *s > '9')
-        return -1;
-    a = strtoull(s, &end, 10);
-    if (*end == ',') {
-        const char *t = end + 1;
-        if (*t < '1' || *t > '9')
-            return -1;
-        b = strtoull(t, &end, 10);
-        if (b != a)
-            return -1;
+    const ps_cli_key *k = ks->k;
+    if (ks->n == 0) {
+        *field = 0;
+        return 0;
     }
-    if (*end != '\0' || a > (size_t)-1 / 2)
+    if (ks->n > 1 || k->schar != 0 || k->echar != 0 || k->skip_sblanks ||
+        k->skip_eblanks || (k->eword != SIZE_MAX && k->eword != k->sword) ||
+        k->sword >= (size_t)-1 / 2)
         return -1;
-    *field = (size_t)a;
+    *field = k->sword + 1;
     return 0;
 }
 
@@ -261,6 +271,98 @@ done:
     return rc;
 }
 
+/* Text without --type: the lines of `in` in sort(1)'s order of the keys
+ * `ks` (ps_cli_keys.c), or with `check` (1: say where, 2: silently) the
+ * order checked; with head, only the first *head lines. */
+static int sort_lines(const ps_cli_input *in, const ps_cli_keys *ks, int check,
+                      int unique, const size_t *head, const char *outpath)
+{
+    ps_cli_text split = { NULL, -1, 0, 0 };
+    ps_cli_lines l;
+    ps_cli_out out;
+    size_t i, m, *perm = NULL;
+    uint64_t *sorted = NULL;
+    int st, oom = 0, rc = 1, opened = 0;
+
+    show_progress = in->size >= PS_CLI_PROGRESS_BYTES && isatty(STDERR_FILENO);
+    progress("reading", 0);
+    if (ps_cli_parse_lines(in, &split, &l) != 0)
+        goto done;
+    if (check) {
+        progress(NULL, 0);
+        for (i = 1; i < l.n; i++) {
+            int c = ps_cli_keys_compare(in, ks, l.offs[i - 1], l.offs[i], 1, &oom);
+            if (oom)
+                break;
+            if (c > 0 || (unique && c == 0)) {
+                /* sort(1)'s words, so that scripts that read them still work. */
+                const char *name;
+                size_t line, off = l.offs[i];
+                if (check == 1) {
+                    ps_cli_input_where(in, off, &name, &line);
+                    fprintf(stderr, "%s: %s:%zu: disorder: %.*s\n", PS_CLI_NAME, name,
+                            line, (int)(ps_cli_line_end(in, off) - off),
+                            (const char *)in->data + off);
+                }
+                goto done;
+            }
+        }
+        if (!oom)
+            rc = 0;
+        goto done;
+    }
+    progress("sorting", l.n);
+    perm = malloc((l.n ? l.n : 1) * sizeof *perm);
+    sorted = malloc((l.n ? l.n : 1) * sizeof *sorted);
+    if (perm == NULL || sorted == NULL) {
+        oom = 1;
+        goto done;
+    }
+    st = ps_cli_keys_sort(in, l.offs, l.n, ks, perm);
+    if (st == -1) {
+        oom = 1;
+        goto done;
+    }
+    if (st != PS_OK) {
+        sort_failed(st);
+        goto done;
+    }
+    /* -u: the first line of each run of equal keys (equal to the last line
+     * written, as sort(1) compares). */
+    for (i = m = 0; i < l.n; i++) {
+        uint64_t off = l.offs[perm[i]];
+        if (unique && m > 0 && ps_cli_keys_compare(in, ks, sorted[m - 1], off, 0, &oom) == 0)
+            continue;
+        if (oom)
+            goto done;
+        sorted[m++] = off;
+    }
+    if (head != NULL && *head < m)
+        m = *head;
+    free(l.offs);
+    l.offs = sorted;
+    l.n = m;
+    sorted = NULL;
+    progress("writing", l.n);
+    if (ps_cli_out_open(&out, outpath) != 0)
+        goto done;
+    opened = 1;
+    if (ps_cli_write_lines(in, &l, 0, &out) != 0)
+        goto done;
+    opened = 0;
+    rc = ps_cli_out_commit(&out, 1) == 0 ? 0 : 1;
+done:
+    progress(NULL, 0);
+    if (oom)
+        fprintf(stderr, "%s: out of memory for %zu lines\n", PS_CLI_NAME, l.n);
+    if (opened)
+        ps_cli_out_discard(&out);
+    ps_cli_lines_free(&l);
+    free(perm);
+    free(sorted);
+    return rc;
+}
+
 /* Binary: keys (the input buffer, sorted in place) and optional values;
  * with head, only the first *head of them, by ps_topk into new buffers. */
 static int sort_binary(ps_cli_input *in, const ps_cli_type *t, unsigned flags,
@@ -330,14 +432,17 @@ done:
     return rc;
 }
 
-enum { OPT_TYPE = 256, OPT_TEXT, OPT_VALUES, OPT_VALUE_SIZE, OPT_VALUES_OUT,
-       OPT_SKIP_BAD, OPT_HEAD };
+enum { OPT_TYPE = 256, OPT_TEXT, OPT_BINARY, OPT_VALUES, OPT_VALUE_SIZE,
+       OPT_VALUES_OUT, OPT_SKIP_BAD, OPT_HEAD, OPT_PARALLEL, OPT_VERSION,
+       OPT_CHECK, OPT_HELP, OPT_UNSUPPORTED };
 
 /* What the command line asked for. */
 typedef struct sort_args {
     ps_cli_text opt;            /* type, field, separator, --skip-bad */
-    const char *backend, *outpath, *vpath, *voutpath;
-    int text, check, unique, has_head;
+    ps_cli_keys keys;           /* -k, -t: sort(1)'s keys */
+    ps_cli_key global;          /* -b, -n, -g, -r: the global ordering */
+    const char *backend, *outpath, *vpath, *voutpath, *parallel;
+    int binary, check, unique, stable, has_head;
     size_t head;                /* --head K: K, when has_head */
     unsigned flags;
     size_t value_size;
@@ -352,29 +457,55 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
     static const struct option opts[] = {
         { "type", required_argument, NULL, OPT_TYPE },
         { "text", no_argument, NULL, OPT_TEXT },
+        { "binary", no_argument, NULL, OPT_BINARY },
         { "field-separator", required_argument, NULL, 't' },
         { "key", required_argument, NULL, 'k' },
+        { "ignore-leading-blanks", no_argument, NULL, 'b' },
+        { "numeric-sort", no_argument, NULL, 'n' },
+        { "general-numeric-sort", no_argument, NULL, 'g' },
         { "descending", no_argument, NULL, 'r' },
         { "reverse", no_argument, NULL, 'r' },
         { "stable", no_argument, NULL, 's' },
         { "unique", no_argument, NULL, 'u' },
-        { "check", no_argument, NULL, 'c' },
+        { "check", optional_argument, NULL, OPT_CHECK },
+        { "zero-terminated", no_argument, NULL, 'z' },
         { "skip-bad", no_argument, NULL, OPT_SKIP_BAD },
         { "head", required_argument, NULL, OPT_HEAD },
-        { "backend", required_argument, NULL, 'b' },
+        { "backend", required_argument, NULL, 'B' },
+        { "parallel", required_argument, NULL, OPT_PARALLEL },
         { "output", required_argument, NULL, 'o' },
         { "values", required_argument, NULL, OPT_VALUES },
         { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
         { "values-out", required_argument, NULL, OPT_VALUES_OUT },
-        { "help", no_argument, NULL, 'h' },
+        { "help", no_argument, NULL, OPT_HELP },
+        { "version", no_argument, NULL, OPT_VERSION },
+        /* sort(1)'s options we do not have: refused by name. */
+        { "dictionary-order", no_argument, NULL, 'd' },
+        { "ignore-case", no_argument, NULL, 'f' },
+        { "ignore-nonprinting", no_argument, NULL, 'i' },
+        { "month-sort", no_argument, NULL, 'M' },
+        { "human-numeric-sort", no_argument, NULL, 'h' },
+        { "random-sort", no_argument, NULL, 'R' },
+        { "version-sort", no_argument, NULL, 'V' },
+        { "merge", no_argument, NULL, 'm' },
+        { "buffer-size", required_argument, NULL, 'S' },
+        { "temporary-directory", required_argument, NULL, 'T' },
+        { "sort", required_argument, NULL, OPT_UNSUPPORTED },
+        { "random-source", required_argument, NULL, OPT_UNSUPPORTED },
+        { "batch-size", required_argument, NULL, OPT_UNSUPPORTED },
+        { "compress-program", required_argument, NULL, OPT_UNSUPPORTED },
+        { "files0-from", required_argument, NULL, OPT_UNSUPPORTED },
+        { "debug", no_argument, NULL, OPT_UNSUPPORTED },
         { NULL, 0, NULL, 0 },
     };
-    int c;
+    int c, idx;
+    const char *why;
 
     memset(a, 0, sizeof *a);
-    a->opt.sep = -1;            /* fields split at runs of blanks */
+    a->opt.sep = -1;            /* fields split before runs of blanks */
+    a->keys.sep = -1;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:k:rsucb:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:k:bngrsucCzo:B:dfiMhRVmS:T:", opts, &idx)) != -1) {
         switch (c) {
         case OPT_TYPE:
             a->opt.t = ps_cli_type_by_name(optarg);
@@ -384,28 +515,50 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
                 return 2;
             }
             break;
-        case OPT_TEXT: a->text = 1; break;
+        case OPT_TEXT: break;
+        case OPT_BINARY: a->binary = 1; break;
         case 't':
             if (strlen(optarg) != 1) {
                 fprintf(stderr, "%s: the field separator must be one byte, not '%s'\n",
                         PS_CLI_NAME, optarg);
                 return 2;
             }
-            a->opt.sep = (unsigned char)optarg[0];
-            a->text = 1;
+            a->opt.sep = a->keys.sep = (unsigned char)optarg[0];
             break;
-        case 'k':
-            if (parse_key_field(optarg, &a->opt.field) != 0) {
-                fprintf(stderr, "%s: -k wants one field, N or N,N (from 1), not '%s'\n",
-                        PS_CLI_NAME, optarg);
+        case 'k': {
+            ps_cli_key *k = realloc(a->keys.k, (a->keys.n + 1) * sizeof *k);
+            if (k == NULL) {
+                fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
                 return 2;
             }
-            a->text = 1;
+            a->keys.k = k;
+            if (ps_cli_parse_keydef(optarg, &k[a->keys.n], &why) != 0) {
+                fprintf(stderr, "%s: invalid key '%s': %s\n", PS_CLI_NAME, optarg, why);
+                return 2;
+            }
+            a->keys.n++;
             break;
-        case 'r': a->flags |= PS_DESCENDING; break;
-        case 's': break;
-        case 'u': a->unique = a->text = 1; break;
-        case 'c': a->check = a->text = 1; break;
+        }
+        case 'b': a->global.skip_sblanks = a->global.skip_eblanks = a->global.has_opts = 1; break;
+        case 'n': a->global.numeric = a->global.has_opts = 1; break;
+        case 'g': a->global.general = a->global.has_opts = 1; break;
+        case 'r': a->global.reverse = 1; a->flags |= PS_DESCENDING; break;
+        case 's': a->stable = 1; break;
+        case 'u': a->unique = 1; break;
+        case 'c': a->check = 1; break;
+        case 'C': a->check = 2; break;
+        case OPT_CHECK:
+            if (optarg == NULL || strcmp(optarg, "diagnose-first") == 0)
+                a->check = 1;
+            else if (strcmp(optarg, "quiet") == 0 || strcmp(optarg, "silent") == 0)
+                a->check = 2;
+            else {
+                fprintf(stderr, "%s: --check wants quiet, silent or diagnose-first, "
+                        "not '%s'\n", PS_CLI_NAME, optarg);
+                return 2;
+            }
+            break;
+        case 'z': ps_cli_eol = '\0'; break;
         case OPT_SKIP_BAD: a->opt.skip_bad = 1; break;
         case OPT_HEAD:
             if (ps_cli_parse_size(optarg, &a->head) != 0) {
@@ -415,7 +568,17 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
             }
             a->has_head = 1;
             break;
-        case 'b': a->backend = optarg; break;
+        case 'B': a->backend = optarg; break;
+        case OPT_PARALLEL: {
+            size_t t;
+            if (ps_cli_parse_size(optarg, &t) != 0 || t == 0) {
+                fprintf(stderr, "%s: --parallel wants a number of threads >= 1, "
+                        "not '%s'\n", PS_CLI_NAME, optarg);
+                return 2;
+            }
+            a->parallel = optarg;
+            break;
+        }
         case 'o': a->outpath = optarg; break;
         case OPT_VALUES: a->vpath = optarg; break;
         case OPT_VALUES_OUT: a->voutpath = optarg; break;
@@ -426,7 +589,20 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
                 return 2;
             }
             break;
-        case 'h': usage(stdout); return 0;
+        case OPT_HELP: usage(stdout); return 0;
+        case OPT_VERSION:
+            printf("portsort sort (libportsort) %s\n", ps_version());
+            return 0;
+        case 'd': case 'f': case 'i': case 'M': case 'h': case 'R': case 'V':
+        case 'm': case 'S': case 'T': case OPT_UNSUPPORTED:
+            if (c == OPT_UNSUPPORTED)
+                fprintf(stderr, "%s: sort(1)'s option --%s is not supported\n",
+                        PS_CLI_NAME, opts[idx].name);
+            else
+                fprintf(stderr, "%s: sort(1)'s option -%c is not supported%s\n",
+                        PS_CLI_NAME, c, c == 'S' || c == 'T' ?
+                        " (the input is sorted in memory)" : "");
+            return 2;
         default:
             fprintf(stderr, "see portsort sort --help\n");
             return 2;
@@ -442,13 +618,40 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
 static int validate_sort_args(sort_args *a)
 {
     size_t i;
-    if (a->opt.t == NULL) {
-        fprintf(stderr, "%s: sort needs --type (see portsort sort --help)\n", PS_CLI_NAME);
-        return 2;
-    }
-    if (a->opt.skip_bad && !a->text) {
-        fprintf(stderr, "%s: --skip-bad is for --text\n", PS_CLI_NAME);
-        return 2;
+    if (a->binary) {
+        const char *text_only = a->keys.n ? "-k" : a->opt.sep >= 0 ? "-t" :
+            a->global.has_opts ? "-b, -n and -g" : a->unique ? "-u" :
+            a->check ? "-c" : ps_cli_eol != '\n' ? "-z" : a->opt.skip_bad ?
+            "--skip-bad" : NULL;
+        if (a->opt.t == NULL) {
+            fprintf(stderr, "%s: --binary needs --type (see portsort sort --help)\n",
+                    PS_CLI_NAME);
+            return 2;
+        }
+        if (text_only != NULL) {
+            fprintf(stderr, "%s: %s %s for text, not --binary\n", PS_CLI_NAME,
+                    text_only, strchr(text_only, ',') ? "are" : "is");
+            return 2;
+        }
+    } else if (a->opt.t != NULL) {
+        if (typed_field(&a->keys, &a->opt.field) != 0) {
+            fprintf(stderr, "%s: with --type, -k names one whole field, N or N,N "
+                    "(from 1); without --type, any sort(1) key\n", PS_CLI_NAME);
+            return 2;
+        }
+        if (a->keys.n == 1 && a->keys.k[0].reverse)
+            a->flags |= PS_DESCENDING;
+    } else {
+        if (a->opt.skip_bad || a->vpath != NULL || a->value_size != 0 ||
+            a->voutpath != NULL) {
+            fprintf(stderr, "%s: %s needs --type: it is for one numeric key\n",
+                    PS_CLI_NAME, a->opt.skip_bad ? "--skip-bad" : "--values");
+            return 2;
+        }
+        if (ps_cli_keys_finish(&a->keys, &a->global, a->stable, a->unique) != 0) {
+            fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+            return 2;
+        }
     }
     if (a->check && (a->outpath != NULL || a->vpath != NULL || a->opt.skip_bad)) {
         fprintf(stderr, "%s: -c cannot be combined with -o, --values or --skip-bad\n",
@@ -472,12 +675,12 @@ static int validate_sort_args(sort_args *a)
                 PS_CLI_NAME);
         return 2;
     }
-    if (a->text && a->value_size != 0) {
-        fprintf(stderr, "%s: --value-size is for binary files; with --text each value "
+    if (!a->binary && a->value_size != 0) {
+        fprintf(stderr, "%s: --value-size is for --binary files; with text each value "
                 "is a line\n", PS_CLI_NAME);
         return 2;
     }
-    if (a->vpath != NULL && !a->text && a->value_size == 0) {
+    if (a->vpath != NULL && a->binary && a->value_size == 0) {
         fprintf(stderr, "%s: --values needs --value-size in binary mode\n", PS_CLI_NAME);
         return 2;
     }
@@ -520,7 +723,8 @@ static int run_sort(sort_args *a)
 
     /* The library reads PORTSORT_BACKEND once, on its first call, so it must
      * be set before anything else touches the library. */
-    if (a->backend != NULL && setenv("PORTSORT_BACKEND", a->backend, 1) != 0) {
+    if ((a->backend != NULL && setenv("PORTSORT_BACKEND", a->backend, 1) != 0) ||
+        (a->parallel != NULL && setenv("PORTSORT_THREADS", a->parallel, 1) != 0)) {
         perror(PS_CLI_NAME ": setenv");
         return 1;
     }
@@ -531,11 +735,14 @@ static int run_sort(sort_args *a)
     }
 
     memset(&vin, 0, sizeof vin);
-    if (ps_cli_read_inputs(a->inputs, a->nin, a->text, &in) != 0 ||
+    if (ps_cli_read_inputs(a->inputs, a->nin, !a->binary, &in) != 0 ||
         (a->vpath != NULL &&
-         ps_cli_read_inputs((char **)&a->vpath, 1, a->text, &vin) != 0))
+         ps_cli_read_inputs((char **)&a->vpath, 1, !a->binary, &vin) != 0))
         goto done;
-    if (a->text)
+    if (!a->binary && a->opt.t == NULL)
+        rc = sort_lines(&in, &a->keys, a->check, a->unique,
+                        a->has_head ? &a->head : NULL, a->outpath);
+    else if (!a->binary)
         rc = sort_text(&in, &a->opt, a->flags, a->check, a->unique,
                        a->has_head ? &a->head : NULL, a->outpath,
                        a->vpath ? &vin : NULL, a->voutpath);
@@ -553,10 +760,10 @@ int ps_cli_sort(int argc, char **argv)
 {
     sort_args a;
     int rc = parse_sort_args(argc, argv, &a);
-    if (rc >= 0)
-        return rc;
-    rc = validate_sort_args(&a);
-    if (rc != 0)
-        return rc;
-    return run_sort(&a);
+    if (rc < 0)
+        rc = validate_sort_args(&a);
+    if (rc < 0 || (rc == 0 && a.inputs != NULL))
+        rc = run_sort(&a);
+    free(a.keys.k);
+    return rc;
 }

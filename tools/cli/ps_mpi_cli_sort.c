@@ -30,10 +30,12 @@ static void usage(FILE *f)
     fprintf(f,
 "Usage: mpirun -np P portsort-mpi sort --type T [OPTION]... FILE -o OUT\n"
 "Sort the keys of FILE, a little-endian binary array of T, over the P ranks\n"
-"and write them to OUT: the same file as `portsort sort --type T FILE -o OUT`.\n"
+"and write them to OUT: the same file as\n"
+"`portsort sort --binary --type T FILE -o OUT`.\n"
 "Every rank reads and writes its share of the files with MPI-IO.\n"
 "\n"
 "      --type T          key type: %s\n"
+"      --binary          accepted as portsort sort takes it (FILE is binary)\n"
 "  -r, --descending, --reverse  largest first (still stable)\n"
 "  -o, --output OUT      the sorted keys (required; may be FILE)\n"
 "  -b, --backend B       sort on backend B on every rank (PORTSORT_BACKEND)\n"
@@ -49,7 +51,7 @@ static void usage(FILE *f)
             ps_cli_type_names());
 }
 
-enum { OPT_TYPE = 256, OPT_VALUES, OPT_VALUE_SIZE, OPT_VALUES_OUT };
+enum { OPT_TYPE = 256, OPT_VALUES, OPT_VALUE_SIZE, OPT_VALUES_OUT, OPT_BINARY };
 
 typedef struct sort_args {
     const ps_cli_type *t;
@@ -65,6 +67,7 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
 {
     static const struct option opts[] = {
         { "type", required_argument, NULL, OPT_TYPE },
+        { "binary", no_argument, NULL, OPT_BINARY },
         { "descending", no_argument, NULL, 'r' },
         { "reverse", no_argument, NULL, 'r' },
         { "output", required_argument, NULL, 'o' },
@@ -83,6 +86,7 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
     opterr = ps_mpi_cli_rank == 0;
     while ((c = getopt_long(argc, argv, "ro:b:h", opts, NULL)) != -1) {
         switch (c) {
+        case OPT_BINARY: break;     /* the only input there is, as portsort's */
         case OPT_TYPE:
             a->t = ps_cli_type_by_name(optarg);
             if (a->t == NULL) {

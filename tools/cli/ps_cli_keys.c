@@ -1,0 +1,470 @@
+/*
+ * ps_cli_keys.c - sort(1)'s keys for `portsort sort` on text: -k KEYDEF,
+ * -t, -b, -n, -g, -r, the last-resort comparison of whole lines, and the
+ * order of `LC_ALL=C sort`, byte for byte.
+ *
+ * Every key of a line is turned into a byte string whose unsigned
+ * bytewise order is sort(1)'s order of that key: the field's bytes for a
+ * plain key, a sortable image of the number for -n (exact, any number of
+ * digits) and -g (the long double GNU sort converts to).  The lines are
+ * then sorted by ps_argsort_strings once per key, least significant first:
+ * each sort is stable, so the last one leaves the lines in the order of
+ * all keys together (an LSD sort over keys).  The field positions follow
+ * GNU sort's begfield and limfield exactly, blanks included.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_cli.h"
+
+/* sort(1)'s blanks in the C locale: isblank, and the newline that only a
+ * line of `sort -z` can hold. */
+static int blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* A count in a KEYDEF: digits, saturating at SIZE_MAX as GNU's does.
+ * Returns where the digits end, or NULL when there are none. */
+static const char *field_count(const char *s, size_t *v)
+{
+    size_t n = 0;
+    if (*s < '0' || *s > '9')
+        return NULL;
+    for (; *s >= '0' && *s <= '9'; s++)
+        n = n > (SIZE_MAX - 9) / 10 ? SIZE_MAX : n * 10 + (size_t)(*s - '0');
+    *v = n;
+    return s;
+}
+
+/* The ordering letters after a POS: b (at the start or the end, as
+ * `start` says), n, g, r; the others of GNU sort are refused by name. */
+static const char *ordering(const char *s, ps_cli_key *k, int start, const char **why)
+{
+    for (;; s++) {
+        switch (*s) {
+        case 'b':
+            if (start)
+                k->skip_sblanks = 1;
+            else
+                k->skip_eblanks = 1;
+            k->has_opts = 1;
+            break;
+        case 'n': k->numeric = k->has_opts = 1; break;
+        case 'g': k->general = k->has_opts = 1; break;
+        case 'r': k->reverse = 1; break;
+        case 'd': *why = "ordering letter 'd' (dictionary order) is not supported"; return NULL;
+        case 'f': *why = "ordering letter 'f' (fold case) is not supported"; return NULL;
+        case 'i': *why = "ordering letter 'i' (ignore nonprinting) is not supported"; return NULL;
+        case 'h': *why = "ordering letter 'h' (human numbers) is not supported"; return NULL;
+        case 'M': *why = "ordering letter 'M' (months) is not supported"; return NULL;
+        case 'R': *why = "ordering letter 'R' (random) is not supported"; return NULL;
+        case 'V': *why = "ordering letter 'V' (versions) is not supported"; return NULL;
+        default: return s;
+        }
+    }
+}
+
+int ps_cli_parse_keydef(const char *s, ps_cli_key *k, const char **why)
+{
+    memset(k, 0, sizeof *k);
+    s = field_count(s, &k->sword);
+    if (s == NULL) {
+        *why = "invalid number at field start";
+        return -1;
+    }
+    if (k->sword-- == 0) {
+        *why = "field number is zero";
+        return -1;
+    }
+    if (*s == '.') {
+        s = field_count(s + 1, &k->schar);
+        if (s == NULL) {
+            *why = "invalid number after '.'";
+            return -1;
+        }
+        if (k->schar-- == 0) {
+            *why = "character offset is zero";
+            return -1;
+        }
+    }
+    if ((s = ordering(s, k, 1, why)) == NULL)
+        return -1;
+    if (*s != ',') {
+        k->eword = SIZE_MAX;
+        k->echar = 0;
+    } else {
+        s = field_count(s + 1, &k->eword);
+        if (s == NULL) {
+            *why = "invalid number after ','";
+            return -1;
+        }
+        if (k->eword-- == 0) {
+            *why = "field number is zero";
+            return -1;
+        }
+        if (*s == '.' && (s = field_count(s + 1, &k->echar)) == NULL) {
+            *why = "invalid number after '.'";
+            return -1;
+        }
+        if ((s = ordering(s, k, 0, why)) == NULL)
+            return -1;
+    }
+    if (*s != '\0') {
+        *why = "stray character in field spec";
+        return -1;
+    }
+    if (k->numeric && k->general) {
+        *why = "options 'n' and 'g' are incompatible";
+        return -1;
+    }
+    return 0;
+}
+
+int ps_cli_keys_finish(ps_cli_keys *ks, const ps_cli_key *global, int stable, int unique)
+{
+    size_t i;
+    for (i = 0; i < ks->n; i++) {
+        ps_cli_key *k = &ks->k[i];
+        if (!k->has_opts && !k->reverse) {
+            k->skip_sblanks = global->skip_sblanks;
+            k->skip_eblanks = global->skip_eblanks;
+            k->numeric = global->numeric;
+            k->general = global->general;
+            k->reverse = global->reverse;
+        }
+    }
+    ks->reverse = global->reverse;
+    ks->last_resort = !stable && !unique;
+    if (ks->n == 0) {
+        /* The whole line: with no ordering option, it is the last resort
+         * itself, which then runs even with -s or -u (as in GNU sort). */
+        ps_cli_key *k = malloc(sizeof *k);
+        if (k == NULL)
+            return -1;
+        *k = *global;
+        k->sword = k->schar = k->echar = 0;
+        k->eword = SIZE_MAX;
+        ks->k = k;
+        ks->n = 1;
+        if (!global->has_opts)
+            ks->last_resort = 0;
+    }
+    return 0;
+}
+
+/* GNU sort's begfield: where the key starts in the line [p, lim). */
+static const char *key_begin(const char *p, const char *lim, const ps_cli_key *k, int sep)
+{
+    size_t sword = k->sword;
+    if (sep >= 0) {
+        while (p < lim && sword--) {
+            while (p < lim && *p != (char)sep)
+                p++;
+            if (p < lim)
+                p++;
+        }
+    } else {
+        while (p < lim && sword--) {
+            while (p < lim && blank((unsigned char)*p))
+                p++;
+            while (p < lim && !blank((unsigned char)*p))
+                p++;
+        }
+    }
+    if (k->skip_sblanks)
+        while (p < lim && blank((unsigned char)*p))
+            p++;
+    return (size_t)(lim - p) < k->schar ? lim : p + k->schar;
+}
+
+/* GNU sort's limfield: where the key ends. */
+static const char *key_limit(const char *p, const char *lim, const ps_cli_key *k, int sep)
+{
+    size_t eword = k->eword, echar = k->echar;
+    if (eword == SIZE_MAX)
+        return lim;
+    if (echar == 0)
+        eword++;                /* through the end of that field */
+    if (sep >= 0) {
+        while (p < lim && eword--) {
+            while (p < lim && *p != (char)sep)
+                p++;
+            if (p < lim && (eword || echar))
+                p++;
+        }
+    } else {
+        while (p < lim && eword--) {
+            while (p < lim && blank((unsigned char)*p))
+                p++;
+            while (p < lim && !blank((unsigned char)*p))
+                p++;
+        }
+    }
+    if (echar != 0) {
+        if (k->skip_eblanks)
+            while (p < lim && blank((unsigned char)*p))
+                p++;
+        p = (size_t)(lim - p) < echar ? lim : p + echar;
+    }
+    return p;
+}
+
+/* A growing byte buffer. */
+typedef struct bytes {
+    unsigned char *p;
+    size_t len, cap;
+    int oom;
+} bytes;
+
+static void put(bytes *b, const void *src, size_t len)
+{
+    if (b->oom || len == 0)
+        return;
+    if (len > b->cap - b->len) {
+        size_t cap = b->cap + b->cap / 2 + len + 64;
+        unsigned char *p = cap > b->cap ? realloc(b->p, cap) : NULL;
+        if (p == NULL) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, src, len);
+    b->len += len;
+}
+
+static void put1(bytes *b, unsigned char c)
+{
+    put(b, &c, 1);
+}
+
+/* -n: GNU's strnumcmp order (C locale: '.' is the decimal point, no
+ * thousands separator, a leading '-' only; anything else counts as 0).
+ * The image: 0x80 for zero; 0x81, the count of integer digits (8 bytes,
+ * big-endian), the digits without leading zeros, the fraction without
+ * trailing zeros for a positive number; a negative one is 0x7f and the
+ * same with every byte inverted, then 0xff, so that a longer fraction
+ * (a larger magnitude) sorts first. */
+static void put_numeric(bytes *b, const char *p, const char *e)
+{
+    const char *d, *de, *f, *fe;
+    int neg = 0, i;
+    unsigned char head[9], x = 0;
+    size_t nd;
+
+    while (p < e && blank((unsigned char)*p))
+        p++;
+    if (p < e && *p == '-')
+        neg = 1, p++;
+    while (p < e && *p == '0')
+        p++;
+    for (d = de = p; de < e && *de >= '0' && *de <= '9'; de++)
+        ;
+    f = fe = de;
+    if (de < e && *de == '.') {
+        const char *q;
+        for (f = q = de + 1; q < e && *q >= '0' && *q <= '9'; q++)
+            if (*q != '0')
+                fe = q + 1;
+        if (fe < f)
+            fe = f;
+    }
+    nd = (size_t)(de - d);
+    if (nd == 0 && fe == f) {
+        put1(b, 0x80);
+        return;
+    }
+    if (neg)
+        x = 0xff;
+    head[0] = neg ? 0x7f : 0x81;
+    for (i = 0; i < 8; i++)
+        head[1 + i] = (unsigned char)(((uint64_t)nd >> (56 - 8 * i)) ^ x);
+    put(b, head, sizeof head);
+    if (!neg) {
+        put(b, d, nd);
+        put(b, f, (size_t)(fe - f));
+        return;
+    }
+    for (; d < de; d++)
+        put1(b, (unsigned char)~(unsigned char)*d);
+    for (; f < fe; f++)
+        put1(b, (unsigned char)~(unsigned char)*f);
+    put1(b, 0xff);
+}
+
+/* -g: GNU's general_numcompare: strtold of the key; conversion errors
+ * first, then NaNs (by their bytes, as GNU's memcmp orders them), then
+ * numbers by value with -0 == +0.  The image of a number: its sign class,
+ * then the binary exponent and 64 bits of the significand (all of a long
+ * double on x86, the top 64 bits where long double is wider), inverted
+ * for negative numbers. */
+static void put_general(bytes *b, const char *p, const char *e, bytes *tmp)
+{
+    long double v, m;
+    char *end;
+    unsigned char img[14];
+    int ex, i;
+    uint64_t mant;
+    uint32_t ue;
+
+    tmp->len = 0;
+    put(tmp, p, (size_t)(e - p));
+    put1(tmp, 0);
+    if (tmp->oom) {
+        b->oom = 1;
+        return;
+    }
+    v = strtold((const char *)tmp->p, &end);
+    if (end == (char *)tmp->p) {
+        put1(b, 0x00);
+        return;
+    }
+    if (isnan(v)) {
+        /* GNU's nan_compare memcmps the long doubles: their significant
+         * bytes in memory order (10 on x86, the rest is padding). */
+        size_t sig = LDBL_MANT_DIG == 64 ? 10 : sizeof v;
+        put1(b, 0x01);
+        put(b, &v, sig < sizeof v ? sig : sizeof v);
+        return;
+    }
+    img[0] = 0x02;
+    if (isinf(v)) {
+        img[1] = v < 0 ? 0x00 : 0x04;
+        put(b, img, 2);
+        return;
+    }
+    if (v == 0) {
+        img[1] = 0x02;
+        put(b, img, 2);
+        return;
+    }
+    m = frexpl(fabsl(v), &ex);
+    mant = (uint64_t)ldexpl(m, 64);
+    ue = (uint32_t)((int64_t)ex + 0x80000000LL);
+    img[1] = v < 0 ? 0x01 : 0x03;
+    for (i = 0; i < 4; i++)
+        img[2 + i] = (unsigned char)(ue >> (24 - 8 * i));
+    for (i = 0; i < 8; i++)
+        img[6 + i] = (unsigned char)(mant >> (56 - 8 * i));
+    if (v < 0)
+        for (i = 2; i < (int)sizeof img; i++)
+            img[i] ^= 0xff;
+    put(b, img, sizeof img);
+}
+
+/* Append the image of key k of the line [s, lim) to b. */
+static void put_key(bytes *b, const char *s, const char *lim, const ps_cli_key *k,
+                    int sep, bytes *tmp)
+{
+    const char *kb = key_begin(s, lim, k, sep), *ke = key_limit(s, lim, k, sep);
+    if (ke < kb)
+        ke = kb;                /* a key that ends before it starts is empty */
+    if (k->numeric)
+        put_numeric(b, kb, ke);
+    else if (k->general)
+        put_general(b, kb, ke, tmp);
+    else
+        put(b, kb, (size_t)(ke - kb));
+}
+
+/* Where the line at offset `off` ends (its newline, or the input's end). */
+static const char *line_lim(const ps_cli_input *in, uint64_t off)
+{
+    return (const char *)in->data + ps_cli_line_end(in, (size_t)off);
+}
+
+int ps_cli_keys_sort(const ps_cli_input *in, const uint64_t *offs, size_t n,
+                     const ps_cli_keys *ks, size_t *perm)
+{
+    const char **lim = malloc((n ? n : 1) * sizeof *lim);
+    size_t *sub = malloc((n ? n : 1) * sizeof *sub);
+    size_t *at = malloc((n + 1) * sizeof *at), *tmpp = malloc((n ? n : 1) * sizeof *tmpp);
+    bytes b = { NULL, 0, 0, 0 }, tmp = { NULL, 0, 0, 0 };
+    size_t i, level;
+    int st = PS_OK;
+
+    if (lim == NULL || sub == NULL || at == NULL || tmpp == NULL) {
+        st = -1;
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        perm[i] = i;
+        lim[i] = line_lim(in, offs[i]);
+    }
+    /* Level 0 is the last resort (when there is one), then the keys from
+     * the least significant to the most. */
+    for (level = ks->last_resort ? 0 : 1; level <= ks->n && st == PS_OK; level++) {
+        const ps_cli_key *k = level == 0 ? NULL : &ks->k[ks->n - level];
+        unsigned flags = (level == 0 ? ks->reverse : k->reverse) ? PS_DESCENDING : 0;
+        b.len = 0;
+        for (i = 0; i < n; i++) {
+            const char *s = (const char *)in->data + offs[perm[i]];
+            at[i] = b.len;
+            if (k == NULL)
+                put(&b, s, (size_t)(lim[perm[i]] - s));
+            else
+                put_key(&b, s, lim[perm[i]], k, ks->sep, &tmp);
+        }
+        at[n] = b.len;
+        if (b.oom || tmp.oom) {
+            st = -1;
+            break;
+        }
+        st = ps_argsort_strings(b.p != NULL ? b.p : (const void *)"", at, n, sub, flags);
+        for (i = 0; st == PS_OK && i < n; i++)
+            tmpp[i] = perm[sub[i]];
+        if (st == PS_OK)
+            memcpy(perm, tmpp, n * sizeof *perm);
+    }
+done:
+    free(lim);
+    free(sub);
+    free(at);
+    free(tmpp);
+    free(b.p);
+    free(tmp.p);
+    return st;
+}
+
+/* Unsigned bytewise order of two images, a proper prefix first. */
+static int cmp_bytes(const unsigned char *a, size_t la, const unsigned char *b, size_t lb)
+{
+    int c = la && lb ? memcmp(a, b, la < lb ? la : lb) : 0;
+    if (c != 0)
+        return c;
+    return la < lb ? -1 : la > lb;
+}
+
+int ps_cli_keys_compare(const ps_cli_input *in, const ps_cli_keys *ks, uint64_t a,
+                        uint64_t b, int last, int *oom)
+{
+    static bytes ba, bb, tmp;
+    const char *sa = (const char *)in->data + a, *sb = (const char *)in->data + b;
+    const char *la = line_lim(in, a), *lb = line_lim(in, b);
+    size_t i;
+    int c;
+
+    for (i = 0; i < ks->n; i++) {
+        ba.len = bb.len = 0;
+        put_key(&ba, sa, la, &ks->k[i], ks->sep, &tmp);
+        put_key(&bb, sb, lb, &ks->k[i], ks->sep, &tmp);
+        if (ba.oom || bb.oom || tmp.oom) {
+            *oom = 1;
+            return 0;
+        }
+        c = cmp_bytes(ba.p, ba.len, bb.p, bb.len);
+        if (c != 0)
+            return ks->k[i].reverse ? -c : c;
+    }
+    if (!last || !ks->last_resort)
+        return 0;
+    c = cmp_bytes((const unsigned char *)sa, (size_t)(la - sa),
+                  (const unsigned char *)sb, (size_t)(lb - sb));
+    return ks->reverse ? -c : c;
+}
