@@ -1,14 +1,21 @@
 #!/bin/sh
 # ps_cli_vs_sort.sh - portsort sort against GNU sort on the same files, both
 # writing to /dev/null: lines of one number, and CSV sorted by its third
-# field, as floats (sort -g) and as integers (sort -n).  Prints a Markdown
-# table of the median wall time of RUNS runs and the lines per second.
+# field, as floats (sort -g) and as integers (sort -n) with --type; then
+# text sorted as sort(1) sorts it (no --type): random words of 1-20 bytes,
+# URL-like lines with long shared prefixes, 1000 distinct lines repeated,
+# and CSV by a word field.  Prints a Markdown table of the median wall time
+# of RUNS runs and the lines per second.
+#
+# Usage: bench/ps_cli_vs_sort.sh [PORTSORT] [SET]   SET: numbers, text or
+# all (default).
 #
 # Usage: bench/ps_cli_vs_sort.sh [PORTSORT]   (default: ./tools/portsort)
 # Environment: LINES_N (default 10000000), RUNS (default 3), DIR (scratch
 # directory for the generated files, default a new one under /tmp).
 set -eu
 PORTSORT=${1:-./tools/portsort}
+SET=${2:-all}
 N=${LINES_N:-10000000}
 RUNS=${RUNS:-3}
 DIR=${DIR:-$(mktemp -d "${TMPDIR:-/tmp}/ps-vs-sort.XXXXXX")}
@@ -31,7 +38,17 @@ gen() {
             if (kind == "f64.txt") printf "%.15g\n", f
             else if (kind == "i64.txt") printf "%d\n", d
             else if (kind == "f64.csv") printf "%d,item%d,%.10g,x\n", i, i % 1000, f
-            else printf "%d,item%d,%d,x\n", i, i % 1000, d } }' >"$DIR/$1"
+            else if (kind == "i64.csv") printf "%d,item%d,%d,x\n", i, i % 1000, d
+            else if (kind == "words.txt") print word(1 + int(rand() * 20))
+            else if (kind == "urls.txt")
+                printf "https://www.example.com/catalog/%s/%s/item-%d.html\n",
+                       sect[int(rand() * 8)], word(6), int(rand() * 1e6)
+            else if (kind == "dups.txt") print "line-" int(rand() * 1000) "-" word(8 + (i % 3))
+            else printf "%d,%s,%d\n", i, word(1 + int(rand() * 12)), d } }
+        function word(len,   w, j) { w = ""; for (j = 0; j < len; j++)
+            w = w sprintf("%c", 97 + int(rand() * 26)); return w }
+        BEGIN { split("books music films games garden kitchen tools toys", s0, " ");
+                for (k = 0; k < 8; k++) sect[k] = s0[k + 1] }' >"$DIR/$1"
 }
 
 # secs CMD...: "WALL CPU" seconds of one run (CPU: user + system, which
@@ -72,11 +89,19 @@ row() {
         printf "| %s | `%s` | %.2f (%.2f) | `%s` | %.2f (%.2f) | %.1fx (%.1fx) |\n",
                f, o, $1, $2, t, $3, $4, $3 / $1, $4 / $2 }'
 }
-SORTOPT="-S 50% --parallel=2"
-row f64.txt "--text --type f64" "-g $SORTOPT"
-row f64.csv "--type f64 -t, -k3" "-t, -k3,3g $SORTOPT"
-row i64.txt "--text --type i64" "-n $SORTOPT"
-row i64.csv "--type i64 -t, -k3" "-t, -k3,3n $SORTOPT"
+SORTOPT="-S 50% --parallel=$(nproc)"
+if [ "$SET" != text ]; then
+    row f64.txt "--type f64" "-g $SORTOPT"
+    row f64.csv "--type f64 -t, -k3" "-t, -k3,3g $SORTOPT"
+    row i64.txt "--type i64" "-n $SORTOPT"
+    row i64.csv "--type i64 -t, -k3" "-t, -k3,3n $SORTOPT"
+fi
+if [ "$SET" != numbers ]; then
+    row words.txt "" "$SORTOPT"
+    row urls.txt "" "$SORTOPT"
+    row dups.txt "" "$SORTOPT"
+    row words.csv "-s -t, -k2,2" "-s -t, -k2,2 $SORTOPT"
+fi
 echo
 echo "backend: $($PORTSORT info 2>/dev/null | grep -i 'chosen' | head -1)"
 echo "$(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) CPUs; $(date -u +%Y-%m-%d); runs: $RUNS, median"

@@ -94,6 +94,14 @@ for g in "" -r -s -u -b -n -g -nr -gu -bu -ru -c -C -cu; do
         compare "whole lines" "$work/in$f" $g && ok=$((ok + 1))
     done
 done
+# With no byte below the newline in the input (no tabs), whole lines are
+# sorted in place in the input, each with its newline: prefixes first.
+tr -d '\t' <"$work/in4" >"$work/notab"
+printf 'ab\nabc\nab\na\n\nb\n' >>"$work/notab"
+for g in "" -r -u -ru -s -n; do
+    # shellcheck disable=SC2086
+    compare "whole lines, no tabs" "$work/notab" $g && ok=$((ok + 1))
+done
 # -c on sorted input: GNU's own output must pass ours.
 for g in "" -n -g -r -u; do
     # shellcheck disable=SC2086

@@ -379,51 +379,90 @@ static const char *line_lim(const ps_cli_input *in, uint64_t off)
     return (const char *)in->data + ps_cli_line_end(in, (size_t)off);
 }
 
+/* 1 when the lines of `in` can be compared in place, each with the byte
+ * that ends it: that byte must sort below every byte a line holds, so that
+ * a line that is a prefix of another sorts first.  The NUL of -z always
+ * does; a newline does unless a line holds a byte below it (a tab, say). */
+static int eol_sorts_first(const ps_cli_input *in)
+{
+    const unsigned char *p = in->data, *e = p + in->size;
+    if (ps_cli_eol == '\0')
+        return 1;
+    while (p < e) {
+        /* The smallest byte of each block: a loop compilers vectorise. */
+        size_t len = (size_t)(e - p) < 4096 ? (size_t)(e - p) : 4096, i;
+        unsigned char lo = 0xff;
+        for (i = 0; i < len; i++)
+            lo = p[i] < lo ? p[i] : lo;
+        if (lo < (unsigned char)'\n')
+            return 0;
+        p += len;
+    }
+    return 1;
+}
+
 int ps_cli_keys_sort(const ps_cli_input *in, const uint64_t *offs, size_t n,
                      const ps_cli_keys *ks, size_t *perm)
 {
-    const char **lim = malloc((n ? n : 1) * sizeof *lim);
     size_t *sub = malloc((n ? n : 1) * sizeof *sub);
     size_t *at = malloc((n + 1) * sizeof *at), *tmpp = malloc((n ? n : 1) * sizeof *tmpp);
     bytes b = { NULL, 0, 0, 0 }, tmp = { NULL, 0, 0, 0 };
     size_t i, level;
-    int st = PS_OK;
+    int st = PS_OK, first = 1;
 
-    if (lim == NULL || sub == NULL || at == NULL || tmpp == NULL) {
+    if (sub == NULL || at == NULL || tmpp == NULL) {
         st = -1;
         goto done;
     }
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++)
         perm[i] = i;
-        lim[i] = line_lim(in, offs[i]);
-    }
     /* Level 0 is the last resort (when there is one), then the keys from
      * the least significant to the most. */
     for (level = ks->last_resort ? 0 : 1; level <= ks->n && st == PS_OK; level++) {
         const ps_cli_key *k = level == 0 ? NULL : &ks->k[ks->n - level];
         unsigned flags = (level == 0 ? ks->reverse : k->reverse) ? PS_DESCENDING : 0;
-        b.len = 0;
-        for (i = 0; i < n; i++) {
-            const char *s = (const char *)in->data + offs[perm[i]];
-            at[i] = b.len;
-            if (k == NULL)
-                put(&b, s, (size_t)(lim[perm[i]] - s));
-            else
-                put_key(&b, s, lim[perm[i]], k, ks->sep, &tmp);
+        const void *bytes_at;
+        int whole = k == NULL || (!k->numeric && !k->general && k->sword == 0 &&
+                                  k->schar == 0 && k->eword == SIZE_MAX &&
+                                  !k->skip_sblanks);
+        if (whole && first && eol_sorts_first(in)) {
+            /* Whole lines in input order: the input itself is the strings'
+             * bytes, each line with its end (no copy, the common case). */
+            for (i = 0; i < n; i++)
+                at[i] = (size_t)offs[i];
+            at[n] = in->size;
+            bytes_at = in->data != NULL ? (const void *)in->data : (const void *)"";
+        } else {
+            b.len = 0;
+            for (i = 0; i < n; i++) {
+                const char *s = (const char *)in->data + offs[perm[i]];
+                const char *lim = line_lim(in, offs[perm[i]]);
+                at[i] = b.len;
+                if (whole)
+                    put(&b, s, (size_t)(lim - s));
+                else
+                    put_key(&b, s, lim, k, ks->sep, &tmp);
+            }
+            at[n] = b.len;
+            if (b.oom || tmp.oom) {
+                st = -1;
+                break;
+            }
+            bytes_at = b.p != NULL ? (const void *)b.p : (const void *)"";
         }
-        at[n] = b.len;
-        if (b.oom || tmp.oom) {
-            st = -1;
-            break;
+        if (first) {
+            /* perm is the identity: the sort's permutation is the answer. */
+            st = ps_argsort_strings(bytes_at, at, n, perm, flags);
+            first = 0;
+            continue;
         }
-        st = ps_argsort_strings(b.p != NULL ? b.p : (const void *)"", at, n, sub, flags);
+        st = ps_argsort_strings(bytes_at, at, n, sub, flags);
         for (i = 0; st == PS_OK && i < n; i++)
             tmpp[i] = perm[sub[i]];
         if (st == PS_OK)
             memcpy(perm, tmpp, n * sizeof *perm);
     }
 done:
-    free(lim);
     free(sub);
     free(at);
     free(tmpp);

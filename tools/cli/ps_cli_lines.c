@@ -494,6 +494,11 @@ static void *gather_run(void *arg)
     }
     for (j = g->lo; j < g->hi; j++) {
         size_t off = g->offs[j], len;
+        /* The lines are all over the input: ask for one a few lines ahead
+         * so that its cache miss overlaps the copies of the ones between
+         * (the gather was a fifth of a 10M-line text sort, mostly misses). */
+        if (j + 8 < g->hi)
+            __builtin_prefetch(g->in->data + g->offs[j + 8]);
         if (g->keys != NULL && j > 0 &&
             memcmp(g->keys + (j - 1) * g->key_size, g->keys + j * g->key_size,
                    g->key_size) == 0)
