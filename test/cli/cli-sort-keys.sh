@@ -154,6 +154,15 @@ cp "$work/in9" "$work/self"
 sort -k2,2n -k1 "$work/self" >"$work/want"
 "$PORTSORT" sort -k2,2n -k1 -o "$work/self" "$work/self" &&
     same "$work/want" "$work/self" "-o onto the input"
+# --head K: the sort's first K lines; --parallel N: the same bytes.
+for k in 0 1 7 100000; do
+    sort -k2,2 -k1r "$work/in11" | head -n $k >"$work/want"
+    "$PORTSORT" sort --head $k -k2,2 -k1r "$work/in11" >"$work/got" &&
+        same "$work/want" "$work/got" "--head $k with keys" || fail "--head $k"
+done
+sort -u "$work/in12" >"$work/want"
+"$PORTSORT" sort --parallel=1 -u "$work/in12" >"$work/got" &&
+    same "$work/want" "$work/got" "--parallel=1 -u" || fail "--parallel=1"
 # Options of sort(1) we do not have are refused by name, with exit 2.
 for o in -f -d -i -M -h -R -V -m "-S 1G" "-T /tmp" --debug "--sort=month" "-k1f"; do
     # shellcheck disable=SC2086
