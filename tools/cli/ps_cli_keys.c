@@ -18,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ps_cli.h"
 
@@ -389,14 +392,24 @@ static int eol_sorts_first(const ps_cli_input *in)
     if (ps_cli_eol == '\0')
         return 1;
     while (p < e) {
-        /* The smallest byte of each block: a loop compilers vectorise. */
-        size_t len = (size_t)(e - p) < 4096 ? (size_t)(e - p) : 4096, i;
+        /* The smallest byte of each block of 64 KiB, 16 bytes at a time
+         * where SSE2 is (as scan() in ps_cli_lines.c). */
+        const unsigned char *be = (size_t)(e - p) < 65536 ? e : p + 65536;
         unsigned char lo = 0xff;
-        for (i = 0; i < len; i++)
-            lo = p[i] < lo ? p[i] : lo;
+#ifdef __SSE2__
+        __m128i m = _mm_set1_epi8((char)0xff);
+        unsigned char v[16];
+        int i;
+        for (; be - p >= 16; p += 16)
+            m = _mm_min_epu8(m, _mm_loadu_si128((const __m128i *)(const void *)p));
+        _mm_storeu_si128((__m128i *)(void *)v, m);
+        for (i = 0; i < 16; i++)
+            lo = v[i] < lo ? v[i] : lo;
+#endif
+        for (; p < be; p++)
+            lo = *p < lo ? *p : lo;
         if (lo < (unsigned char)'\n')
             return 0;
-        p += len;
     }
     return 1;
 }
