@@ -196,7 +196,7 @@ test)
         grep -q '^PASS: test/cuda.sh' "$logs/check-$algo.log" || fail "test/cuda.sh did not pass on $algo (skipped = no usable GPU?)"
         # The switch must have selected the path: the backend logs it.
         PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=cuda PORTSORT_GPU_ALGO=$algo \
-            PORTSORT_VERBOSE=1 PS_TEST_MAX_N=70000 timeout "$limit" ./test/ps_test_diff \
+            PORTSORT_VERBOSE=1 PS_TEST_MAX_N=70000 timeout "$(cap "$limit")" ./test/ps_test_diff \
             > "$logs/path-$algo.log" 2>&1
         want=$([ "$algo" = onesweep ] && echo onesweep || echo reduce-then-scan)
         note "- sorts that took the $want path: $(grep -c "cuda: $want, n=" "$logs/path-$algo.log")"
@@ -206,7 +206,7 @@ test)
 quick)
     note "## quick correctness, default build (PS_TEST_MAX_N=70000)"
     cd "$build/obj" || exit 1
-    PORTSORT_MODULE_PATH=$(modpath) PS_TEST_MAX_N=70000 timeout "$limit" \
+    PORTSORT_MODULE_PATH=$(modpath) PS_TEST_MAX_N=70000 timeout "$(cap "$limit")" \
         ./test/ps_test_cuda_device > "$logs/quick-device.log" 2>&1
     rc=$?
     note "- ps_test_cuda_device: exit $rc$([ $rc -eq 124 ] && echo ' (timed out)'); $(grep -E '^top-k:' "$logs/quick-device.log"); $(tail -1 "$logs/quick-device.log")"
@@ -229,7 +229,7 @@ sanitize)
             set -- $t
             log="$logs/sanitize-$algo-$1-$(basename "$3").log"
             PORTSORT_GPU_ALGO=$algo PS_TEST_MAX_N=$2 PORTSORT_BACKEND=cuda \
-                timeout "$limit" ./libtool --mode=execute \
+                timeout "$(cap "$limit")" ./libtool --mode=execute \
                 compute-sanitizer --tool "$1" --error-exitcode 9 "./$3" > "$log" 2>&1
             rc=$?
             note "- $algo: $1 on $3 (PS_TEST_MAX_N=$2): exit $rc$([ $rc -eq 124 ] && echo ' (timed out)'); $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
@@ -286,7 +286,7 @@ devices)
         note "- $ngpu GPU(s): skipped (needs two)"
     else
         PORTSORT_MODULE_PATH=$(modpath) PS_TEST_CUDA_DEVICE=1 PS_TEST_MAX_N=70000 \
-            timeout "$limit" ./test/ps_test_cuda_device > "$logs/devices.log" 2>&1
+            timeout "$(cap "$limit")" ./test/ps_test_cuda_device > "$logs/devices.log" 2>&1
         rc=$?
         note "- device 1 of $ngpu: exit $rc; $(tail -1 "$logs/devices.log")"
         [ "$rc" -eq 0 ] || fail "device API on device 1"
@@ -301,7 +301,7 @@ fallback)
             fail "build with PS_OS_ORDER=$order"; continue
         fi
         PORTSORT_MODULE_PATH=$build/fallback-$order PORTSORT_BACKEND=cuda \
-            PORTSORT_GPU_ALGO=onesweep PS_TEST_MAX_N=70000 timeout "$limit" \
+            PORTSORT_GPU_ALGO=onesweep PS_TEST_MAX_N=70000 timeout "$(cap "$limit")" \
             ./test/ps_test_diff > "$logs/fallback-$order.log" 2>&1
         rc=$?
         note "- PS_OS_ORDER=$order: exit $rc$([ $rc -eq 124 ] && echo ' (timed out: a hang)'); $(tail -1 "$logs/fallback-$order.log")"
@@ -372,7 +372,7 @@ segments)
     cd "$build/obj" || exit 1
     log="$logs/segments-test.log"
     PORTSORT_MODULE_PATH=$(modpath) PORTSORT_BACKEND=cuda PORTSORT_VERBOSE=1 \
-        timeout "$limit" ./test/ps_test_segments > "$log" 2>&1
+        timeout "$(cap "$limit")" ./test/ps_test_segments > "$log" 2>&1
     rc=$?
     note "- ps_test_segments on cuda: exit $rc; $(grep -v '^portsort:' "$log" | tail -1)"
     [ "$rc" -eq 0 ] || fail "ps_test_segments on cuda"
@@ -381,7 +381,7 @@ segments)
     for tool in memcheck racecheck; do
         log="$logs/sanitize-segments-$tool.log"
         PS_TEST_MAX_N=20000 PORTSORT_BACKEND=cuda PORTSORT_MODULE_PATH=$(modpath) \
-            timeout "$limit" ./libtool --mode=execute compute-sanitizer --tool $tool \
+            timeout "$(cap "$limit")" ./libtool --mode=execute compute-sanitizer --tool $tool \
             --error-exitcode 9 ./test/ps_test_segments > "$log" 2>&1
         rc=$?
         note "- $tool on ps_test_segments (PS_TEST_MAX_N=20000): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
