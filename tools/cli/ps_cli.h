@@ -174,6 +174,8 @@ typedef struct ps_cli_text {
 typedef struct ps_cli_lines {
     void *keys;         /* n keys, one per line with a valid key, in order */
     uint64_t *offs;     /* where each of those lines starts */
+    const size_t *perm; /* for the writer: line i is offs[perm[i]] (NULL:
+                         * offs[i]); not freed by ps_cli_lines_free */
     size_t n;
     size_t key_size;
     uint64_t *bad;      /* with skip_bad: the lines without one, in order */
@@ -204,7 +206,8 @@ void ps_cli_report_line(const ps_cli_input *in, size_t off, const char *what);
 int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
                        const ps_cli_lines *l, unsigned flags, int strict);
 
-/* Write the lines in the order of l->offs, each ending with a newline, then
+/* Write the lines in the order of l->offs (through l->perm when set), each
+ * ending with a newline, then
  * the refused ones; with `unique` only the first of each run of equal keys.
  * The lines are gathered in parallel and written with one large write per
  * thread.  Returns 0 (write errors stay in `o` for ps_cli_out_commit), or

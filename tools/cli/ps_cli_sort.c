@@ -313,8 +313,8 @@ static int sort_lines(const ps_cli_input *in, const ps_cli_keys *ks, int check,
     }
     progress("sorting", l.n);
     perm = malloc((l.n ? l.n : 1) * sizeof *perm);
-    sorted = malloc((l.n ? l.n : 1) * sizeof *sorted);
-    if (perm == NULL || sorted == NULL) {
+    sorted = unique ? malloc((l.n ? l.n : 1) * sizeof *sorted) : NULL;
+    if (perm == NULL || (unique && sorted == NULL)) {
         oom = 1;
         goto done;
     }
@@ -327,22 +327,28 @@ static int sort_lines(const ps_cli_input *in, const ps_cli_keys *ks, int check,
         sort_failed(st);
         goto done;
     }
-    /* -u: the first line of each run of equal keys (equal to the last line
-     * written, as sort(1) compares). */
-    for (i = m = 0; i < l.n; i++) {
-        uint64_t off = l.offs[perm[i]];
-        if (unique && m > 0 && ps_cli_keys_compare(in, ks, sorted[m - 1], off, 0, &oom) == 0)
-            continue;
-        if (oom)
-            goto done;
-        sorted[m++] = off;
+    if (unique) {
+        /* The first line of each run of equal keys (equal to the last line
+         * written, as sort(1) compares). */
+        for (i = m = 0; i < l.n; i++) {
+            uint64_t off = l.offs[perm[i]];
+            if (m > 0 && ps_cli_keys_compare(in, ks, sorted[m - 1], off, 0, &oom) == 0)
+                continue;
+            if (oom)
+                goto done;
+            sorted[m++] = off;
+        }
+        free(l.offs);
+        l.offs = sorted;
+        sorted = NULL;
+    } else {
+        /* The writer's threads read the offsets through the permutation. */
+        m = l.n;
+        l.perm = perm;
     }
     if (head != NULL && *head < m)
         m = *head;
-    free(l.offs);
-    l.offs = sorted;
     l.n = m;
-    sorted = NULL;
     progress("writing", l.n);
     if (ps_cli_out_open(&out, outpath) != 0)
         goto done;
