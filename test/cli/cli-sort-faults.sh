@@ -127,4 +127,5 @@ scenario "keys and values in place" "in vals" yes -- --binary --type u32 --value
 scenario "text" "out" no -- --text --type u32 -o out txt
 scenario "text with values" "out vout" yes -- --text --type u32 --values tvals \
     --values-out vout -o out txt
+scenario "text by sort(1) keys, in place" "txt" no -- -k1,1r -o txt txt
 finish

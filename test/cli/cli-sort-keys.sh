@@ -163,6 +163,23 @@ done
 sort -u "$work/in12" >"$work/want"
 "$PORTSORT" sort --parallel=1 -u "$work/in12" >"$work/got" &&
     same "$work/want" "$work/got" "--parallel=1 -u" || fail "--parallel=1"
+# Over 1 MiB: the lines are split, and written back through the
+# permutation, by several threads (below it, by one).
+i=0
+while [ $i -lt 10 ]; do cat "$work/in$((30 + i))" "$work/in4"; i=$((i + 1)); done >"$work/big1"
+cat "$work/big1" "$work/big1" "$work/big1" "$work/big1" >"$work/big2"
+cat "$work/big2" "$work/big2" "$work/big2" "$work/big2" >"$work/big"
+[ "$(wc -c <"$work/big")" -gt 1100000 ] || fail "the big input is under 1 MiB"
+for g in "" "-k2,2 -k1" "-u -k3b,3" "-r -n"; do
+    # shellcheck disable=SC2086
+    compare "over 1 MiB" "$work/big" $g && ok=$((ok + 1))
+done
+# -C is silent on the --type path too; --parallel takes the size forms.
+printf '2\n1\n' >"$work/c"
+"$PORTSORT" sort --type u8 -C "$work/c" 2>"$work/err"
+[ $? -eq 1 ] && [ ! -s "$work/err" ] || fail "--type -C: exit or message"
+printf '3\n1\n2\n' | "$PORTSORT" sort --parallel=2^1 >"$work/got" &&
+    printf '1\n2\n3\n' | cmp -s - "$work/got" || fail "--parallel=2^1"
 # Options of sort(1) we do not have are refused by name, with exit 2.
 for o in -f -d -i -M -h -R -V -m "-S 1G" "-T /tmp" --debug "--sort=month" "-k1f"; do
     # shellcheck disable=SC2086

@@ -202,9 +202,9 @@ void ps_cli_report_line(const ps_cli_input *in, size_t off, const char *what);
 
 /* -c: 0 when the keys are in order (non-decreasing, or non-increasing with
  * PS_DESCENDING; strictly with `strict`), else 1 after reporting the first
- * line out of order as sort(1) does. */
+ * line out of order as sort(1) does (-C, `quiet`: without the report). */
 int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
-                       const ps_cli_lines *l, unsigned flags, int strict);
+                       const ps_cli_lines *l, unsigned flags, int strict, int quiet);
 
 /* Write the lines in the order of l->offs (through l->perm when set), each
  * ending with a newline, then

@@ -451,7 +451,7 @@ void ps_cli_lines_free(ps_cli_lines *l)
 }
 
 int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
-                       const ps_cli_lines *l, unsigned flags, int strict)
+                       const ps_cli_lines *l, unsigned flags, int strict, int quiet)
 {
     size_t i;
     for (i = 1; i < l->n; i++) {
@@ -461,6 +461,8 @@ int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
             /* sort(1)'s words, so that scripts that read them still work. */
             const char *name;
             size_t line, off = l->offs[i];
+            if (quiet)
+                return 1;
             ps_cli_input_where(in, off, &name, &line);
             fprintf(stderr, "%s: %s:%zu: disorder: %.*s\n", PS_CLI_NAME, name, line,
                     (int)(ps_cli_line_end(in, off) - off), (const char *)in->data + off);

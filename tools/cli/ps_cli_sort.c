@@ -192,7 +192,7 @@ static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned fl
         goto done;
     if (check) {
         progress(NULL, 0);
-        rc = ps_cli_check_lines(in, opt->t, &l, flags, unique);
+        rc = ps_cli_check_lines(in, opt->t, &l, flags, unique, check == 2);
         goto done;
     }
     if (l.nbad > 0)
@@ -447,7 +447,8 @@ typedef struct sort_args {
     ps_cli_text opt;            /* type, field, separator, --skip-bad */
     ps_cli_keys keys;           /* -k, -t: sort(1)'s keys */
     ps_cli_key global;          /* -b, -n, -g, -r: the global ordering */
-    const char *backend, *outpath, *vpath, *voutpath, *parallel;
+    const char *backend, *outpath, *vpath, *voutpath;
+    char parallel[24];          /* --parallel N as a plain number, or "" */
     int binary, check, unique, stable, has_head;
     size_t head;                /* --head K: K, when has_head */
     unsigned flags;
@@ -582,7 +583,8 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
                         "not '%s'\n", PS_CLI_NAME, optarg);
                 return 2;
             }
-            a->parallel = optarg;
+            /* The library reads a plain number: 1K or 2^3 are ours only. */
+            snprintf(a->parallel, sizeof a->parallel, "%zu", t);
             break;
         }
         case 'o': a->outpath = optarg; break;
@@ -607,7 +609,8 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
             else
                 fprintf(stderr, "%s: sort(1)'s option -%c is not supported%s\n",
                         PS_CLI_NAME, c, c == 'S' || c == 'T' ?
-                        " (the input is sorted in memory)" : "");
+                        " (the input is sorted in memory)" : c == 'h' ?
+                        " (human numbers; --help shows the options)" : "");
             return 2;
         default:
             fprintf(stderr, "see portsort sort --help\n");
@@ -730,7 +733,7 @@ static int run_sort(sort_args *a)
     /* The library reads PORTSORT_BACKEND once, on its first call, so it must
      * be set before anything else touches the library. */
     if ((a->backend != NULL && setenv("PORTSORT_BACKEND", a->backend, 1) != 0) ||
-        (a->parallel != NULL && setenv("PORTSORT_THREADS", a->parallel, 1) != 0)) {
+        (a->parallel[0] != '\0' && setenv("PORTSORT_THREADS", a->parallel, 1) != 0)) {
         perror(PS_CLI_NAME ": setenv");
         return 1;
     }
