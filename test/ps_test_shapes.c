@@ -9,7 +9,8 @@
  * recursion.  The shapes here come from the sorting literature (the IPS4o
  * and vqsort benchmark sets) and from what a radix sort's recursion finds
  * hardest: a heavy bucket at every level, keys that differ only in their
- * lowest bits, a few values spread over the whole range.
+ * lowest bits, a few values spread over the whole range, text (bytes
+ * that take 26 of their 256 values, as a string sort's prefixes do).
  *
  * Cases: every shape x every type x both directions, each sorted as keys,
  * as pairs with values of 4, 8 and 3 bytes (index tags, so stability is
@@ -35,12 +36,12 @@
 enum { S_LOGUNIFORM, S_ZIPF, S_ZIPF_SPREAD, S_EXPONENTIAL, S_ROOTDUP,
        S_TWODUP, S_EIGHTDUP, S_ALMOST, S_SORTED, S_REVERSE, S_RUNS,
        S_ORGANPIPE, S_HEAVY, S_HEAVY_PREFIX, S_LOWBITS, S_ONE_OFF,
-       S_OUTLIERS, S_POW2, S_FEW_SPREAD, S_COUNT };
+       S_OUTLIERS, S_POW2, S_FEW_SPREAD, S_TEXT, S_COUNT };
 static const char *snames[] = { "log-uniform", "zipf", "zipf-spread",
     "exponential", "root-dup", "two-dup", "eight-dup", "almost-sorted",
     "sorted", "reverse", "runs", "organ-pipe", "heavy-bucket-every-level",
     "heavy-prefix-every-level", "low-bits-only", "all-equal-but-one",
-    "outliers", "powers-of-two", "few-spread" };
+    "outliers", "powers-of-two", "few-spread", "text-bytes" };
 
 /* A uniform double in (0, 1). */
 static double unit(uint64_t *s)
@@ -122,6 +123,13 @@ static uint64_t int_key(int shape, size_t i, size_t n, unsigned bits,
         return (salt & mask) / 2 + (r >> 40) % 1000;
     case S_POW2:
         return 1ull << (r % bits);
+    case S_TEXT: {          /* a word's first bytes, big-endian: 26 of 256 */
+        uint64_t x = 0;     /* values a byte, zeros after its end */
+        unsigned j, len = 1 + (unsigned)(r % (bits / 8 + 4));
+        for (j = 0; j < bits / 8; j++)
+            x = x << 8 | (j < len ? 'a' + t_rand(s) % 26 : 0);
+        return x;
+    }
     default:                /* S_FEW_SPREAD: 7 values over the range */
         return (r % 7) * (mask / 7) ^ (salt & 0xff);
     }
