@@ -2,51 +2,65 @@
  * ps_strings.c - ps_sort_strings and ps_argsort_strings: byte strings in
  * bytewise (memcmp / C-locale strcmp) order, stable.
  *
- * An MSD radix sort with the next characters cached (Bingmann's "radix
- * sort with character caching", the base of pS5 and tlx::sort_strings):
- * each string of a range is read once per level, its next characters
- * packed into one 64-bit word beside it (the cache), and the range is
- * distributed on the first byte of the words in which they differ (found
- * in one pass; two bytes at once for the first levels of a large array),
- * without touching the strings again until a group of equal words needs
- * the characters after them.  Ranges of up to STR_MEDIUM strings are
- * merge-sorted by word instead, up to STR_SMALL insertion-sorted.  The word is the string's next 8 bytes, big-endian, zero-padded,
- * for NUL-terminated strings (a zero byte can only be the end there, so
- * the word alone orders them and the string ends in it exactly when its
- * low byte is 0); for strings with a length, which may hold NULs, it is
- * the next 7 bytes and, in the low byte, how many of them the string has
- * (0 to 7, 7 also when it goes on): a string that ends inside the word
- * then sorts before any longer one with the same bytes, as a proper
- * prefix must.  Equal words whose strings go on are refined at the next
- * level; equal words whose strings end are equal strings, left in input
- * order.  Every distribution is a stable counting sort, and the merge and
- * insertion sorts of the small ranges are stable, so the whole sort is; PS_DESCENDING
- * complements the cached words and reverses the insertion sort's
- * comparison, which is stable descending (equal strings still in input
- * order), not a reversed ascending sort.
+ * Every string is first reduced to its next 8 bytes, packed into a 64-bit
+ * word whose unsigned order is the strings' order as far as those bytes
+ * go (the word, below).  A large array is sorted level by level as pairs
+ * of (word, reference) by the backend's own stable sort of u64 keys with
+ * values, the reference being the string's pointer (ps_sort_strings) or
+ * index (ps_argsort_strings): the bulk of the work is then the library's
+ * fastest primitive, on whatever backend runs it (the CPU's threads, or a
+ * device's, which is the cuDF design: sort prefixes as integer keys,
+ * then refine the runs of equal prefixes).  A run of equal words whose
+ * strings go on is refined at the next level, by the same pair sort
+ * while it is large, else by the serial sort below, the runs of a level
+ * in batches of similar size on the backend's CPU threads (run_jobs) when
+ * it has them, in order on the calling thread when not.
  *
- * Bounds.  The recursion is a stack of disjoint ranges of more than
- * STR_SMALL strings each, so it never holds more than n / (STR_SMALL + 1)
- * entries, allocated before the sort.  A range whose cached words are all
- * equal (a long common prefix, all-equal strings) costs one pass over
- * its words and moves on: reading a 1 MB common prefix of m > STR_SMALL
- * strings is m * 1 MB / 8 word loads, no more; a group of up to STR_SMALL
- * compares it once per pair in the insertion sort; nothing is quadratic
- * in n.
+ * The serial sort, for a small array and the runs the levels leave, is an
+ * MSD radix sort with the next characters cached (Bingmann's "radix sort
+ * with character caching", the base of pS5 and tlx::sort_strings): each
+ * string of a range is read once per level, its word stored beside its
+ * reference in a 16-byte item, and the range is distributed on the first
+ * byte of the words in which they differ (found in one pass; two bytes at
+ * once for the first levels of a large array), without touching the
+ * strings again until a group of equal words needs the characters after
+ * them.  Ranges of up to STR_MEDIUM strings are merge-sorted by word
+ * instead, up to STR_SMALL insertion-sorted.
  *
- * Threads.  A large array is sorted first on the backend's CPU threads: a
- * level's words are made in parallel chunks (run_jobs), sorted with their
- * positions by the backend's own parallel sort of 64-bit keys (stable),
- * and the strings gathered in parallel; a group of equal words that is
- * still large goes through the same again at the next level, and the
- * smaller groups are then sorted as independent jobs, in batches of
- * similar total size, each by the serial sort above in its own slice of
- * the scratch.  A backend without run_jobs (the serial backend, the
- * device backends: their host arrays are sorted on the host by the same
- * serial code) gets the serial sort of the whole array.
+ * The word is the string's next 8 bytes, big-endian, zero-padded, for
+ * NUL-terminated strings (a zero byte can only be the end there, so the
+ * word alone orders them and the string ends in it exactly when its low
+ * byte is 0); for strings with a length, which may hold NULs, it is the
+ * next 7 bytes and, in the low byte, how many of them the string has (0
+ * to 7, 7 also when it goes on): a string that ends inside the word then
+ * sorts before any longer one with the same bytes, as a proper prefix
+ * must.  Equal words whose strings go on are refined at the next level;
+ * equal words whose strings end are equal strings, left in input order.
+ * The backend's pair sort is stable, every distribution is a stable
+ * counting sort, and the merge and insertion sorts are stable, so the
+ * whole sort is; PS_DESCENDING is the pair sort's own flag on the levels
+ * and, in the serial sort, complemented words and a reversed insertion
+ * comparison: stable descending (equal strings still in input order), not
+ * a reversed ascending sort.
  *
- * Nothing is written to the caller's arrays before the sort is complete:
- * the strings are sorted as (word, pointer, index) items in private scratch,
+ * Bounds.  The serial sort's recursion is a stack of disjoint ranges of
+ * more than STR_SMALL strings each, so it never holds more than
+ * m / (STR_SMALL + 1) entries for m strings, allocated before it starts.
+ * The levels keep lists of disjoint runs, in scratch that grows by
+ * doubling (a failure is PS_ERR_NO_MEMORY, nothing of the caller's
+ * touched).  A range whose words are all equal (a long common prefix,
+ * all-equal strings) costs one pass over its words and moves on: reading a
+ * 1 MB common prefix of m > STR_SMALL strings is m * 1 MB / 8 word loads,
+ * no more; a group of up to STR_SMALL compares it once per pair in the
+ * insertion sort; nothing is quadratic in n.
+ *
+ * Memory: the references (one word a string) and the level's words (one
+ * more), with the backend's scratch for its pair sort, then two 16-byte
+ * items for each string of the longest run of each batch of the serial
+ * sort (str_runs); the serial sort of a whole array takes 40 bytes a
+ * string.  (A sort of 24-byte items with a copy of each level took 80.)
+ * Nothing is written to the caller's arrays
+ * before the sort is complete: the references are sorted in scratch,
  * allocated first, and copied out at the end.
  */
 #include <config.h>
@@ -57,22 +71,22 @@
 #include "ps_internal.h"
 #include "ps_overlap.h"
 
-/* A string of the sort: its cached word k (of the current level, as
- * stored: complemented when descending), where its bytes start (the level
- * at depth d reads p + d) and its index in the caller's array.  The word
- * travels with the string, so that a distribution writes one stream per
- * bucket, not two. */
+/* A string of the serial sort: its cached word k (of the current level,
+ * as stored: complemented when descending) and its reference r (its
+ * pointer, or its index with offsets).  The word travels with the string,
+ * so that a distribution writes one stream per bucket, not two. */
 typedef struct str_item {
     uint64_t k;
-    const unsigned char *p;
-    size_t i;
+    uintptr_t r;
 } str_item;
 
 /* One call: the mode (lengths from offsets, else NUL-terminated), the
- * direction, the strings and the distributions' target ix. */
+ * direction, the strings and the serial sort's items and their
+ * distributions' target ix. */
 typedef struct str_sort {
-    const size_t *off;      /* NULL: NUL-terminated strings */
-    uint64_t mask;          /* ~0 for descending: the words are complemented */
+    const unsigned char *base;  /* with offsets: string r at base + off[r] */
+    const size_t *off;          /* NULL: NUL-terminated strings */
+    uint64_t mask;              /* ~0 for descending: the words are complemented */
     int desc;
     str_item *items, *ix;
 } str_sort;
@@ -80,7 +94,7 @@ typedef struct str_sort {
 /* Ranges at least this long are distributed on two bytes at once (when
  * the sort has 2^16 counters to lend: the serial sort of a whole array). */
 #define STR_WIDE_MIN ((size_t)1 << 16)
-/* How many strings ahead str_fill asks for a string's bytes. */
+/* How many strings ahead the word loops ask for a string's bytes. */
 #define STR_AHEAD 12
 /* A range at or below this many strings is finished by insertion sort. */
 #define STR_SMALL 24
@@ -88,7 +102,8 @@ typedef struct str_sort {
  * instead of being distributed: 256 counters a byte cost more than a
  * comparison sort of so few. */
 #define STR_MEDIUM 384
-/* The parallel levels' arrays at least this long; below, one serial sort. */
+/* Arrays at least this long are sorted by levels of the backend's pair
+ * sort; below, and runs below max(this, n / 32), by the serial sort. */
 #define STR_PAR_MIN ((size_t)1 << 16)
 /* Jobs of the parallel phases. */
 #define STR_JOBS 64
@@ -101,9 +116,15 @@ typedef struct str_task {
     int b;
 } str_task;
 
-static size_t str_len(const str_sort *s, const str_item *it)
+/* Where string r's bytes start. */
+static const unsigned char *str_ptr(const str_sort *s, uintptr_t r)
 {
-    return s->off[it->i + 1] - s->off[it->i];
+    return s->off != NULL ? s->base + s->off[r] : (const unsigned char *)r;
+}
+
+static size_t str_len(const str_sort *s, uintptr_t r)
+{
+    return s->off[r + 1] - s->off[r];
 }
 
 /* How far one level goes into the strings. */
@@ -118,65 +139,137 @@ static int str_ends(const str_sort *s, uint64_t raw)
     return s->off != NULL ? (raw & 0xff) < 7 : (raw & 0xff) == 0;
 }
 
-/* The raw word of a string at depth d (the string has at least d bytes). */
-PS_FORCE_INLINE uint64_t str_word(const str_sort *s, const str_item *it,
-                                         size_t d)
+/* The strings are scattered: the word loops ask for a string's bytes
+ * STR_AHEAD strings before they read them, and (with offsets, which its
+ * address needs) for its offsets STR_AHEAD strings before that, so that
+ * several misses are in flight instead of one at a time. */
+PS_FORCE_INLINE void str_ahead(const str_sort *s, uintptr_t bytes_of,
+                               uintptr_t offsets_of, size_t d)
 {
-    const unsigned char *c = it->p + d;
+#if defined(__GNUC__)
+    if (s->off != NULL)
+        __builtin_prefetch(s->off + offsets_of);
+    __builtin_prefetch(str_ptr(s, bytes_of) + d);
+#else
+    (void)s, (void)bytes_of, (void)offsets_of, (void)d;
+#endif
+}
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) \
+    && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && UINTPTR_MAX == UINT64_MAX
+#define STR_SWAR 1
+/* An aligned 8-byte word of memory that may alias anything. */
+typedef uint64_t str_u64 __attribute__((may_alias));
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STR_NO_ASAN __attribute__((no_sanitize("address")))
+#endif
+#endif
+#if !defined(STR_NO_ASAN) && defined(__SANITIZE_ADDRESS__)
+#define STR_NO_ASAN __attribute__((no_sanitize_address))
+#endif
+#ifndef STR_NO_ASAN
+#define STR_NO_ASAN
+#endif
+
+/* The word of the NUL-terminated string at c: its next 8 bytes up to its
+ * NUL, big-endian, zero-padded, read as strlen reads strings: whole
+ * aligned 8-byte words, the second only when the string goes on into it.
+ * An aligned word never crosses a page, so the bytes read past the NUL
+ * cannot fault, and they are masked off; AddressSanitizer would still
+ * report them (as it would glibc's strlen, which it replaces), hence
+ * STR_NO_ASAN (and no forced inlining: inlined into a checked caller, it
+ * would be checked as part of it).  Against a loop over the bytes: 1M URL-like lines sorted
+ * in 100-110 ms instead of 120-128 (2 threads, Zen 3; the serial sort's
+ * cached words dominate there), words and duplicates unchanged. */
+STR_NO_ASAN static inline uint64_t str_word_nul(const unsigned char *c)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uintptr_t a = (uintptr_t)c;
+    unsigned skip = (unsigned)(a & 7), have = 8 - skip;
+    const str_u64 *w = (const str_u64 *)(a - skip);
+    uint64_t x = w[0] >> (8 * skip), z;
+    /* The zeros shifted in above the `have` bytes are not the string's. */
+    z = (x - ones) & ~x & highs;
+    if (skip != 0) {
+        z &= ((uint64_t)1 << (8 * have)) - 1;
+        if (z == 0) {
+            /* No NUL in this word: the string goes on into the next. */
+            x |= w[1] << (8 * have);
+            z = (x - ones) & ~x & highs;
+        }
+    }
+    if (z != 0)     /* the first set bit is the first NUL's */
+        x &= ((uint64_t)1 << (__builtin_ctzll(z) & ~7u)) - 1;
+    return __builtin_bswap64(x);
+}
+#endif
+
+/* The raw word of string r at depth d (the string has at least d bytes). */
+PS_FORCE_INLINE uint64_t str_word(const str_sort *s, uintptr_t r, size_t d)
+{
+    const unsigned char *c = str_ptr(s, r) + d;
     uint64_t w = 0;
     size_t j;
     if (s->off != NULL) {
-        size_t rem = str_len(s, it) - d;
+        size_t rem = str_len(s, r) - d;
         if (rem >= 8) {
+#ifdef STR_SWAR
+            memcpy(&w, c, 8);
+            return (__builtin_bswap64(w) & ~(uint64_t)0xff) | 7;
+#else
             unsigned char b[8];
             memcpy(b, c, 8);
             for (j = 0; j < 7; j++)
                 w = w << 8 | b[j];
             return w << 8 | 7;
+#endif
         }
         for (j = 0; j < 7; j++)
             w = w << 8 | (j < rem ? c[j] : 0);
         return w << 8 | (rem < 7 ? rem : 7);
     }
+#ifdef STR_SWAR
+    return str_word_nul(c);
+#else
     for (j = 0; j < 8; j++) {
         if (c[j] == 0)       /* w is 0 when j is: no shift by 64 */
             return j == 0 ? 0 : w << (8 * (8 - j));
         w = w << 8 | c[j];
     }
     return w;
+#endif
 }
 
 /* memcmp order of two strings from depth d on, a proper prefix first. */
-static int str_cmp(const str_sort *s, const str_item *a, const str_item *b,
-                   size_t d)
+static int str_cmp(const str_sort *s, uintptr_t a, uintptr_t b, size_t d)
 {
+    const unsigned char *x = str_ptr(s, a) + d, *y = str_ptr(s, b) + d;
     if (s->off != NULL) {
         size_t la = str_len(s, a) - d, lb = str_len(s, b) - d;
-        int r = memcmp(a->p + d, b->p + d, la < lb ? la : lb);
+        int r = memcmp(x, y, la < lb ? la : lb);
         if (r != 0)
             return r;
         return la < lb ? -1 : la > lb;
     }
-    {
-        const unsigned char *x = a->p + d, *y = b->p + d;
-        while (*x != 0 && *x == *y)
-            x++, y++;
-        return (int)*x - (int)*y;
-    }
+    while (*x != 0 && *x == *y)
+        x++, y++;
+    return (int)*x - (int)*y;
 }
 
-/* Whether item a (word ka, as stored) goes strictly before item b at
- * depth d: by word, then, when the words are equal and the strings go on,
- * by the rest of the strings. */
-static int str_before(const str_sort *s, uint64_t ka, const str_item *a,
-                      uint64_t kb, const str_item *b, size_t d)
+/* Whether item a goes strictly before item b at depth d: by word, then,
+ * when the words are equal and the strings go on, by the rest of the
+ * strings. */
+static int str_before(const str_sort *s, const str_item *a, const str_item *b,
+                      size_t d)
 {
     int r;
-    if (ka != kb)
-        return ka < kb;
-    if (str_ends(s, ka ^ s->mask))
+    if (a->k != b->k)
+        return a->k < b->k;
+    if (str_ends(s, a->k ^ s->mask))
         return 0;
-    r = str_cmp(s, a, b, d + str_step(s));
+    r = str_cmp(s, a->r, b->r, d + str_step(s));
     return s->desc ? r > 0 : r < 0;
 }
 
@@ -187,8 +280,7 @@ static void str_insertion(const str_sort *s, size_t lo, size_t hi, size_t d)
     size_t i, j;
     for (i = lo + 1; i < hi; i++) {
         str_item it = a[i];
-        for (j = i; j > lo && str_before(s, it.k, &it, a[j - 1].k, &a[j - 1], d);
-             j--)
+        for (j = i; j > lo && str_before(s, &it, &a[j - 1], d); j--)
             a[j] = a[j - 1];
         a[j] = it;
     }
@@ -200,24 +292,20 @@ static void str_insertion(const str_sort *s, size_t lo, size_t hi, size_t d)
  * worth distributing on). */
 static uint64_t str_fill(const str_sort *s, size_t lo, size_t hi, size_t d)
 {
+    str_item *a = s->items;
+    uint64_t first = str_word(s, a[lo].r, d) ^ s->mask, diff = 0;
     size_t i;
-    uint64_t first = str_word(s, &s->items[lo], d) ^ s->mask, diff = 0;
-    s->items[lo].k = first;
+    a[lo].k = first;
     for (i = lo + 1; i < hi; i++) {
         uint64_t k;
-#if defined(__GNUC__)
-        /* The strings are scattered: ask for one well ahead, so that
-         * several misses are in flight instead of one at a time. */
-        if (i + STR_AHEAD < hi)
-            __builtin_prefetch(s->items[i + STR_AHEAD].p + d);
-#endif
-        k = str_word(s, &s->items[i], d) ^ s->mask;
-        s->items[i].k = k;
+        if (i + 2 * STR_AHEAD < hi)
+            str_ahead(s, a[i + STR_AHEAD].r, a[i + 2 * STR_AHEAD].r, d);
+        k = str_word(s, a[i].r, d) ^ s->mask;
+        a[i].k = k;
         diff |= k ^ first;
     }
     return diff;
 }
-
 /* The bits of bytes 0..b in which some word of [lo, hi) differs from the
  * first. */
 static uint64_t str_diff(const str_sort *s, size_t lo, size_t hi, int b)
@@ -404,72 +492,13 @@ static void str_sort_range(const str_sort *s, size_t lo, size_t hi, size_t d,
     }
 }
 
-/* ---- The parallel levels ------------------------------------------- */
 
-/* A range left for the jobs: items [lo, hi) at depth d. */
+/* ---- The levels of the backend's pair sort -------------------------- */
+
+/* A range of the references: [lo, hi) at depth d. */
 typedef struct str_range {
     size_t lo, hi, d;
 } str_range;
-
-typedef struct str_par {
-    const str_sort *s;
-    const ps_backend_ops *ops;
-    void *state;
-    uint64_t *pk;           /* the level's raw words, for the backend's sort */
-    size_t *pos;            /* positions sorted with them */
-    str_range cur;          /* the level's range */
-    size_t chunks;
-    /* The jobs: ranges [first[j], first[j + 1]) of `small`, with their
-     * stacks from stack + sbase[j]. */
-    str_range *small;
-    size_t *first, *sbase;
-    str_task *stack;
-} str_par;
-
-static void chunk_of(const str_par *p, size_t j, size_t *lo, size_t *hi)
-{
-    size_t m = p->cur.hi - p->cur.lo;
-    *lo = p->cur.lo + m / p->chunks * j;
-    *hi = j + 1 == p->chunks ? p->cur.hi : p->cur.lo + m / p->chunks * (j + 1);
-}
-
-/* The level's raw words (the backend's sort takes PS_DESCENDING itself). */
-static void fill_job(void *ctx, size_t j)
-{
-    const str_par *p = ctx;
-    size_t lo, hi, i;
-    chunk_of(p, j, &lo, &hi);
-    for (i = lo; i < hi; i++) {
-        p->pk[i] = str_word(p->s, &p->s->items[i], p->cur.d);
-        p->pos[i] = i - p->cur.lo;
-    }
-}
-
-static void gather_job(void *ctx, size_t j)
-{
-    const str_par *p = ctx;
-    size_t lo, hi, i;
-    chunk_of(p, j, &lo, &hi);
-    for (i = lo; i < hi; i++)
-        p->s->ix[i] = p->s->items[p->cur.lo + p->pos[i]];
-}
-
-static void copy_job(void *ctx, size_t j)
-{
-    const str_par *p = ctx;
-    size_t lo, hi;
-    chunk_of(p, j, &lo, &hi);
-    memcpy(p->s->items + lo, p->s->ix + lo, (hi - lo) * sizeof(str_item));
-}
-
-static void small_job(void *ctx, size_t j)
-{
-    const str_par *p = ctx;
-    size_t r;
-    for (r = p->first[j]; r < p->first[j + 1]; r++)
-        str_sort_range(p->s, p->small[r].lo, p->small[r].hi, p->small[r].d,
-                       p->stack + p->sbase[j], NULL);
-}
 
 /* A growing list of ranges, in scratch of the call's own. */
 typedef struct str_list {
@@ -495,77 +524,161 @@ static int list_add(str_list *l, size_t lo, size_t hi, size_t d)
     return PS_OK;
 }
 
-/* The parallel sort of all n items: the large levels on the backend, then
- * the remaining ranges as jobs.  `stack` has n / (STR_SMALL + 1) +
- * STR_JOBS + 1 tasks. */
-static int str_sort_par(const str_sort *s, size_t n, const ps_backend_ops *ops,
-                        void *state, uint64_t *pk, size_t *pos,
-                        str_task *stack)
+typedef struct str_par {
+    str_sort *s;
+    uintptr_t *ref;         /* the references, sorted in place */
+    uint64_t *pk;           /* the level's raw words, sorted with them */
+    str_range cur;          /* the level's range */
+    size_t chunks;
+    uint64_t diff[STR_JOBS];    /* per chunk: bits differing from the first word */
+    /* The serial sort's jobs: job j sorts runs [first[j], first[j + 1])
+     * of `runs`, in items from ibase[j] on, with its stack from stack +
+     * sbase[j]. */
+    const str_range *runs;
+    size_t first[STR_JOBS + 1], ibase[STR_JOBS], sbase[STR_JOBS];
+    str_task *stack;
+} str_par;
+
+/* job(ctx, 0 .. jobs - 1) on the backend's threads, or in order here. */
+static void str_jobs(const ps_backend_ops *ops, void *state, size_t jobs,
+                     void (*job)(void *ctx, size_t i), void *ctx)
 {
-    str_par p;
-    str_list big = { NULL, 0, 0 }, small = { NULL, 0, 0 };
-    size_t big_min = n / 32 > STR_PAR_MIN ? n / 32 : STR_PAR_MIN;
-    size_t first[STR_JOBS + 1], sbase[STR_JOBS], total, j, r, acc;
+    size_t j;
+    if (ops->run_jobs != NULL) {
+        ops->run_jobs(state, jobs, job, ctx);
+        return;
+    }
+    for (j = 0; j < jobs; j++)
+        job(ctx, j);
+}
+
+/* The level's raw words (the backend's sort takes PS_DESCENDING itself),
+ * over one chunk of it, and the bits in which they differ from the
+ * level's first word. */
+static void fill_job(void *ctx, size_t j)
+{
+    str_par *p = ctx;
+    const str_sort *s = p->s;
+    const uintptr_t *ref = p->ref;
+    size_t m = p->cur.hi - p->cur.lo, d = p->cur.d, i;
+    size_t lo = p->cur.lo + m / p->chunks * j;
+    size_t hi = j + 1 == p->chunks ? p->cur.hi : lo + m / p->chunks;
+    uint64_t first = str_word(s, ref[p->cur.lo], d), diff = 0;
+    for (i = lo; i < hi; i++) {
+        uint64_t w;
+        if (i + 2 * STR_AHEAD < hi)
+            str_ahead(s, ref[i + STR_AHEAD], ref[i + 2 * STR_AHEAD], d);
+        w = str_word(s, ref[i], d);
+        p->pk[i] = w;
+        diff |= w ^ first;
+    }
+    p->diff[j] = diff;
+}
+
+/* Sorts the large ranges of ref level by level with the backend's pair
+ * sort, until every run of equal words left is either finished (its
+ * strings end, or it has one string) or shorter than big_min, each of
+ * which goes on `runs` for the serial sort. */
+static int str_levels(str_par *p, const ps_backend_ops *ops, void *state,
+                      size_t n, str_list *runs)
+{
+    const str_sort *s = p->s;
     const size_t step = str_step(s);
+    size_t big_min = n / 32 > STR_PAR_MIN ? n / 32 : STR_PAR_MIN;
+    str_list big = { NULL, 0, 0 };
     int st = list_add(&big, 0, n, 0);
 
-    memset(&p, 0, sizeof p);
-    p.s = s, p.ops = ops, p.state = state, p.pk = pk, p.pos = pos;
     while (st == PS_OK && big.n > 0) {
-        size_t m, i, run;
-        p.cur = big.r[--big.n];
-        m = p.cur.hi - p.cur.lo;
-        p.chunks = m / 4096 < STR_JOBS ? m / 4096 + 1 : STR_JOBS;
-        ops->run_jobs(state, p.chunks, fill_job, &p);
-        for (i = p.cur.lo + 1; i < p.cur.hi; i++)
-            if (pk[i] != pk[p.cur.lo])
-                break;
-        if (i == p.cur.hi) {
+        size_t m, i, run, j;
+        uint64_t diff = 0, *pk = p->pk;
+        p->cur = big.r[--big.n];
+        m = p->cur.hi - p->cur.lo;
+        p->chunks = m / 4096 < STR_JOBS ? m / 4096 + 1 : STR_JOBS;
+        str_jobs(ops, state, p->chunks, fill_job, p);
+        for (j = 0; j < p->chunks; j++)
+            diff |= p->diff[j];
+        if (diff == 0) {
             /* A common prefix: the next level, with nothing moved. */
-            if (!str_ends(s, pk[p.cur.lo]))
-                st = list_add(&big, p.cur.lo, p.cur.hi, p.cur.d + step);
+            if (!str_ends(s, pk[p->cur.lo]))
+                st = list_add(&big, p->cur.lo, p->cur.hi, p->cur.d + step);
             continue;
         }
-        st = ops->sort_pairs(state, pk + p.cur.lo, pos + p.cur.lo,
-                             sizeof(size_t), m, PS_U64, s->desc ? PS_DESCENDING : 0);
-        if (st != PS_OK)
-            break;
-        ops->run_jobs(state, p.chunks, gather_job, &p);
-        ops->run_jobs(state, p.chunks, copy_job, &p);
-        for (i = p.cur.lo; i < p.cur.hi && st == PS_OK; i = run) {
-            for (run = i + 1; run < p.cur.hi && pk[run] == pk[i];)
+        st = ops->sort_pairs(state, pk + p->cur.lo, p->ref + p->cur.lo,
+                             sizeof(uintptr_t), m, PS_U64,
+                             s->desc ? PS_DESCENDING : 0);
+        for (i = p->cur.lo; i < p->cur.hi && st == PS_OK; i = run) {
+            for (run = i + 1; run < p->cur.hi && pk[run] == pk[i];)
                 run++;
             if (run - i < 2 || str_ends(s, pk[i]))
                 continue;
-            st = list_add(run - i >= big_min ? &big : &small, i, run,
-                          p.cur.d + step);
+            st = list_add(run - i >= big_min ? &big : runs, i, run,
+                          p->cur.d + step);
         }
     }
     ps_release(big.r);
-    if (st != PS_OK) {
-        ps_release(small.r);
-        return st;
+    return st;
+}
+
+/* One batch of runs, each copied into the job's items, sorted by the
+ * serial sort, and its references copied back. */
+static void runs_job(void *ctx, size_t j)
+{
+    const str_par *p = ctx;
+    str_item *a = p->s->items;
+    size_t r, i, at = p->ibase[j];
+    for (r = p->first[j]; r < p->first[j + 1]; r++) {
+        const str_range *g = &p->runs[r];
+        size_t m = g->hi - g->lo;
+        for (i = 0; i < m; i++)
+            a[at + i].r = p->ref[g->lo + i];
+        str_sort_range(p->s, at, at + m, g->d, p->stack + p->sbase[j], NULL);
+        for (i = 0; i < m; i++)
+            p->ref[g->lo + i] = a[at + i].r;
     }
-    /* Batches of consecutive ranges of about total / STR_JOBS strings. */
-    for (total = 0, r = 0; r < small.n; r++)
-        total += small.r[r].hi - small.r[r].lo;
-    first[0] = 0;
-    for (j = 0, acc = 0, r = 0; j < STR_JOBS && r < small.n; j++) {
-        size_t goal = total / STR_JOBS * (j + 1), items = 0;
-        sbase[j] = acc / (STR_SMALL + 1) + j;
-        while (r < small.n && (items == 0 || acc < goal || j + 1 == STR_JOBS)) {
-            items += small.r[r].hi - small.r[r].lo;
-            acc += small.r[r].hi - small.r[r].lo;
-            r++;
+}
+
+/* The runs the levels left, sorted by the serial sort in at most STR_JOBS
+ * batches of consecutive runs of about equal total size.  Each batch
+ * sorts its runs one after the other in items (and ix) of its own, as
+ * many as its longest run has strings: a few kilobytes that stay in the
+ * cache, where items for every string of every run would be as large as
+ * the runs (and, fresh from the system, cost a page fault every 4 KiB). */
+static int str_runs(str_par *p, const ps_backend_ops *ops, void *state,
+                    const str_list *runs)
+{
+    str_sort *s = p->s;
+    size_t total = 0, acc = 0, items = 0, tasks = 0, r, j;
+    str_task *stack;
+    int ok;
+
+    for (r = 0; r < runs->n; r++)
+        total += runs->r[r].hi - runs->r[r].lo;
+    p->first[0] = 0;
+    for (j = 0, r = 0; j < STR_JOBS && r < runs->n; j++) {
+        size_t goal = total / STR_JOBS * (j + 1), in = 0, most = 0;
+        while (r < runs->n && (in == 0 || acc < goal || j + 1 == STR_JOBS)) {
+            size_t m = runs->r[r].hi - runs->r[r].lo;
+            in += m, acc += m, r++;
+            most = m > most ? m : most;
         }
-        first[j + 1] = r;
+        p->first[j + 1] = r;
+        p->ibase[j] = items, p->sbase[j] = tasks;
+        items += most;
+        tasks += most / (STR_SMALL + 1) + 1;
     }
-    if (j > 0) {
-        p.small = small.r, p.first = first, p.sbase = sbase, p.stack = stack;
-        ops->run_jobs(state, j, small_job, &p);
+    s->items = ps_alloc(items * sizeof *s->items);
+    s->ix = ps_alloc(items * sizeof *s->ix);
+    stack = ps_alloc(tasks * sizeof *stack);
+    ok = s->items != NULL && s->ix != NULL && stack != NULL;
+    if (ok) {
+        p->runs = runs->r, p->stack = stack;
+        str_jobs(ops, state, j, runs_job, p);
     }
-    ps_release(small.r);
-    return PS_OK;
+    ps_release(s->items);
+    ps_release(s->ix);
+    ps_release(stack);
+    s->items = s->ix = NULL;
+    return ok ? PS_OK : PS_ERR_NO_MEMORY;
 }
 
 /* ---- Entry points ---------------------------------------------------- */
@@ -579,61 +692,86 @@ static int str_backend_ok(size_t n)
     return ps_backend_for(n, &ops, &state);
 }
 
-/* Sort n >= 2 items (filled in by the caller into s->items) on the backend
- * chosen for n.  Allocates the rest of the scratch; on error nothing of
- * the caller's has been touched. */
-static int str_run(const char *fn, str_sort *s, size_t n)
+/* The serial sort of the whole array ref[0, n). */
+static int str_serial(str_sort *s, uintptr_t *ref, size_t n)
+{
+    size_t i;
+    str_task *stack = ps_alloc((n / (STR_SMALL + 1) + 1) * sizeof *stack);
+    /* 2^16 counters for the first levels of a large array; without them
+     * the sort only takes more passes. */
+    size_t *wide = n >= STR_WIDE_MIN ? ps_alloc(65536 * sizeof *wide) : NULL;
+    int st = PS_OK;
+    s->items = ps_alloc(n * sizeof *s->items);
+    s->ix = ps_alloc(n * sizeof *s->ix);
+    if (stack == NULL || s->items == NULL || s->ix == NULL) {
+        st = PS_ERR_NO_MEMORY;
+    } else {
+        for (i = 0; i < n; i++)
+            s->items[i].r = ref[i];
+        str_sort_range(s, 0, n, 0, stack, wide);
+        for (i = 0; i < n; i++)
+            ref[i] = s->items[i].r;
+    }
+    ps_release(s->items);
+    ps_release(s->ix);
+    ps_release(stack);
+    ps_release(wide);
+    s->items = s->ix = NULL;
+    return st;
+}
+
+/* Sorts the n >= 2 references ref (the caller's copy) on the backend
+ * chosen for n.  Allocates its scratch; on error ref may be permuted, the
+ * caller's own arrays are untouched. */
+static int str_run(const char *fn, str_sort *s, uintptr_t *ref, size_t n)
 {
     const ps_backend_ops *ops;
     void *state;
-    size_t ntask = n / (STR_SMALL + 1) + STR_JOBS + 1;
-    size_t *pos = NULL;
-    uint64_t *pk = NULL;
-    str_task *stack;
-    int par, st = ps_backend_for(n, &ops, &state);
+    str_list runs = { NULL, 0, 0 };
+    str_par p;
+    int st = ps_backend_for(n, &ops, &state);
 
     if (st != PS_OK)
         return st;
-    /* The positions travel as size_t values, which every backend moves
-     * natively (4 or 8 bytes) in an aligned array. */
-    par = n >= STR_PAR_MIN && ops->run_jobs != NULL
-          && (ops->value_sizes & PS_VALUE_SIZE_BIT(sizeof(size_t))) != 0;
-    s->ix = ps_alloc(n * sizeof *s->ix);
-    stack = ps_alloc(ntask * sizeof *stack);
-    if (par) {
-        pos = ps_alloc(n * sizeof *pos);
-        pk = ps_alloc(n * sizeof *pk);
-    }
-    if (s->ix == NULL || stack == NULL || (par && (pos == NULL || pk == NULL))) {
-        ps_detail_set("%s: cannot allocate %zu bytes of scratch for %zu strings",
-                      fn, n * (sizeof(str_item) + 2 * sizeof(uint64_t)), n);
-        st = PS_ERR_NO_MEMORY;
-    } else if (par) {
-        st = str_sort_par(s, n, ops, state, pk, pos, stack);
+    /* The pair sort pays from STR_PAR_MIN strings on a backend with
+     * threads or a device; the serial backend's pair sort is a reference
+     * counting sort, slower than the serial string sort. */
+    if (n < STR_PAR_MIN || (ops->run_jobs == NULL && !ops->device)) {
+        st = str_serial(s, ref, n);
         if (st == PS_ERR_NO_MEMORY)
-            ps_detail_set("%s: cannot allocate the list of ranges of %zu "
-                          "strings", fn, n);
-    } else {
-        /* 2^16 counters for the first levels of a large array; without
-         * them the sort only takes more passes. */
-        size_t *wide = n >= STR_WIDE_MIN ? ps_alloc(65536 * sizeof *wide) : NULL;
-        str_sort_range(s, 0, n, 0, stack, wide);
-        ps_release(wide);
+            ps_detail_set("%s: cannot allocate %zu bytes of scratch for %zu "
+                          "strings", fn, n * 2 * sizeof(str_item), n);
+        return st;
     }
-    ps_release(s->ix);
-    ps_release(stack);
-    ps_release(pos);
-    ps_release(pk);
+    memset(&p, 0, sizeof p);
+    p.s = s, p.ref = ref;
+    p.pk = ps_alloc(n * sizeof *p.pk);
+    if (p.pk == NULL) {
+        ps_detail_set("%s: cannot allocate %zu bytes of words for %zu "
+                      "strings", fn, n * sizeof *p.pk, n);
+        return PS_ERR_NO_MEMORY;
+    }
+    st = str_levels(&p, ops, state, n, &runs);
+    ps_release(p.pk);
+    if (st == PS_ERR_NO_MEMORY)
+        ps_detail_set("%s: cannot allocate the list of ranges of %zu strings",
+                      fn, n);
+    if (st == PS_OK && runs.n > 0) {
+        st = str_runs(&p, ops, state, &runs);
+        if (st == PS_ERR_NO_MEMORY)
+            ps_detail_set("%s: cannot allocate the scratch of the last "
+                          "levels of %zu strings", fn, n);
+    }
+    ps_release(runs.r);
     return st;
 }
 
 /* Checks shared by both entry points: flags, and n small enough that the
- * scratch (the items with their words and the distributions' copies: 48
- * bytes a string, plus 16 of words and positions for the parallel levels)
- * fits in size_t. */
+ * scratch (the references, and the serial sort's two 16-byte items or the
+ * level's words and the pair sort's copies) fits in size_t. */
 static int str_check(const char *fn, size_t n, unsigned flags)
 {
-    const size_t per = 2 * sizeof(str_item) + 2 * sizeof(uint64_t);
+    const size_t per = 2 * sizeof(str_item) + 4 * sizeof(uint64_t);
     if (flags & ~PS_DESCENDING) {
         ps_detail_set("%s: unknown flags 0x%x (only PS_DESCENDING)", fn,
                       flags & ~PS_DESCENDING);
@@ -647,28 +785,30 @@ static int str_check(const char *fn, size_t n, unsigned flags)
     return PS_OK;
 }
 
-/* A call's mode and direction, and its items' array (for the caller to
- * fill). */
-static int str_begin(const char *fn, str_sort *s, const size_t *off,
-                     unsigned flags, size_t n)
+/* A call's mode and direction, and its references' array (for the caller
+ * to fill). */
+static uintptr_t *str_begin(const char *fn, str_sort *s,
+                            const unsigned char *base, const size_t *off,
+                            unsigned flags, size_t n)
 {
+    uintptr_t *ref;
     memset(s, 0, sizeof *s);
+    s->base = base;
     s->off = off;
     s->desc = (flags & PS_DESCENDING) != 0;
     s->mask = s->desc ? ~(uint64_t)0 : 0;
-    s->items = ps_alloc(n * sizeof *s->items);
-    if (s->items == NULL) {
+    ref = ps_alloc(n * sizeof *ref);
+    if (ref == NULL)
         ps_detail_set("%s: cannot allocate %zu bytes for %zu strings", fn,
-                      n * sizeof *s->items, n);
-        return PS_ERR_NO_MEMORY;
-    }
-    return PS_OK;
+                      n * sizeof *ref, n);
+    return ref;
 }
 
 int ps_sort_strings(const char **strings, size_t n, unsigned flags)
 {
     static const char fn[] = "ps_sort_strings";
     str_sort s;
+    uintptr_t *ref;
     size_t i;
     int st;
 
@@ -689,18 +829,16 @@ int ps_sort_strings(const char **strings, size_t n, unsigned flags)
         }
     if (n < 2)
         return str_backend_ok(n);
-    st = str_begin(fn, &s, NULL, flags, n);
-    if (st != PS_OK)
-        return st;
-    for (i = 0; i < n; i++) {
-        s.items[i].p = (const unsigned char *)strings[i];
-        s.items[i].i = i;
-    }
-    st = str_run(fn, &s, n);
+    ref = str_begin(fn, &s, NULL, NULL, flags, n);
+    if (ref == NULL)
+        return PS_ERR_NO_MEMORY;
+    for (i = 0; i < n; i++)
+        ref[i] = (uintptr_t)strings[i];
+    st = str_run(fn, &s, ref, n);
     if (st == PS_OK)
         for (i = 0; i < n; i++)
-            strings[i] = (const char *)s.items[i].p;
-    ps_release(s.items);
+            strings[i] = (const char *)ref[i];
+    ps_release(ref);
     return st;
 }
 
@@ -710,6 +848,7 @@ int ps_argsort_strings(const void *bytes, const size_t *offsets, size_t n,
     static const char fn[] = "ps_argsort_strings";
     const unsigned char *base = bytes;
     str_sort s;
+    uintptr_t *ref;
     size_t i, total;
     int st;
 
@@ -757,17 +896,15 @@ int ps_argsort_strings(const void *bytes, const size_t *offsets, size_t n,
             perm[i] = i;
         return st;
     }
-    st = str_begin(fn, &s, offsets, flags, n);
-    if (st != PS_OK)
-        return st;
-    for (i = 0; i < n; i++) {
-        s.items[i].p = base + offsets[i];
-        s.items[i].i = i;
-    }
-    st = str_run(fn, &s, n);
+    ref = str_begin(fn, &s, base, offsets, flags, n);
+    if (ref == NULL)
+        return PS_ERR_NO_MEMORY;
+    for (i = 0; i < n; i++)
+        ref[i] = i;
+    st = str_run(fn, &s, ref, n);
     if (st == PS_OK)
         for (i = 0; i < n; i++)
-            perm[i] = s.items[i].i;
-    ps_release(s.items);
+            perm[i] = ref[i];
+    ps_release(ref);
     return st;
 }
