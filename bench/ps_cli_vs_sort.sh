@@ -4,7 +4,9 @@
 # field, as floats (sort -g) and as integers (sort -n) with --type; then
 # text sorted as sort(1) sorts it (no --type): random words of 1-20 bytes,
 # URL-like lines with long shared prefixes, 1000 distinct lines repeated,
-# and CSV by a word field.  Prints a Markdown table of the median wall time
+# distinct lines behind 1000 prefixes ("line-N-" and random letters: what
+# the duplicates' file held before 2026-11-27, when the generator lost
+# its tables), and CSV by a word field.  Prints a Markdown table of the median wall time
 # of RUNS runs and the lines per second.
 #
 # Usage: bench/ps_cli_vs_sort.sh [PORTSORT] [SET]   SET: numbers, text or
@@ -29,26 +31,31 @@ sort --version | grep -q GNU || { echo "GNU sort needed" >&2; exit 2; }
 # of up to 12 digits, negative too.
 gen() {
     [ -s "$DIR/$1" ] && return 0
+    # One BEGIN: awk runs BEGIN blocks in order, so tables set up in a
+    # second one were still empty while the first generated the lines.
+    # Integers are printed with %.0f: mawk's %d stops at 2^31 - 1.
     awk -v n="$N" -v kind="$1" 'BEGIN { srand(42);
+        split("books music films games garden kitchen tools toys", s0, " ");
+        for (k = 0; k < 8; k++) sect[k] = s0[k + 1]
+        for (k = 0; k < 1000; k++) dup[k] = "line-" k "-" word(8 + k % 3)
         for (i = 0; i < n; i++) {
             if (i % 8 == 0 && i > 0) { f = lastf; d = lastd }
             else { f = (rand() - 0.5) * 10 ^ int(rand() * 24 - 12);
                    d = int((rand() - 0.5) * 2e12) }
             lastf = f; lastd = d
             if (kind == "f64.txt") printf "%.15g\n", f
-            else if (kind == "i64.txt") printf "%d\n", d
+            else if (kind == "i64.txt") printf "%.0f\n", d
             else if (kind == "f64.csv") printf "%d,item%d,%.10g,x\n", i, i % 1000, f
-            else if (kind == "i64.csv") printf "%d,item%d,%d,x\n", i, i % 1000, d
+            else if (kind == "i64.csv") printf "%d,item%d,%.0f,x\n", i, i % 1000, d
             else if (kind == "words.txt") print word(1 + int(rand() * 20))
             else if (kind == "urls.txt")
                 printf "https://www.example.com/catalog/%s/%s/item-%d.html\n",
                        sect[int(rand() * 8)], word(6), int(rand() * 1e6)
-            else if (kind == "dups.txt") print "line-" int(rand() * 1000) "-" word(8 + (i % 3))
-            else printf "%d,%s,%d\n", i, word(1 + int(rand() * 12)), d } }
+            else if (kind == "dups.txt") print dup[int(rand() * 1000)]
+            else if (kind == "prefixes.txt") print "line-" int(rand() * 1000) "-" word(8 + (i % 3))
+            else printf "%d,%s,%.0f\n", i, word(1 + int(rand() * 12)), d } }
         function word(len,   w, j) { w = ""; for (j = 0; j < len; j++)
-            w = w sprintf("%c", 97 + int(rand() * 26)); return w }
-        BEGIN { split("books music films games garden kitchen tools toys", s0, " ");
-                for (k = 0; k < 8; k++) sect[k] = s0[k + 1] }' >"$DIR/$1"
+            w = w sprintf("%c", 97 + int(rand() * 26)); return w }' >"$DIR/$1"
 }
 
 # secs CMD...: "WALL CPU" seconds of one run (CPU: user + system, which
@@ -100,6 +107,7 @@ if [ "$SET" != numbers ]; then
     row words.txt "" "$SORTOPT"
     row urls.txt "" "$SORTOPT"
     row dups.txt "" "$SORTOPT"
+    row prefixes.txt "" "$SORTOPT"
     row words.csv "-s -t, -k2,2" "-s -t, -k2,2 $SORTOPT"
 fi
 echo
