@@ -174,6 +174,13 @@ for g in "" "-k2,2 -k1" "-u -k3b,3" "-r -n"; do
     # shellcheck disable=SC2086
     compare "over 1 MiB" "$work/big" $g && ok=$((ok + 1))
 done
+# The output goes out in rounds of a few MB a thread: here of 1000 lines,
+# so that lines (and -u's repeats) meet at the seams between rounds.
+for g in "" "-u" "-u -k3b,3"; do
+    # shellcheck disable=SC2086
+    PORTSORT_TEST_ROUND_LINES=1000 compare "rounds of 1000 lines" "$work/big" $g &&
+        ok=$((ok + 1))
+done
 # -C is silent on the --type path too; --parallel takes the size forms.
 printf '2\n1\n' >"$work/c"
 "$PORTSORT" sort --type u8 -C "$work/c" 2>"$work/err"
