@@ -23,6 +23,10 @@
 #   traffic    DRAM bytes per key of each sort (ours on both paths, CUB)
 #              at 2^24 keys (PS_TRAFFIC_LOG2), from Nsight Compute's
 #              counters (ncu --clock-control none)
+#   strings    bench/ps_strbench (qsort and ps_sort_strings) on cuda, whose
+#              levels sort 8-byte prefixes with the strings' references on
+#              the GPU, then on the CPU backend, 10M strings
+#              (PS_STRBENCH_N) of each data set, median of 3
 #   crossover  host-array sorts on cuda vs the CPU, 2^10 .. 2^24 keys, to
 #              set the `auto` crossover (PORTSORT_GPU_MIN_N)
 #   scale      test/ps_test_scale on cuda, each path, under a time limit:
@@ -88,7 +92,7 @@ out=${OUT:-$top/gpurun-out}
 logs=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}-logs
 mkdir -p "$out" "$logs" "$top/doc"
 build=${PS_GPURUN_BUILD:-/tmp/ps-gpurun-build}
-steps=${*:-build test sanitize bench traffic crossover scale devices fallback segments}
+steps=${*:-build test sanitize bench traffic crossover scale devices fallback segments strings}
 report=$out/results-cuda.md
 jobs=$(nproc 2>/dev/null || echo 4)
 status=0
@@ -248,6 +252,19 @@ bench)
         | tee "$logs/bench.log" >> "$report"
     grep -q MISMATCH "$logs/bench.log" && fail "ps_cudabench results differ from CUB ($(grep -o 'MISMATCH([a-z]*)' "$logs/bench.log" | sort -u | tr '\n' ' '))"
     grep -q '^device:' "$logs/bench.log" || fail "ps_cudabench did not run"
+    ;;
+strings)
+    note "## byte strings: ps_sort_strings on cuda (the levels' pair sorts on the GPU) vs the CPU"
+    cd "$build/obj" || exit 1
+    cpu=serial
+    grep -q '^#define PS_HAVE_OPENMP 1' config.h 2>/dev/null && cpu=openmp
+    { echo '```';
+      for b in cuda $cpu; do
+          echo "PORTSORT_BACKEND=$b bench/ps_strbench ${PS_STRBENCH_N:-10000000} 3"
+          PORTSORT_BACKEND=$b PORTSORT_MODULE_PATH=$(modpath) timeout "$(cap 240)" \
+              ./bench/ps_strbench "${PS_STRBENCH_N:-10000000}" 3 2>&1 | grep -v '^$'
+      done; echo '```'; } | tee "$logs/strings.log" >> "$report"
+    grep -q 'left the strings unsorted\|failed' "$logs/strings.log" && fail "ps_strbench on cuda"
     ;;
 crossover)
     note "## host arrays: cuda vs CPU (for the auto crossover)"
@@ -436,7 +453,7 @@ PY
     note '```'
     ;;
 *)
-    echo "unknown step $step (build quick test sanitize bench crossover scale devices fallback segments traffic variants)" >&2
+    echo "unknown step $step (build quick test sanitize bench crossover scale devices fallback segments traffic variants strings)" >&2
     exit 2
     ;;
 esac
