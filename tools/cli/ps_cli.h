@@ -173,7 +173,8 @@ typedef struct ps_cli_text {
  * buffer; each is known by the offset where it starts. */
 typedef struct ps_cli_lines {
     void *keys;         /* n keys, one per line with a valid key, in order */
-    uint64_t *offs;     /* where each of those lines starts */
+    uint64_t *offs;     /* where each of those lines starts; offs[n] is the
+                           input's size */
     const size_t *perm; /* for the writer: line i is offs[perm[i]] (NULL:
                          * offs[i]); not freed by ps_cli_lines_free */
     size_t n;
@@ -187,7 +188,8 @@ typedef struct ps_cli_lines {
 size_t ps_cli_threads(size_t bytes);
 
 /* Split `in` at newlines (a last line without one counts) and parse the key
- * of each line, in parallel over chunks of whole lines.  Returns 0, or -1
+ * of each line, in parallel over chunks of whole lines; out->offs gets one
+ * more entry, offs[n] = in->size.  Returns 0, or -1
  * after a message naming the input, the line number and the line of the
  * first line refused (none with skip_bad). */
 int ps_cli_parse_lines(const ps_cli_input *in, const ps_cli_text *opt,
@@ -252,7 +254,8 @@ int ps_cli_parse_keydef(const char *s, ps_cli_key *k, const char **why);
 int ps_cli_keys_finish(ps_cli_keys *ks, const ps_cli_key *global, int stable,
                        int unique);
 
-/* The stable sort of the lines starting at offs[0..n) by the keys: the
+/* The stable sort of the lines starting at offs[0..n) (offs[n]: the end
+ * of the input, as ps_cli_parse_lines leaves it) by the keys: the
  * permutation into perm (perm[i]: the index of the i-th line in order).
  * Returns PS_OK, a ps_status of the library, or -1 (out of memory). */
 int ps_cli_keys_sort(const ps_cli_input *in, const uint64_t *offs, size_t n,

@@ -387,7 +387,8 @@ int ps_cli_parse_lines(const ps_cli_input *in, const ps_cli_text *opt, ps_cli_li
     }
     out->key_size = opt->t ? opt->t->size : 0;
     out->keys = malloc(n && opt->t ? n * opt->t->size : 1);
-    out->offs = malloc((n ? n : 1) * sizeof *out->offs);
+    /* One more: offs[n], the end of the input (ps_cli.h). */
+    out->offs = malloc((n + 1) * sizeof *out->offs);
     if (out->keys == NULL || out->offs == NULL) {
         fprintf(stderr, "%s: out of memory for %zu lines\n", PS_CLI_NAME, n);
         goto done;
@@ -435,6 +436,7 @@ int ps_cli_parse_lines(const ps_cli_input *in, const ps_cli_text *opt, ps_cli_li
         }
     }
     out->n = n;
+    out->offs[n] = in->size;
     rc = 0;
 done:
     for (i = 0; i < nt; i++)
