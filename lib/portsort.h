@@ -384,10 +384,13 @@ PS_API int ps_argsort_columns(const void *const *columns, const ps_type *types,
  * are finished by insertion sort, which may read a shared prefix once per
  * pair): a long common prefix, many equal strings or a million empty ones
  * are never quadratic in n, and the recursion's depth is bounded by memory
- * allocated before the sort (up to 64 bytes a string of scratch in all).
- * On the OpenMP backend large arrays are sorted on its threads; the
- * serial backend, and the device backends (CUDA, HIP, OpenCL), sort the
- * strings on the host with the same serial code.
+ * allocated before the sort.  Scratch: about 40 bytes a string, plus, for
+ * arrays of 2^16 strings and more, what the backend's pair sort takes.
+ * Arrays of 2^16 strings and more are sorted by their 8-byte prefixes with
+ * the backend's own stable pair sort, level by level (OpenMP's threads;
+ * the device of CUDA, HIP and OpenCL), and the runs of equal prefixes
+ * that are left by a serial sort on the host (on OpenMP's threads); the
+ * serial backend sorts everything with the serial sort.
  *
  * Errors: PS_ERR_INVALID_ARG (strings NULL with n > 0, a NULL element,
  * flags other than 0 and PS_DESCENDING), PS_ERR_TOO_LARGE (n so large that
