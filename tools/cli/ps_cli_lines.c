@@ -570,8 +570,8 @@ int ps_cli_write_lines(const ps_cli_input *in, const ps_cli_lines *l, int unique
 
     memset(g, 0, sizeof g);
     /* Lines a thread takes a round: about PS_CLI_ROUND_BYTES of them (lines
-     * are about equally long; a buffer grows if not). */
-    per = PS_CLI_ROUND_BYTES / avg > 4096 ? PS_CLI_ROUND_BYTES / avg : 4096;
+     * are about equally long; a buffer grows if not), at least a few. */
+    per = PS_CLI_ROUND_BYTES / avg > 16 ? PS_CLI_ROUND_BYTES / avg : 16;
     {
         /* A test hook, not a feature: the tests' inputs are a few MB, one
          * round; PORTSORT_TEST_ROUND_LINES=K makes rounds of K lines a
@@ -588,7 +588,9 @@ int ps_cli_write_lines(const ps_cli_input *in, const ps_cli_lines *l, int unique
         g[i].perm = l->perm;
         g[i].keys = unique ? l->keys : NULL;
         g[i].key_size = l->key_size;
-        g[i].cap = per * avg + 4096;
+        /* No more than a thread's share of the whole output: 4096 lines
+         * of 1 MB once asked for 4 GB a thread for 40 MB of input. */
+        g[i].cap = (per < l->n / nt + 1 ? per : l->n / nt + 1) * avg + 4096;
     }
     for (base = 0; base < l->n && rc == 0; base += nt * per) {
         size_t left = l->n - base, share = left / nt + (left % nt != 0);
