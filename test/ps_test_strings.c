@@ -218,6 +218,30 @@ static void check_shape(int shape, size_t n, uint64_t seed)
         if (ptr[n] != (const char *)&want)
             t_fail("%s n=%zu: ps_sort_strings wrote past strings[n - 1]",
                    shape_name[shape], n);
+        if (n < 100000)
+            continue;
+        /* Presorted input comes back as it was (stable: equal strings
+         * keep their places); reversed input comes back sorted, equal
+         * strings in the reversed input's order. */
+        for (i = 0; i < n; i++)
+            ptr[i] = orig[want[i]];
+        st = ps_sort_strings(ptr, n, flags);
+        for (i = 0; st == PS_OK && i < n; i++)
+            if (ptr[i] != orig[want[i]])
+                t_fail("%s n=%zu %s: presorted input moved at %zu",
+                       shape_name[shape], n, desc ? "desc" : "asc", i);
+        for (i = 0; i < n; i++)
+            ptr[i] = orig[want[n - 1 - i]];
+        if (st == PS_OK)
+            st = ps_sort_strings(ptr, n, flags);
+        for (i = 0; st == PS_OK && i < n; i++)
+            if (strcmp(ptr[i], orig[want[i]]) != 0
+                || (i > 0 && strcmp(ptr[i - 1], ptr[i]) == 0 && ptr[i - 1] < ptr[i]))
+                t_fail("%s n=%zu %s: reversed input wrong at %zu",
+                       shape_name[shape], n, desc ? "desc" : "asc", i);
+        if (st != PS_OK)
+            t_fail("%s n=%zu: presorted or reversed: %s", shape_name[shape], n,
+                   ps_error_detail());
     }
     free(c);
     free(want);
