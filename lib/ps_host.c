@@ -5,6 +5,8 @@
  */
 #include <config.h>
 
+#include <sys/mman.h>
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,8 +65,19 @@ static void host_fail(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Scratch of at least this many bytes is asked for in transparent huge
+ * pages (Linux's "madvise" mode, a common default, gives them only where
+ * asked). */
+#define PS_HUGE_MIN ((size_t)8 << 20)
+#define PS_HUGE_PAGE ((size_t)2 << 20)
+
 /* Scratch is 64-byte aligned so that backends can use aligned and streaming
- * stores on it.  Sizes are rounded up as aligned_alloc requires. */
+ * stores on it.  Sizes are rounded up as aligned_alloc requires.  Large
+ * blocks are aligned to 2 MiB and marked MADV_HUGEPAGE: a sort writes all
+ * of its scratch once, and taking fresh memory one 4 KiB fault at a time
+ * was a fifth of a 10M-string sort (314k faults; 10M duplicates 194-206
+ * -> 158-174 ms, 2 threads, Zen 5).  The hint is only a hint: where huge
+ * pages are off or unknown nothing changes. */
 void *ps_alloc(size_t bytes)
 {
     size_t rounded;
@@ -73,6 +86,18 @@ void *ps_alloc(size_t bytes)
     rounded = (bytes + 63) & ~(size_t)63;
     if (rounded < bytes)
         return NULL;
+#if defined(MADV_HUGEPAGE)
+    if (rounded >= PS_HUGE_MIN) {
+        size_t huge = (rounded + PS_HUGE_PAGE - 1) & ~(PS_HUGE_PAGE - 1);
+        void *p;
+        if (huge < rounded)
+            return NULL;
+        p = aligned_alloc(PS_HUGE_PAGE, huge);
+        if (p != NULL)
+            (void)madvise(p, huge, MADV_HUGEPAGE);
+        return p;
+    }
+#endif
     return aligned_alloc(64, rounded);
 }
 
