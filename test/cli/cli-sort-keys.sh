@@ -141,6 +141,14 @@ for g in "" "-k2" "-k2n -k1,1r" "-u -k1,1" "-b -k2,3"; do
     # shellcheck disable=SC2086
     compare "-z" "$work/z" -z $g && ok=$((ok + 1))
 done
+# Thousands of newlines in a row: the line count sums its byte counters
+# every 4080 bytes, before they wrap.
+{ printf 'b\na\n'; i=0; while [ $i -lt 6000 ]; do echo; i=$((i + 1)); done
+  cat "$work/in2"; } >"$work/newlines"
+for g in "" -u -r; do
+    # shellcheck disable=SC2086
+    compare "6000 empty lines" "$work/newlines" $g && ok=$((ok + 1))
+done
 # NaNs: after the conversion errors, before -inf, ordered by their bytes
 # (GNU memcmps the long doubles).  Each NaN once: GNU compares the
 # padding of equal ones too, whose order no one can reproduce.

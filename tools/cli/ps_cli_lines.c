@@ -77,15 +77,25 @@ static inline const char *scan(const char *p, const char *e, char c)
     return p;
 }
 
-/* How many c in [p, e). */
+/* How many c in [p, e).  Each 16-byte compare's matches (-1 a byte) are
+ * subtracted into 16 byte counters, summed every 255 blocks before one
+ * can wrap: __builtin_popcount of the mask compiled (without -mpopcnt)
+ * to a call into libgcc, 3 % of a 10M-line sort's samples. */
 static size_t count(const char *p, const char *e, char c)
 {
     size_t n = 0;
 #ifdef __SSE2__
-    const __m128i cc = _mm_set1_epi8(c);
-    for (; e - p >= 16; p += 16)
-        n += (size_t)__builtin_popcount((unsigned)_mm_movemask_epi8(
-            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), cc)));
+    const __m128i cc = _mm_set1_epi8(c), zero = _mm_setzero_si128();
+    while (e - p >= 16) {
+        __m128i acc = zero;
+        int k;
+        for (k = 0; k < 255 && e - p >= 16; k++, p += 16)
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(
+                _mm_loadu_si128((const __m128i *)(const void *)p), cc));
+        acc = _mm_sad_epu8(acc, zero);
+        n += (size_t)(unsigned)_mm_cvtsi128_si32(acc)
+             + (size_t)(unsigned)_mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
+    }
 #endif
     for (; p < e; p++)
         n += *p == c;
