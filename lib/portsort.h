@@ -464,8 +464,9 @@ typedef struct ps_backend_info {
 PS_API size_t ps_backends(ps_backend_info *out, size_t max);
 
 /*
- * ps_release_cache - give back the memory the chosen backend keeps between
- * calls to save allocation time (scratch buffers, staging memory).  Sorts
+ * ps_release_cache - give back the memory the library and the chosen
+ * backend keep between calls to save allocation time (host scratch blocks
+ * of sorts of numbers and strings, device buffers, staging memory).  Sorts
  * running in other threads are not disturbed; later sorts allocate again.
  * The cache is also released when the library is unloaded.  Returns PS_OK,
  * or PS_ERR_BACKEND_UNAVAILABLE when no backend could be chosen.

@@ -109,6 +109,12 @@ typedef struct ps_host {
      * ps_backends() reports it unusable.  The backend still refuses its
      * own device API calls (which bypass the core). */
     void (*lost)(const char *name, const char *why);
+    /* Host scratch kept between calls (check PS_HOST_HAS(h, take)): take
+     * at least `bytes` (NULL when there is no memory), *kept saying
+     * whether the block is one the core keeps; put gives it back, with
+     * that flag.  Blocks are freed by ps_release_cache() and at unload. */
+    void *(*take)(size_t bytes, int *kept);
+    void (*put)(void *p, int kept);
 } ps_host;
 
 /* 1 when the core's ps_host has `member` (see PS_BACKEND_ABI). */

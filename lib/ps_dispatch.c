@@ -626,6 +626,7 @@ int ps_release_cache(void)
     st = ps_backend_get(&ops, &state);
     if (st == PS_OK && ops->trim != NULL)
         ops->trim(state);
+    ps_scratch_trim();
     return st;
 }
 
@@ -698,4 +699,5 @@ __attribute__((destructor)) static void release_backends(void)
             s->ops->release(s->state);
         s->inited = 0;
     }
+    ps_scratch_trim();
 }

@@ -119,6 +119,8 @@ static void host_init(void)
     host_services.alloc = ps_alloc;
     host_services.release = ps_release;
     host_services.lost = ps_backend_lost;
+    host_services.take = ps_scratch_take;
+    host_services.put = ps_scratch_put;
 }
 
 const ps_host *ps_host_get(void)

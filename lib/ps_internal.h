@@ -30,6 +30,16 @@ void ps_log(const char *fmt, ...) PS_PRINTF(1, 2);
 void *ps_alloc(size_t bytes);
 void ps_release(void *p);
 
+/* ps_scratch.c: at least `bytes` of 64-byte aligned scratch, NULL when
+ * there is no memory: a block kept from an earlier call when one is free
+ * and big enough (a too small one is replaced), else a block of the
+ * call's own; *kept says which, for ps_scratch_put, which gives it back to
+ * be kept, or frees it.  ps_scratch_trim frees the kept blocks no call
+ * holds, and the others as they are put back (ps_release_cache). */
+void *ps_scratch_take(size_t bytes, int *kept);
+void ps_scratch_put(void *p, int kept);
+void ps_scratch_trim(void);
+
 /* ps_registry.c: the built-in backends (ops NULL: left out of this build),
  * and the module backends this package can build, space-separated. */
 typedef struct ps_builtin {

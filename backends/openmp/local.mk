@@ -5,7 +5,6 @@ if PS_HAVE_OPENMP
 noinst_LTLIBRARIES += backends/openmp/libps_openmp.la
 backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
 	backends/openmp/ps_openmp_plan.c backends/openmp/ps_openmp_plan.h \
-	backends/openmp/ps_openmp_scratch.c \
 	backends/openmp/ps_openmp_segments.c \
 	backends/openmp/ps_openmp_sort.h backends/openmp/ps_openmp_msd.c \
 	backends/openmp/ps_openmp_leaf-inl.h \
@@ -26,7 +25,6 @@ endif
 # Listed whatever the configuration, so that every tarball can build it.
 dist_check_SCRIPTS += test/openmp.sh
 EXTRA_DIST += backends/openmp/ps_openmp_plan.c backends/openmp/ps_openmp_plan.h \
-	backends/openmp/ps_openmp_scratch.c \
 	backends/openmp/ps_openmp_segments.c \
 	backends/openmp/ps_openmp_sort.h backends/openmp/ps_openmp_msd.c \
 	backends/openmp/ps_openmp_leaf-inl.h \

@@ -123,17 +123,6 @@ static int openmp_init(const ps_host *h, void **state)
     return PS_OK;
 }
 
-static void openmp_trim(void *state)
-{
-    (void)state;
-    ps_omp_scratch_trim();
-}
-
-static void openmp_release(void *state)
-{
-    openmp_trim(state);
-}
-
 /* One array: keys alone (values NULL) or pairs. */
 static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
                        ps_type type, unsigned flags)
@@ -152,7 +141,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     /* The team first: the scratch has an area per member it got. */
     team = n >= PS_PARALLEL_MIN ? ps_omp_team_open() : NULL;
     bytes = ps_omp_plan(&c, keys, values, vs, n, type, flags, team);
-    block = bytes != 0 ? ps_omp_scratch_take(bytes, &from_cache) : NULL;
+    block = bytes != 0 ? ps_omp_host->take(bytes, &from_cache) : NULL;
     if (bytes == 0) {
         ps_omp_host->fail("openmp: %zu elements overflow the scratch size", n);
         st = PS_ERR_TOO_LARGE;
@@ -162,7 +151,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
         st = PS_ERR_NO_MEMORY;
     } else {
         ps_omp_run(&c, block);
-        ps_omp_scratch_put(block, from_cache);
+        ps_omp_host->put(block, from_cache);
     }
     ps_team_close(team);
     return st;
@@ -223,8 +212,6 @@ const ps_backend_ops ps_openmp_ops = {
     .init = openmp_init,
     .sort_keys = openmp_sort_keys,
     .sort_pairs = openmp_sort_pairs,
-    .release = openmp_release,
-    .trim = openmp_trim,
     .device_api = NULL, /* no device API: host memory is its device */
     .sort_segments = ps_omp_sort_segments,
     .check_env = openmp_check_env,

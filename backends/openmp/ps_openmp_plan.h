@@ -64,17 +64,6 @@ void ps_omp_run(ps_omp_ctx *c, unsigned char *block);
  * ps_omp_threads members; give it back with ps_team_close. */
 ps_team *ps_omp_team_open(void);
 
-/* Take at least `bytes` of 64-byte aligned scratch, NULL when there is no
- * memory: the cached block when no other sort holds it and it is big
- * enough (a smaller one is replaced), else a block of the call's own.
- * *from_cache says which, for ps_omp_scratch_put, which gives the block
- * back: to the cache, or freed (ps_openmp_scratch.c). */
-void *ps_omp_scratch_take(size_t bytes, int *from_cache);
-void ps_omp_scratch_put(void *p, int from_cache);
-
-/* Free the cached block now, or, when a sort holds it, as soon as that
- * sort puts it back (ps_backend_ops.trim and release). */
-void ps_omp_scratch_trim(void);
 
 /* ps_backend_ops.sort_segments (ps_openmp_segments.c). */
 int ps_omp_sort_segments(void *state, void *keys, void *values, size_t vs,

@@ -268,7 +268,7 @@ int ps_omp_sort_segments(void *state, void *keys, void *values, size_t vs,
                           longest_long);
         return PS_ERR_TOO_LARGE;
     }
-    block = ps_omp_scratch_take(nt * sb + lb + 64, &from_cache);
+    block = ps_omp_host->take(nt * sb + lb + 64, &from_cache);
     if (block == NULL) {
         ps_team_close(team);
         ps_omp_host->fail("openmp: cannot allocate %zu bytes of scratch",
@@ -298,6 +298,6 @@ int ps_omp_sort_segments(void *state, void *keys, void *values, size_t vs,
         ps_omp_run(&c, block + nt * sb);
     }
     ps_team_close(team);
-    ps_omp_scratch_put(block, from_cache);
+    ps_omp_host->put(block, from_cache);
     return PS_OK;
 }
