@@ -152,7 +152,7 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
     const ps_backend_ops *ops;
     void *state, *copy, *idx;
     size_t kb, w, i;
-    int st;
+    int st, kc, ki;
 
     ps_detail_clear();
     st = ps_check_keys("ps_argsort", keys, n, type, flags);
@@ -184,11 +184,11 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
     }
     kb = ps_type_bytes(type);
     w = ps_index_width(n);
-    copy = ps_alloc(n * kb);
-    idx = ps_alloc(n * w);
+    copy = ps_scratch_take(n * kb, &kc);
+    idx = ps_scratch_take(n * w, &ki);
     if (copy == NULL || idx == NULL) {
-        ps_release(copy);
-        ps_release(idx);
+        ps_scratch_put(copy, kc);
+        ps_scratch_put(idx, ki);
         ps_detail_set("ps_argsort: cannot allocate %zu bytes of scratch",
                       n * kb + n * w);
         return PS_ERR_NO_MEMORY;
@@ -199,7 +199,7 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
     if (st == PS_OK)
         for (i = 0; i < n; i++)
             perm[i] = ps_index_at(idx, w, i);
-    ps_release(copy);
-    ps_release(idx);
+    ps_scratch_put(copy, kc);
+    ps_scratch_put(idx, ki);
     return st;
 }

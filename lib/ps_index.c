@@ -54,13 +54,13 @@ int ps_sort_by_index(const char *fn, void *keys, void *values,
     unsigned char *gathered;
     const unsigned char *src = values;
     void *idx;
-    int st;
+    int st, ki, kg;
 
-    idx = ps_alloc(n * w);
-    gathered = ps_alloc(n * value_size);
+    idx = ps_scratch_take(n * w, &ki);
+    gathered = ps_scratch_take(n * value_size, &kg);
     if (idx == NULL || gathered == NULL) {
-        ps_release(idx);
-        ps_release(gathered);
+        ps_scratch_put(idx, ki);
+        ps_scratch_put(gathered, kg);
         ps_detail_set("%s: cannot allocate %zu bytes of scratch", fn,
                       n * w + n * value_size);
         return PS_ERR_NO_MEMORY;
@@ -73,7 +73,7 @@ int ps_sort_by_index(const char *fn, void *keys, void *values,
                    src + ps_index_at(idx, w, i) * value_size, value_size);
         memcpy(values, gathered, n * value_size);
     }
-    ps_release(idx);
-    ps_release(gathered);
+    ps_scratch_put(idx, ki);
+    ps_scratch_put(gathered, kg);
     return st;
 }
