@@ -5,8 +5,10 @@
  * on, memory the process has not touched before costs more than the sort
  * that writes it: the kernel clears each page (and a hypervisor may back
  * it first), a fifth of a 10M-string sort's time.  Used by the core
- * (ps_sort_strings' references and words) and, through ps_host.take and
- * ps_host.put, by the backends (the OpenMP backend's scratch).
+ * (the string sorts' references and words, the records' images and
+ * values, ps_argsort's copy and indices, the index path's) and, through
+ * ps_host.take and ps_host.put, by the backends (the OpenMP backend's
+ * scratch).
  *
  * A call takes a slot's block exclusively; a call that finds every slot
  * taken, or asks for less than PS_KEEP_MIN or more than PS_KEEP_MAX,
