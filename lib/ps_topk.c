@@ -132,34 +132,45 @@ PS_FORCE_INLINE uint64_t src_image(const topk_src *s, size_t j, unsigned kb,
     return word_at(s->sv->img, j, kb);
 }
 
+/* Candidates are staged on the stack and copied out this many at a time:
+ * a key's side of the k-th is a coin toss for a large k, which a branch
+ * per key would mispredict, and a store per key straight into cand could
+ * run one past the segment's candidates into the next's, another job's. */
+#define TOPK_STAGE 256u
+
 /* Split the source by digit (image >> shift) & 255 against d: below it
  * the elements are candidates, above it dropped; equal to it they are
  * candidates too while `take` lasts, and after that survivors, written to
  * keep in order (keep may be the source itself: it is written behind
  * where it is read), or dropped when keep is NULL (the last split of a
- * select).  Returns the number of survivors kept. */
+ * select).  Candidates keep index order.  Returns the number of survivors
+ * kept. */
 PS_FORCE_INLINE size_t split(const topk_src *s, unsigned kb, ps_xf xf,
                              unsigned shift, unsigned d, size_t take,
                              size_t *cand, size_t *nc, topk_buf *keep)
 {
-    size_t j, kept = 0, c = *nc;
+    size_t j, kept = 0, c = *nc, stage[TOPK_STAGE], ns = 0;
     for (j = 0; j < s->len; j++) {
         size_t i;
         uint64_t img = src_image(s, j, kb, xf, &i);
         unsigned g = (unsigned)(img >> shift) & 255u;
-        if (g < d) {
-            cand[c++] = i;
-        } else if (g == d) {
-            if (take > 0) {
-                cand[c++] = i;
-                take--;
-            } else if (keep != NULL) {
-                keep->idx[kept] = i;
-                word_put(keep->img, kept++, kb, img);
-            }
+        size_t eq = g == d, tk = eq & (take > 0);
+        stage[ns] = i;
+        ns += (g < d) | tk;
+        take -= tk;
+        if (eq && !tk && keep != NULL) {
+            keep->idx[kept] = i;
+            word_put(keep->img, kept++, kb, img);
+        }
+        if (ns == TOPK_STAGE) {
+            memcpy(cand + c, stage, sizeof stage);
+            c += ns;
+            ns = 0;
         }
     }
-    *nc = c;
+    if (ns > 0)
+        memcpy(cand + c, stage, ns * sizeof *stage);
+    *nc = c + ns;
     return kept;
 }
 
@@ -501,6 +512,165 @@ static int select_sampled(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     return got;
 }
 
+/* ---- large k in long segments: one wide digit counted ----------------
+ *
+ * When a 1024th or more of a long segment is in, the sampled
+ * bounds hold a band of 5 % of the keys, each kept with its image, and
+ * no block is skipped.  Instead the top TOPK_HB bits of every image are
+ * counted (in chunks on the runner's threads, a histogram each), which
+ * fixes the digit d of the m-th: a second pass writes the keys below d
+ * straight to the candidates and keeps those with digit d (about n / 2048
+ * of random keys) as survivors, each chunk at the place its counts give,
+ * so the candidates stay in index order without lists to merge.  When
+ * digit d holds too many (keys alike in their top bits), the sampled
+ * select runs instead. */
+#define TOPK_HB 11u
+#define TOPK_HBINS (1u << TOPK_HB)
+/* The histogram select from a 1024th of the keys in (below that the
+ * sampled bounds skip most blocks and win: on Zen 5, 2^24 u32 keys, the
+ * two cross between k = 10^4 and 2 x 10^4). */
+#define TOPK_HIST_FROM 1024u
+
+typedef struct topk_hist {
+    const topk_src *w;
+    unsigned kb, shift, d;
+    ps_xf xf;
+    uint32_t *hist;             /* TOPK_CHUNKS x TOPK_HBINS */
+    size_t jobs;
+    size_t *cand, *below_at, *mid_at;
+    topk_buf *sv;
+} topk_hist;
+
+PS_FORCE_INLINE void chunk_of(const topk_hist *h, size_t c, size_t *j0,
+                              size_t *j1)
+{
+    *j0 = h->w->len / h->jobs * c;
+    *j1 = c + 1 == h->jobs ? h->w->len : h->w->len / h->jobs * (c + 1);
+}
+
+PS_FORCE_INLINE void hist_count_w(const topk_hist *h, size_t c, unsigned kb)
+{
+    uint32_t *H = h->hist + c * TOPK_HBINS;
+    size_t j, j0, j1, i;
+    chunk_of(h, c, &j0, &j1);
+    memset(H, 0, TOPK_HBINS * sizeof *H);
+    for (j = j0; j < j1; j++)
+        H[src_image(h->w, j, kb, h->xf, &i) >> h->shift]++;
+}
+
+static void hist_count_job(void *ctx, size_t c)
+{
+    const topk_hist *h = ctx;
+    switch (h->kb) {
+    case 2: hist_count_w(h, c, 2); break;
+    case 4: hist_count_w(h, c, 4); break;
+    default: hist_count_w(h, c, 8); break;
+    }
+}
+
+PS_FORCE_INLINE void hist_split_w(const topk_hist *h, size_t c, unsigned kb)
+{
+    size_t stage[TOPK_STAGE + TOPK_BLOCK], ns = 0, j, t, i, j0, j1;
+    size_t *out = h->cand + h->below_at[c], mid = h->mid_at[c];
+    uint64_t hi = ((uint64_t)h->d + 1) << h->shift;
+    const unsigned char *base = (const unsigned char *)h->w->keys
+                                + h->w->a * kb;
+    chunk_of(h, c, &j0, &j1);
+    for (j = j0; j < j1; j += TOPK_BLOCK) {
+        size_t end = j1 - j < TOPK_BLOCK ? j1 : j + TOPK_BLOCK;
+        if (end - j == TOPK_BLOCK &&
+            !block_any_le(base + j * kb, kb, h->xf, hi - 1))
+            continue;
+        for (t = j; t < end; t++) {
+            uint64_t img = src_image(h->w, t, kb, h->xf, &i);
+            unsigned g = (unsigned)(img >> h->shift);
+            stage[ns] = i;
+            ns += g < h->d;
+            if (g == h->d) {
+                h->sv->idx[mid] = i;
+                word_put(h->sv->img, mid++, kb, img);
+            }
+        }
+        if (ns >= TOPK_STAGE) {
+            memcpy(out, stage, ns * sizeof *out);
+            out += ns;
+            ns = 0;
+        }
+    }
+    if (ns > 0)
+        memcpy(out, stage, ns * sizeof *out);
+}
+
+static void hist_split_job(void *ctx, size_t c)
+{
+    const topk_hist *h = ctx;
+    switch (h->kb) {
+    case 2: hist_split_w(h, c, 2); break;
+    case 4: hist_split_w(h, c, 4); break;
+    default: hist_split_w(h, c, 8); break;
+    }
+}
+
+/* The select above for the m-th of w (kb of 2 to 8 bytes, a long
+ * segment).  Returns 1 when done, 0 when digit d holds more than an
+ * eighth of the keys (cand then to be filled again), -1 when memory ran
+ * out. */
+static int select_hist(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
+                       size_t *cand, topk_buf *sv, const topk_runner *run)
+{
+    size_t below_at[TOPK_CHUNKS], mid_at[TOPK_CHUNKS], tot[TOPK_HBINS];
+    size_t c, b, r = m, below = 0, nc;
+    topk_hist h = { w, kb, 8u * kb - TOPK_HB, 0, xf, NULL, 1, cand,
+                    below_at, mid_at, sv };
+    topk_src surv = { NULL, 0, 0, sv };
+
+    if (run != NULL && w->len >= TOPK_PAR_MIN)
+        h.jobs = TOPK_CHUNKS;
+    h.hist = ps_alloc(h.jobs * TOPK_HBINS * sizeof *h.hist);
+    if (h.hist == NULL)
+        return -1;
+    run_jobs(run, h.jobs, hist_count_job, &h);
+    for (b = 0; b < TOPK_HBINS; b++)
+        for (tot[b] = 0, c = 0; c < h.jobs; c++)
+            tot[b] += h.hist[c * TOPK_HBINS + b];
+    for (b = 0; r > tot[b]; b++) {      /* 1 <= r <= len: stops in range */
+        r -= tot[b];
+        below += tot[b];
+    }
+    h.d = (unsigned)b;
+    if (tot[b] > w->len / 8) {
+        ps_release(h.hist);
+        return 0;
+    }
+    if (buf_reserve(sv, tot[b], kb) != PS_OK) {
+        ps_release(h.hist);
+        return -1;
+    }
+    /* Chunk c's keys below d go after the earlier chunks', and so do its
+     * survivors. */
+    below_at[0] = mid_at[0] = 0;
+    for (c = 1; c < h.jobs; c++) {
+        size_t lo = 0;
+        const uint32_t *H = h.hist + (c - 1) * TOPK_HBINS;
+        for (b = 0; b < h.d; b++)
+            lo += H[b];
+        below_at[c] = below_at[c - 1] + lo;
+        mid_at[c] = mid_at[c - 1] + H[h.d];
+    }
+    run_jobs(run, h.jobs, hist_split_job, &h);
+    ps_release(h.hist);
+    nc = below;
+    surv.len = tot[h.d];
+    if (r == surv.len) {        /* every survivor is in */
+        memcpy(cand + nc, sv->idx, r * sizeof *cand);
+        nc += r;
+    } else {
+        select_survivors(&surv, kb, xf, 8u * kb - 8u, r, cand, &nc, sv);
+    }
+    PS_DEBUG_ASSERT(nc == m);
+    return 1;
+}
+
 /* ---- small k: the best k kept sorted while reading -------------------
  *
  * For k up to TOPK_INSERT_MAX a segment is read once, keeping its best k
@@ -513,6 +683,11 @@ static int select_sampled(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
  * keys arriving best first (reversed for k smallest), costs k moves a key.
  * The results come out sorted: no candidates' sort follows. */
 #define TOPK_INSERT_MAX 32u
+/* In segments shorter than TOPK_SAMPLE_MIN the inserts cost more than
+ * the counting passes and a sort of the candidates from k = 17 on (Zen 5,
+ * segments of 1000 u32: k = 16 83 ms against 100, k = 32 157 against
+ * 104). */
+#define TOPK_BOUND_MAX 16u
 
 typedef struct topk_best {
     uint64_t img[TOPK_INSERT_MAX];
@@ -765,7 +940,11 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
     topk_src whole = { keys, a, len, NULL }, surv = { keys, 0, 0, sv };
 
     if (len >= TOPK_SAMPLE_MIN && kb > 1) {
-        int got = select_sampled(&whole, m, kb, xf, cand, sv, run);
+        int got = 0;
+        if (m >= len / TOPK_HIST_FROM)
+            got = select_hist(&whole, m, kb, xf, cand, sv, run);
+        if (got == 0)
+            got = select_sampled(&whole, m, kb, xf, cand, sv, run);
         if (got != 0)
             return got > 0 ? PS_OK : PS_ERR_NO_MEMORY;
     }
@@ -823,31 +1002,110 @@ typedef struct topk_call {
     unsigned flags;
 } topk_call;
 
-/* The segments of one call, as run_jobs hands them out: job i selects
- * segments seg[i] .. seg[i + 1] - 1 into cand at their coff. */
-typedef struct topk_segjobs {
-    const topk_call *t;
-    size_t *cand;
-    const size_t *coff, *seg;
-    int *st;
-} topk_segjobs;
+/* Jobs for the segments: about 8 a thread of 2 to 8, each a run of whole
+ * segments of about equal total length. */
+#define TOPK_SEG_JOBS 64u
 
-/* Segments s0 .. s1 - 1 of t, one after the other, on the calling thread
- * (the whole array's one segment takes run's threads for its scan). */
-static int select_segments(const topk_call *t, size_t s0, size_t s1,
-                           size_t *cand, const size_t *coff,
+/* A call's segments as jobs for the runner's threads (job i: segments
+ * seg[i] .. seg[i + 1] - 1), and what the jobs read and write.  cand
+ * holds each segment's candidates' indices from coff[s] on; w, when not
+ * NULL, the same candidates packed (pack_segment below). */
+typedef struct topk_jobs {
+    const topk_call *t;
+    size_t *cand, *coff;
+    uint64_t *w;
+    size_t seg[TOPK_SEG_JOBS + 1], jobs;
+    int st[TOPK_SEG_JOBS];
+    int sort;                   /* the candidates need sorting */
+    size_t *out_index;
+    unsigned char *out_keys, *out_values;
+} topk_jobs;
+
+/* Keys of up to 4 bytes in segments shorter than 2^32, when the
+ * candidates need sorting, are packed: each becomes one 64-bit word, its
+ * image above its index within the segment, and the backend sorts the
+ * words as keys.  Images are distinct for distinct keys and equal images
+ * order by index, so the words' order is the stable order; a sort of keys
+ * alone runs the backend's sorting networks where a sort of (key, index)
+ * pairs moves two arrays; and the image gives the key back, so the
+ * results are written without reading the keys again. */
+PS_FORCE_INLINE void pack_w(const topk_call *t, size_t s, const size_t *cand,
+                            size_t j0, size_t j1, uint64_t *w, unsigned kb)
+{
+    ps_xf xf = ps_xf_make(t->type, t->flags);
+    size_t a = t->offsets[s], j;
+    for (j = j0; j < j1; j++) {
+        uint64_t img = image_of(word_at(t->keys, cand[j], kb), kb, xf);
+        w[j] = img << 32 | (uint64_t)(cand[j] - a);
+    }
+}
+
+/* Candidates j0 .. j1 - 1 (all of segment s) packed into w. */
+static void pack_range(const topk_call *t, size_t s, const size_t *cand,
+                       size_t j0, size_t j1, uint64_t *w)
+{
+    switch (ps_type_bytes(t->type)) {
+    case 1: pack_w(t, s, cand, j0, j1, w, 1); break;
+    case 2: pack_w(t, s, cand, j0, j1, w, 2); break;
+    default: pack_w(t, s, cand, j0, j1, w, 4); break;
+    }
+}
+
+typedef struct topk_pack {
+    const topk_call *t;
+    size_t s, j0, j1;
+    const size_t *cand;
+    uint64_t *w;
+} topk_pack;
+
+static void pack_job(void *ctx, size_t c)
+{
+    const topk_pack *p = ctx;
+    size_t per = (p->j1 - p->j0) / TOPK_CHUNKS;
+    size_t a = p->j0 + per * c, b = c + 1 == TOPK_CHUNKS ? p->j1 : a + per;
+    pack_range(p->t, p->s, p->cand, a, b, p->w);
+}
+
+/* Segment s's candidates packed into w: a long one's (the whole array of
+ * ps_topk, a million candidates and more) in chunks on run's threads, as
+ * reading the keys back by index costs about a cache miss each. */
+static void pack_segment(const topk_call *t, size_t s, const size_t *cand,
+                         const size_t *coff, uint64_t *w,
+                         const topk_runner *run)
+{
+    topk_pack p = { t, s, coff[s], coff[s + 1], cand, w };
+    if (run != NULL && p.j1 - p.j0 >= TOPK_PAR_MIN)
+        run_jobs(run, TOPK_CHUNKS, pack_job, &p);
+    else
+        pack_range(t, s, cand, p.j0, p.j1, w);
+}
+
+/* Whether a segment of len keys is selected by keeping its best k
+ * sorted (select_best), which needs no sort after. */
+static int keeps_best(size_t k, size_t len)
+{
+    return k <= TOPK_INSERT_MAX && (k <= TOPK_BOUND_MAX ||
+                                    len >= TOPK_SAMPLE_MIN);
+}
+
+/* Segments s0 .. s1 - 1 of the call, one after the other, on the calling
+ * thread (the whole array's one segment takes run's threads for its
+ * scan), packed into j->w as they are selected when it is not NULL. */
+static int select_segments(const topk_jobs *j, size_t s0, size_t s1,
                            const topk_runner *run)
 {
-    size_t kb = ps_type_bytes(t->type), s;
+    const topk_call *t = j->t;
+    size_t kb = ps_type_bytes(t->type), s, i, *cand = j->cand;
+    const size_t *coff = j->coff;
     ps_xf xf = ps_xf_make(t->type, t->flags);
     topk_buf sv = { NULL, NULL, 0 };
     int st = PS_OK;
 
     for (s = s0; s < s1 && st == PS_OK; s++) {
-        size_t a = t->offsets[s], len = t->offsets[s + 1] - a, i;
+        size_t a = t->offsets[s], len = t->offsets[s + 1] - a;
         size_t m = coff[s + 1] - coff[s];
         topk_src w = { t->keys, a, len, NULL };
-        if (t->k <= TOPK_INSERT_MAX && m > 0)
+        if (m > 0 && keeps_best(t->k, len))
             select_best(&w, m, (unsigned)kb, xf, cand + coff[s], run);
         else if (m == len)      /* all of it, already in index order */
             for (i = 0; i < len; i++)
@@ -855,83 +1113,164 @@ static int select_segments(const topk_call *t, size_t s0, size_t s1,
         else if (m > 0)
             st = select_any(t->keys, a, len, m, (unsigned)kb, xf,
                             cand + coff[s], &sv, run);
+        if (st == PS_OK && j->w != NULL)
+            pack_segment(t, s, cand, coff, j->w, run);
     }
     ps_release(sv.idx);
     ps_release(sv.img);
     return st;
 }
 
-static void segments_job(void *ctx, size_t i)
+static void select_job(void *ctx, size_t i)
 {
-    const topk_segjobs *j = ctx;
-    j->st[i] = select_segments(j->t, j->seg[i], j->seg[i + 1], j->cand,
-                               j->coff, NULL);
+    topk_jobs *j = ctx;
+    j->st[i] = select_segments(j, j->seg[i], j->seg[i + 1], NULL);
 }
 
-/* Jobs for the segments: about 8 a thread of 2 to 8, each a run of whole
- * segments of about equal total length. */
-#define TOPK_SEG_JOBS 64u
-
-/* Select every segment's candidates into cand[coff[s] ..], in index
- * groups as above; coff is filled here.  Many segments are split into
- * jobs of whole segments for the runner's threads; one long segment (the
- * whole array of ps_topk) gives its scan to them instead. */
-static int select_all(const topk_call *t, size_t *cand, size_t *coff,
-                      const topk_runner *run)
+/* The results of segment s, in the stable sorted order in cand (or w), to
+ * the caller's outputs at slots s * k on. */
+PS_FORCE_INLINE void write_w(const topk_jobs *j, size_t s, unsigned kb)
 {
-    size_t kb = ps_type_bytes(t->type), s, at = 0, seg[TOPK_SEG_JOBS + 1];
-    size_t jobs = 0, per, acc = 0;
-    int st = PS_OK, jst[TOPK_SEG_JOBS];
+    const topk_call *t = j->t;
+    size_t first = j->coff[s], m = j->coff[s + 1] - first, r;
+    size_t slot = s * t->k, a = t->offsets[s], vs = t->value_size;
+    ps_xf xf = ps_xf_make(t->type, t->flags);
+    unsigned char *ok = j->out_keys + slot * kb;
 
+    for (r = 0; r < m; r++) {
+        size_t i;
+        if (j->w != NULL) {
+            uint64_t x = j->w[first + r];
+            i = a + (size_t)(x & 0xffffffffu);
+            switch (kb) {
+            case 1: ok[r] = ps_dec8((uint8_t)(x >> 32), xf); break;
+            case 2: ((uint16_t *)ok)[r] = ps_dec16((uint16_t)(x >> 32), xf);
+                    break;
+            default: ((uint32_t *)ok)[r] = ps_dec32((uint32_t)(x >> 32), xf);
+                     break;
+            }
+        } else {
+            i = j->cand[first + r];
+            memcpy(ok + r * kb, t->keys + i * kb, kb);
+        }
+        if (j->out_index != NULL)
+            j->out_index[slot + r] = i;
+        if (j->out_values != NULL)
+            memcpy(j->out_values + (slot + r) * vs, t->values + i * vs, vs);
+    }
+}
+
+static void write_job(void *ctx, size_t i)
+{
+    const topk_jobs *j = ctx;
+    size_t s;
+    for (s = j->seg[i]; s < j->seg[i + 1]; s++)
+        switch (ps_type_bytes(j->t->type)) {
+        case 1: write_w(j, s, 1); break;
+        case 2: write_w(j, s, 2); break;
+        case 4: write_w(j, s, 4); break;
+        default: write_w(j, s, 8); break;
+        }
+}
+
+/* Fill j->coff (each segment's min(k, length) candidates from coff[s]
+ * on), split the segments into jobs of about n / TOPK_SEG_JOBS keys, a
+ * segment longer than that a job alone, and set j->sort: whether any
+ * segment's candidates come out of the select unsorted.  Returns whether
+ * every segment is shorter than 2^32 (its indices fit in a packed word's
+ * 32 bits). */
+static int plan_jobs(topk_jobs *j)
+{
+    const topk_call *t = j->t;
+    size_t s, at = 0, per = t->n / TOPK_SEG_JOBS + 1, acc = 0;
+    int short_all = 1;
+
+    j->jobs = 0;
+    j->seg[0] = 0;
     for (s = 0; s < t->num_segments; s++) {
         size_t len = t->offsets[s + 1] - t->offsets[s];
-        coff[s] = at;
+        j->coff[s] = at;
         at += len < t->k ? len : t->k;
-    }
-    coff[t->num_segments] = at;
-    /* Segments into runs of about n / TOPK_SEG_JOBS keys, a segment longer
-     * than that a run alone. */
-    per = t->n / TOPK_SEG_JOBS + 1;
-    seg[0] = 0;
-    for (s = 0; s < t->num_segments; s++) {
-        acc += t->offsets[s + 1] - t->offsets[s];
-        if (acc >= per && jobs + 1 < TOPK_SEG_JOBS) {
-            seg[++jobs] = s + 1;
+        short_all &= len <= (size_t)0xffffffffu;
+        if (len > 1 && !keeps_best(t->k, len))
+            j->sort = 1;
+        acc += len;
+        if (acc >= per && j->jobs + 1 < TOPK_SEG_JOBS) {
+            j->seg[++j->jobs] = s + 1;
             acc = 0;
         }
     }
-    if (seg[jobs] < t->num_segments)
-        seg[++jobs] = t->num_segments;
-    if (jobs <= 1 || run == NULL) {
-        st = select_segments(t, 0, t->num_segments, cand, coff, run);
+    j->coff[t->num_segments] = at;
+    if (j->seg[j->jobs] < t->num_segments)
+        j->seg[++j->jobs] = t->num_segments;
+    return short_all;
+}
+
+/* Select every segment's candidates into j->cand at j->coff, in index
+ * groups as the top of the file says: many segments in jobs of whole
+ * segments on the runner's threads; one long segment (the whole array of
+ * ps_topk) gives its scan to them instead. */
+static int select_all(topk_jobs *j, const topk_runner *run)
+{
+    const topk_call *t = j->t;
+    int st = PS_OK;
+    size_t i;
+
+    if (j->jobs <= 1 || run == NULL) {
+        st = select_segments(j, 0, t->num_segments, run);
     } else {
-        topk_segjobs j = { t, cand, coff, seg, jst };
-        size_t i;
-        run_jobs(run, jobs, segments_job, &j);
-        for (i = 0; i < jobs; i++)
-            if (jst[i] != PS_OK)
-                st = jst[i];
+        run_jobs(run, j->jobs, select_job, j);
+        for (i = 0; i < j->jobs; i++)
+            if (j->st[i] != PS_OK)
+                st = j->st[i];
     }
     if (st != PS_OK)
         ps_detail_set("%s: cannot allocate the survivors' indices and "
                       "images (up to %zu bytes)", t->fn,
-                      t->n * (sizeof(size_t) + kb));
+                      t->n * (sizeof(size_t) + ps_type_bytes(t->type)));
     return st;
 }
 
-/* Everything after the checks: select, sort the candidates with their
- * indices as values on the backend, then write the outputs. */
-static int topk_run(const topk_call *t, size_t *out_index,
+/* Order each segment's candidates into the stable sorted order on the
+ * backend: the packed words as keys, else the keys with their indices as
+ * size_t values, a size every backend moves natively (4 or 8 bytes). */
+static int sort_candidates(const topk_jobs *j, const ps_backend_ops *ops,
+                           void *state)
+{
+    const topk_call *t = j->t;
+    size_t M = t->m_total, kb = ps_type_bytes(t->type), i;
+    unsigned char *ckeys;
+    int st;
+
+    if (j->w != NULL)
+        return ps_segments_on(ops, state, j->w, NULL, 0, M, j->coff,
+                              t->num_segments, PS_U64, 0);
+    ckeys = ps_alloc(M * kb);
+    if (ckeys == NULL) {
+        ps_detail_set("%s: cannot allocate %zu bytes for %zu candidates' "
+                      "keys", t->fn, M * kb, M);
+        return PS_ERR_NO_MEMORY;
+    }
+    for (i = 0; i < M; i++)
+        memcpy(ckeys + i * kb, t->keys + j->cand[i] * kb, kb);
+    st = ps_segments_on(ops, state, ckeys, j->cand, sizeof(size_t), M,
+                        j->coff, t->num_segments, t->type, t->flags);
+    ps_release(ckeys);
+    return st;
+}
+
+/* Everything after the checks: select, sort the candidates on the
+ * backend, then write the outputs (the only step that writes them, so
+ * that an error leaves them unchanged). */
+static int topk_run(topk_call *t, size_t *out_index,
                     unsigned char *out_keys, unsigned char *out_values)
 {
     const ps_backend_ops *ops;
     void *state;
-    size_t kb = ps_type_bytes(t->type), M = t->m_total, s, j;
-    size_t *cand, *coff;
-    unsigned char *ckeys;
-    int st;
-
+    size_t M = t->m_total;
+    topk_jobs j;
     topk_runner run;
+    int st, kc = 0, kw = 0;
 
     /* The select's jobs on the threads of the backend an array of n would
      * go to; the candidates' sort on the one for M. */
@@ -940,46 +1279,42 @@ static int topk_run(const topk_call *t, size_t *out_index,
         st = ps_backend_for(M, &ops, &state);
     if (st != PS_OK || M == 0)
         return st;
+    memset(&j, 0, sizeof j);
+    j.t = t;
+    j.out_index = out_index;
+    j.out_keys = out_keys;
+    j.out_values = out_values;
     /* M <= n, and topk_check made sure that n indices and keys fit. */
-    cand = ps_alloc(M * sizeof(size_t));
-    ckeys = ps_alloc(M * kb);
-    coff = ps_alloc((t->num_segments + 1) * sizeof(size_t));
-    if (cand == NULL || ckeys == NULL || coff == NULL) {
+    j.coff = ps_alloc((t->num_segments + 1) * sizeof(size_t));
+    j.cand = ps_scratch_take(M * sizeof(size_t), &kc);
+    if (j.coff == NULL || j.cand == NULL) {
         ps_detail_set("%s: cannot allocate %zu bytes for %zu candidates",
-                      t->fn, M * (sizeof(size_t) + kb), M);
+                      t->fn, M * sizeof(size_t), M);
         st = PS_ERR_NO_MEMORY;
         goto out;
     }
-    st = select_all(t, cand, coff, &run);
-    if (st != PS_OK)
-        goto out;
-    for (j = 0; j < M; j++)
-        memcpy(ckeys + j * kb, t->keys + cand[j] * kb, kb);
-    /* The candidates' indices travel as size_t values, a size every
-     * backend moves natively (4 or 8 bytes). */
-    /* A small k's candidates come out of the select sorted. */
-    if (M > 1 && t->k > TOPK_INSERT_MAX)
-        st = ps_segments_on(ops, state, ckeys, cand, sizeof(size_t), M, coff,
-                            t->num_segments, t->type, t->flags);
-    if (st != PS_OK)
-        goto out;
-    for (s = 0; s < t->num_segments; s++) {
-        size_t first = coff[s], m = coff[s + 1] - first, slot = s * t->k;
-        if (m == 0)
-            continue;
-        memcpy(out_keys + slot * kb, ckeys + first * kb, m * kb);
-        if (out_index != NULL)
-            memcpy(out_index + slot, cand + first, m * sizeof(size_t));
-        if (out_values != NULL)
-            for (j = 0; j < m; j++)
-                memcpy(out_values + (slot + j) * t->value_size,
-                       t->values + cand[first + j] * t->value_size,
-                       t->value_size);
+    if (plan_jobs(&j) && ps_type_bytes(t->type) <= 4 && j.sort && M > 1) {
+        j.w = ps_scratch_take(M * sizeof(uint64_t), &kw);
+        if (j.w == NULL) {
+            ps_detail_set("%s: cannot allocate %zu bytes for %zu "
+                          "candidates", t->fn, M * sizeof(uint64_t), M);
+            st = PS_ERR_NO_MEMORY;
+            goto out;
+        }
     }
+    st = select_all(&j, &run);
+    if (st == PS_OK && M > 1 && j.sort)
+        st = sort_candidates(&j, ops, state);
+    if (st != PS_OK)
+        goto out;
+    if (j.jobs > 1)
+        run_jobs(&run, j.jobs, write_job, &j);
+    else
+        write_job(&j, 0);
 out:
-    ps_release(cand);
-    ps_release(ckeys);
-    ps_release(coff);
+    ps_scratch_put(j.w, kw);
+    ps_scratch_put(j.cand, kc);
+    ps_release(j.coff);
     return st;
 }
 

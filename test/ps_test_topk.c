@@ -191,7 +191,7 @@ static void one_array(ps_type t, unsigned flags, int shape, size_t n,
 /* Segments of random lengths 0..maxlen (one long one in the middle), k
  * chosen to cut some segments and not others. */
 static void segmented(ps_type t, unsigned flags, int shape, size_t maxlen,
-                      size_t k, size_t vs, uint64_t *rng)
+                      size_t longlen, size_t k, size_t vs, uint64_t *rng)
 {
     size_t kb = ps_type_size(t), off[64], ns = 0, n = 0, s, i;
     unsigned char *keys, *vals;
@@ -202,7 +202,7 @@ static void segmented(ps_type t, unsigned flags, int shape, size_t maxlen,
 
     off[0] = 0;
     while (ns < 40) {
-        size_t len = ns == 20 ? 3000 : t_rand(rng) % (maxlen + 1);
+        size_t len = ns == 20 ? longlen : t_rand(rng) % (maxlen + 1);
         n += len;
         off[++ns] = n;
     }
@@ -420,7 +420,7 @@ static void faults(void)
 int main(void)
 {
     static const size_t sizes[] = { 1, 2, 3, 17, 300, 4099 };
-    static const size_t segk[] = { 1, 3, 10, 64 };
+    static const size_t segk[] = { 1, 3, 10, 24, 64 };
     uint64_t rng = 2026;
     int t, shape;
     unsigned flags;
@@ -435,8 +435,8 @@ int main(void)
                     one_array((ps_type)t, flags, shape, sizes[si], &rng);
                     calls += 8;
                 }
-                segmented((ps_type)t, flags, shape, 30,
-                          segk[(size_t)(t + shape) % 4],
+                segmented((ps_type)t, flags, shape, 30, 3000,
+                          segk[(size_t)(t + shape) % 5],
                           vsizes[(size_t)(t + shape + flags) % 5], &rng);
                 calls++;
             }
@@ -461,6 +461,16 @@ int main(void)
         one_array(PS_U32, (unsigned)shape & 1u, shape, 270001, &rng);
         one_array(PS_I64, ~(unsigned)shape & 1u, shape, 262144, &rng);
         calls += 16;
+    }
+    /* Segments where some keep their best k sorted and the others' are
+     * selected by counting passes and sorted after (lib/ps_topk.c,
+     * keeps_best): k of 17 to 32 with one segment of 40000 keys among
+     * short ones; packed words (u32, f32) and pairs (u64). */
+    for (shape = 0; shape < D_COUNT; shape++) {
+        static const ps_type mix[] = { PS_U32, PS_F32, PS_U64 };
+        segmented(mix[shape % 3], (unsigned)shape & 1u, shape, 300, 40000,
+                  17 + (size_t)shape * 2, (size_t)shape % 2 * 4, &rng);
+        calls++;
     }
     /* One large array, where the select runs all its passes over many
      * survivors and the candidates' sort is the backend's own. */
