@@ -683,11 +683,14 @@ static int select_hist(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
  * keys arriving best first (reversed for k smallest), costs k moves a key.
  * The results come out sorted: no candidates' sort follows. */
 #define TOPK_INSERT_MAX 32u
-/* In segments shorter than TOPK_SAMPLE_MIN the inserts cost more than
- * the counting passes and a sort of the candidates from k = 17 on (Zen 5,
- * segments of 1000 u32: k = 16 83 ms against 100, k = 32 157 against
- * 104). */
-#define TOPK_BOUND_MAX 16u
+/* In segments shorter than TOPK_SAMPLE_MIN, for k from TOPK_BOUND_MAX + 1
+ * on and below one key in TOPK_BEST_RATIO, the inserts cost more than
+ * the column bound and a sort of the candidates (Zen 5, u32, ms for 10^8
+ * keys: segments of 1000, k = 4 33 against 41, k = 5 43 against 42,
+ * k = 16 84 against 59; of 10000, k = 16 26 against 30, k = 32 38
+ * against 34; of 30000, k = 32 24 against 28). */
+#define TOPK_BOUND_MAX 4u
+#define TOPK_BEST_RATIO 320u
 
 typedef struct topk_best {
     uint64_t img[TOPK_INSERT_MAX];
@@ -928,6 +931,179 @@ static void select_best(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     memcpy(cand, b[0].idx, m * sizeof *cand);
 }
 
+/* ---- larger k in short segments: a bound from column minima ----------
+ *
+ * Counting a segment's top digit costs a dependent increment a key and
+ * the split after it a few instructions more: in segments of 1000 keys
+ * that was slower than sorting them.  Instead the segment is read as rows
+ * of W >= 2m keys (W a multiple of 16, the last row short), and the
+ * minimum image of each column is taken with vector compares.  The m-th
+ * smallest of those W minima, T, bounds the m-th key: m columns hold a
+ * key at or below it.  A second vector pass keeps only the keys at or
+ * below T (for random keys about 1.3m to 1.6m of them) as survivors,
+ * and the counting passes finish among those few.  Segments of at least
+ * 8 rows (about 16m keys) and m up to TOPK_COLS / 2: with fewer rows the
+ * minima bound less and the counting passes alone were faster (Zen 5,
+ * segments of 1000 u32, k = 64: 107 ms against 118 with 7 rows; k = 100
+ * 116 against 160 with 4; k = 33, 12 rows, 82 against 107). */
+#define TOPK_COLS 1024u
+
+/* Column minima of the rows of the len keys at p (rows of W, then the
+ * short last row), images into mins[0 .. W - 1].  Row by row, so that
+ * the keys are read in order (the first read of the segment, from
+ * memory: column by column strided, it waited on every load). */
+#define TOPK_COLMIN(UT, ST)                                                  \
+    do {                                                                     \
+        typedef UT vu __attribute__((vector_size(16)));                      \
+        typedef ST vs __attribute__((vector_size(16)));                      \
+        typedef UT ut;                                                       \
+        const size_t lanes = 16 / sizeof(ut);                                \
+        vu acc[TOPK_COLS / (16 / sizeof(ut))], x, lt;                        \
+        size_t c, r, t, R = len / W;                                         \
+        for (c = 0; c < W / lanes; c++) {                                    \
+            memcpy(&x, (const ut *)p + c * lanes, 16);                       \
+            acc[c] = TOPK_IMG(x);                                            \
+        }                                                                    \
+        for (r = 1; r < R; r++)                                              \
+            for (c = 0; c < W / lanes; c++) {                                \
+                memcpy(&x, (const ut *)p + r * W + c * lanes, 16);           \
+                x = TOPK_IMG(x);                                             \
+                lt = (vu)(x < acc[c]);                                       \
+                acc[c] = (x & lt) | (acc[c] & ~lt);                          \
+            }                                                                \
+        for (c = 0; c < W; c++)                                              \
+            mins[c] = acc[c / lanes][c % lanes];                             \
+        for (t = R * W; t < len; t++) {                                      \
+            uint64_t img = image_of(((const ut *)p)[t], kb, xf);             \
+            if (img < mins[t - R * W])                                       \
+                mins[t - R * W] = img;                                       \
+        }                                                                    \
+    } while (0)
+
+/* The keys at p (indices a on) whose images are at or below T, with
+ * their images, into sv from *c on, in index order: a vector with none
+ * is skipped after one test, the others' lanes all written, each
+ * advancing by its compare (no branch per lane; writing every lane of
+ * every vector, even those with none, was slower for k = 17 to 64 in
+ * segments of 1000). */
+#define TOPK_KEEP_LE(UT, ST)                                                 \
+    do {                                                                     \
+        typedef UT vu __attribute__((vector_size(16)));                      \
+        typedef ST vs __attribute__((vector_size(16)));                      \
+        typedef UT ut;                                                       \
+        const size_t lanes = 16 / sizeof(ut);                                \
+        size_t j, l, n = *c, full = len - len % lanes;                       \
+        for (j = 0; j < full; j += lanes) {                                  \
+            vu x;                                                            \
+            vs le;                                                           \
+            ST any = 0;                                                      \
+            memcpy(&x, (const ut *)p + j, 16);                               \
+            x = TOPK_IMG(x);                                                 \
+            le = (vs)(x <= (ut)T);                                           \
+            for (l = 0; l < lanes; l++)                                      \
+                any |= le[l];                                                \
+            if (any == 0)                                                    \
+                continue;                                                    \
+            for (l = 0; l < lanes; l++) {                                    \
+                sv->idx[n] = a + j + l;                                      \
+                word_put(sv->img, n, kb, x[l]);                              \
+                n += x[l] <= T;                                              \
+            }                                                                \
+        }                                                                    \
+        for (j = full; j < len; j++) {                                       \
+            uint64_t img = image_of(((const ut *)p)[j], kb, xf);             \
+            if (img <= T) {                                                  \
+                sv->idx[n] = a + j;                                          \
+                word_put(sv->img, n++, kb, img);                             \
+            }                                                                \
+        }                                                                    \
+        *c = n;                                                              \
+    } while (0)
+
+PS_FORCE_INLINE void col_minima(const void *p, size_t len, size_t W,
+                                unsigned kb, ps_xf xf, uint64_t *mins)
+{
+    switch (kb) {
+    case 1: TOPK_COLMIN(uint8_t, int8_t); break;
+    case 2: TOPK_COLMIN(uint16_t, int16_t); break;
+    case 4: TOPK_COLMIN(uint32_t, int32_t); break;
+    default: TOPK_COLMIN(uint64_t, int64_t); break;
+    }
+}
+
+PS_FORCE_INLINE void keep_le(const void *p, size_t a, size_t len, unsigned kb,
+                             ps_xf xf, uint64_t T, topk_buf *sv, size_t *c)
+{
+    switch (kb) {
+    case 1: TOPK_KEEP_LE(uint8_t, int8_t); break;
+    case 2: TOPK_KEEP_LE(uint16_t, int16_t); break;
+    case 4: TOPK_KEEP_LE(uint32_t, int32_t); break;
+    default: TOPK_KEEP_LE(uint64_t, int64_t); break;
+    }
+}
+
+/* The r-th smallest (1-based, r <= n) of v[0 .. n - 1], images of kb
+ * bytes: counting passes from the top digit, v compacted in place to
+ * those with the r-th's digit after each. */
+static uint64_t kth_image(uint64_t *v, size_t n, size_t r, unsigned kb)
+{
+    unsigned shift = 8u * kb - 8u, d;
+    size_t hist[256], c, i, kept;
+    for (;;) {
+        memset(hist, 0, sizeof hist);
+        for (i = 0; i < n; i++)
+            hist[(v[i] >> shift) & 255u]++;
+        pick_digit(hist, &r, &d, &c);
+        if (c == 1 || shift == 0)
+            break;
+        if (c != n) {
+            for (i = 0, kept = 0; i < n; i++) {
+                v[kept] = v[i];
+                kept += ((v[i] >> shift) & 255u) == d;
+            }
+            n = kept;
+        }
+        shift -= 8;
+    }
+    for (i = 0; ((v[i] >> shift) & 255u) != d; i++)
+        ;
+    return v[i];
+}
+
+/* The columns' width for m: at least 2m, whole vectors of every width. */
+#define TOPK_COLS_W(m) ((2 * (m) + 15) & ~(size_t)15)
+
+/* Whether select_cols takes a segment of len keys for m (see above). */
+static int cols_fit(size_t len, size_t m)
+{
+    return len < TOPK_SAMPLE_MIN && m <= TOPK_COLS / 2 &&
+           8 * TOPK_COLS_W(m) <= len;
+}
+
+/* The select above for the m < len of the segment at w (cols_fit),
+ * appended to cand.  Fails only to allocate the survivors. */
+static int select_cols(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
+                       size_t *cand, topk_buf *sv)
+{
+    uint64_t mins[TOPK_COLS], T;
+    size_t W = TOPK_COLS_W(m), c = 0, nc = 0;
+    const unsigned char *p = (const unsigned char *)w->keys + w->a * kb;
+    topk_src surv = { NULL, 0, 0, sv };
+
+    col_minima(p, w->len, W, kb, xf, mins);
+    T = kth_image(mins, W, m, kb);
+    if (buf_reserve(sv, w->len + 16, kb) != PS_OK)  /* + a vector's lanes */
+        return PS_ERR_NO_MEMORY;
+    keep_le(p, w->a, w->len, kb, xf, T, sv, &c);
+    PS_DEBUG_ASSERT(c >= m);
+    surv.len = c;
+    if (c == m)
+        memcpy(cand, sv->idx, m * sizeof *cand);
+    else
+        select_survivors(&surv, kb, xf, 8u * kb - 8u, m, cand, &nc, sv);
+    return PS_OK;
+}
+
 /* The m < len elements of the segment a .. a + len - 1 that come first in
  * the stable sorted order, appended to cand (m entries, grouped as the top
  * of the file says).  Fails only to allocate the survivors. */
@@ -939,6 +1115,8 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
     unsigned shift = 8u * kb - 8u, d;
     topk_src whole = { keys, a, len, NULL }, surv = { keys, 0, 0, sv };
 
+    if (cols_fit(len, m))
+        return select_cols(&whole, m, kb, xf, cand, sv);
     if (len >= TOPK_SAMPLE_MIN && kb > 1) {
         int got = 0;
         if (m >= len / TOPK_HIST_FROM)
@@ -1084,8 +1262,9 @@ static void pack_segment(const topk_call *t, size_t s, const size_t *cand,
  * sorted (select_best), which needs no sort after. */
 static int keeps_best(size_t k, size_t len)
 {
-    return k <= TOPK_INSERT_MAX && (k <= TOPK_BOUND_MAX ||
-                                    len >= TOPK_SAMPLE_MIN);
+    return k <= TOPK_INSERT_MAX &&
+           (k <= TOPK_BOUND_MAX || len >= TOPK_SAMPLE_MIN ||
+            len / TOPK_BEST_RATIO >= k || !cols_fit(len, k));
 }
 
 /* Segments s0 .. s1 - 1 of the call, one after the other, on the calling

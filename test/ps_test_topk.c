@@ -463,12 +463,13 @@ int main(void)
         calls += 16;
     }
     /* Segments where some keep their best k sorted and the others' are
-     * selected by counting passes and sorted after (lib/ps_topk.c,
-     * keeps_best): k of 17 to 32 with one segment of 40000 keys among
-     * short ones; packed words (u32, f32) and pairs (u64). */
+     * selected by the column bound and sorted after (lib/ps_topk.c,
+     * keeps_best, cols_fit): k of 17 to 31, one segment of 40000 keys
+     * and the rest up to 3000 (the column bound from about 500 keys, the
+     * sorted inserts below); packed words (u32, f32) and pairs (u64). */
     for (shape = 0; shape < D_COUNT; shape++) {
         static const ps_type mix[] = { PS_U32, PS_F32, PS_U64 };
-        segmented(mix[shape % 3], (unsigned)shape & 1u, shape, 300, 40000,
+        segmented(mix[shape % 3], (unsigned)shape & 1u, shape, 3000, 40000,
                   17 + (size_t)shape * 2, (size_t)shape % 2 * 4, &rng);
         calls++;
     }
