@@ -218,24 +218,46 @@ PS_FORCE_INLINE void select_survivors(topk_src *surv, unsigned kb, ps_xf xf,
  * comparison per key, which the compiler vectorises. */
 #define TOPK_BLOCK 32u
 
+/* The vector types of the macros below, for keys of type UT (ST the
+ * signed type of its width): vu, vs and the lane type ut, 16 bytes a
+ * vector, in the vector extension GCC and Clang share. */
+#define TOPK_VEC_TYPES(UT, ST)                                               \
+    typedef UT vu __attribute__((vector_size(16)));                          \
+    typedef ST vs __attribute__((vector_size(16)));                          \
+    typedef UT ut
+
+/* The order images of a vector x of vu (lanes of ut; vs signed). */
+#define TOPK_IMG(x)                                                          \
+    ((x) ^ (ut)xf.flip ^ ((vu)((vs)(x) >> (8 * sizeof(ut) - 1)) & (ut)xf.fneg))
+
+/* x = the images of the vector at src; any = whether a lane is <= T. */
+#define TOPK_LOAD_LE(x, src, T, any)                                         \
+    do {                                                                     \
+        vs le_;                                                              \
+        size_t l_;                                                           \
+        memcpy(&(x), (src), 16);                                             \
+        (x) = TOPK_IMG(x);                                                   \
+        le_ = (vs)((x) <= (ut)(T));                                          \
+        for (l_ = 0, (any) = 0; l_ < 16 / sizeof(ut); l_++)                  \
+            (any) |= le_[l_];                                                \
+    } while (0)
+
 /* Whether any of the TOPK_BLOCK keys at p has an image <= hi: 16 bytes
  * of keys at a time, in the vector extension GCC and Clang share (the
  * OpenMP kernels use it too), as the library is built for the baseline
  * ISA, whose compilers at -O2 would not vectorise the plain loop. */
 #define TOPK_ANY_LE(UT, ST)                                                  \
     do {                                                                     \
-        typedef UT vu __attribute__((vector_size(16)));                      \
-        typedef ST vs __attribute__((vector_size(16)));                      \
+        TOPK_VEC_TYPES(UT, ST);                                              \
         vs acc = { 0 };                                                      \
         size_t v;                                                            \
-        for (v = 0; v < TOPK_BLOCK * sizeof(UT) / 16; v++) {                 \
+        for (v = 0; v < TOPK_BLOCK * sizeof(ut) / 16; v++) {                 \
             vu x;                                                            \
             memcpy(&x, (const unsigned char *)p + 16 * v, 16);               \
-            x = x ^ (UT)xf.flip                                              \
-                ^ ((vu)((vs)x >> (8 * sizeof(UT) - 1)) & (UT)xf.fneg);       \
-            acc |= (vs)(x <= (UT)hi);                                        \
+            x = TOPK_IMG(x);                                                 \
+            acc |= (vs)(x <= (ut)hi);                                        \
         }                                                                    \
-        for (v = 1; v < 16 / sizeof(UT); v++)                                \
+        for (v = 1; v < 16 / sizeof(ut); v++)                                \
             acc[0] |= acc[v];                                                \
         return acc[0] != 0;                                                  \
     } while (0)
@@ -763,15 +785,9 @@ static void best_scan(const topk_src *w, size_t j0, size_t j1, size_t k,
 #define TOPK_MB 16u
 #define TOPK_MIN_BLOCKS (TOPK_SAMPLE_MIN / TOPK_MB)
 
-/* The order images of a vector x of vu (lanes of ut; vs signed). */
-#define TOPK_IMG(x)                                                          \
-    ((x) ^ (ut)xf.flip ^ ((vu)((vs)(x) >> (8 * sizeof(ut) - 1)) & (ut)xf.fneg))
-
 #define TOPK_MIN(UT, ST)                                                     \
     do {                                                                     \
-        typedef UT vu __attribute__((vector_size(16)));                      \
-        typedef ST vs __attribute__((vector_size(16)));                      \
-        typedef UT ut;                                                       \
+        TOPK_VEC_TYPES(UT, ST);                                              \
         vu acc, x, lt;                                                       \
         UT lo;                                                               \
         size_t v;                                                            \
@@ -806,20 +822,13 @@ PS_FORCE_INLINE uint64_t block_min(const void *p, unsigned kb, ps_xf xf)
  * says which 16 bytes hold one, and only their lanes are looked at. */
 #define TOPK_OFFER_LE(UT, ST)                                                \
     do {                                                                     \
-        typedef UT vu __attribute__((vector_size(16)));                      \
-        typedef ST vs __attribute__((vector_size(16)));                      \
-        typedef UT ut;                                                       \
+        TOPK_VEC_TYPES(UT, ST);                                              \
         const size_t lanes = 16 / sizeof(ut);                                \
         size_t v, l;                                                         \
         for (v = 0; v < TOPK_MB / lanes; v++) {                           \
             vu x;                                                            \
-            vs le;                                                           \
-            ST any = 0;                                                      \
-            memcpy(&x, (const unsigned char *)p + 16 * v, 16);               \
-            x = TOPK_IMG(x);                                                 \
-            le = (vs)(x <= (ut)T);                                           \
-            for (l = 0; l < lanes; l++)                                      \
-                any |= le[l];                                                \
+            ST any;                                                          \
+            TOPK_LOAD_LE(x, (const unsigned char *)p + 16 * v, T, any);      \
             if (any == 0)                                                    \
                 continue;                                                    \
             for (l = 0; l < lanes; l++)                                      \
@@ -954,9 +963,7 @@ static void select_best(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
  * memory: column by column strided, it waited on every load). */
 #define TOPK_COLMIN(UT, ST)                                                  \
     do {                                                                     \
-        typedef UT vu __attribute__((vector_size(16)));                      \
-        typedef ST vs __attribute__((vector_size(16)));                      \
-        typedef UT ut;                                                       \
+        TOPK_VEC_TYPES(UT, ST);                                              \
         const size_t lanes = 16 / sizeof(ut);                                \
         vu acc[TOPK_COLS / (16 / sizeof(ut))], x, lt;                        \
         size_t c, r, t, R = len / W;                                         \
@@ -988,20 +995,13 @@ static void select_best(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
  * segments of 1000). */
 #define TOPK_KEEP_LE(UT, ST)                                                 \
     do {                                                                     \
-        typedef UT vu __attribute__((vector_size(16)));                      \
-        typedef ST vs __attribute__((vector_size(16)));                      \
-        typedef UT ut;                                                       \
+        TOPK_VEC_TYPES(UT, ST);                                              \
         const size_t lanes = 16 / sizeof(ut);                                \
         size_t j, l, n = *c, full = len - len % lanes;                       \
         for (j = 0; j < full; j += lanes) {                                  \
             vu x;                                                            \
-            vs le;                                                           \
-            ST any = 0;                                                      \
-            memcpy(&x, (const ut *)p + j, 16);                               \
-            x = TOPK_IMG(x);                                                 \
-            le = (vs)(x <= (ut)T);                                           \
-            for (l = 0; l < lanes; l++)                                      \
-                any |= le[l];                                                \
+            ST any;                                                          \
+            TOPK_LOAD_LE(x, (const ut *)p + j, T, any);                      \
             if (any == 0)                                                    \
                 continue;                                                    \
             for (l = 0; l < lanes; l++) {                                    \
