@@ -273,48 +273,87 @@ PS_FORCE_INLINE int block_any_le(const void *p, unsigned kb, ps_xf xf,
     }
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* The r-th smallest (1-based, r <= n) of v[0 .. n - 1], images of kb
+ * bytes: counting passes from the top digit, v compacted in place to
+ * those with the r-th's digit after each. */
+static uint64_t kth_image(uint64_t *v, size_t n, size_t r, unsigned kb)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
+    unsigned shift = 8u * kb - 8u, d;
+    size_t hist[256], c, i, kept;
+    for (;;) {
+        memset(hist, 0, sizeof hist);
+        for (i = 0; i < n; i++)
+            hist[(v[i] >> shift) & 255u]++;
+        pick_digit(hist, &r, &d, &c);
+        if (c == 1 || shift == 0)
+            break;
+        if (c != n) {
+            for (i = 0, kept = 0; i < n; i++) {
+                v[kept] = v[i];
+                kept += ((v[i] >> shift) & 255u) == d;
+            }
+            n = kept;
+        }
+        shift -= 8;
+    }
+    for (i = 0; ((v[i] >> shift) & 255u) != d; i++)
+        ;
+    return v[i];
 }
 
 /* Bounds lo <= hi of the images between which the m-th smallest very
- * probably lies, from a sample of TOPK_SAMPLE images spread over the
- * segment (one a stratum, at a jittered place in it, so that sorted and
- * periodic inputs are sampled as well as random ones).  lo = 0 when the
- * m-th may be among the smallest of the sample.  The sample's rank of the
- * m-th is binomial, mean m S / len: the bounds are 3 standard deviations
- * and 2 ranks either side.  Returns 0 when the bounds would hold more
- * than an eighth of the keys, or none above: then the counting passes are
- * as good.  *cap: room for the keys between them (twice the expected). */
+ * probably lies, from a sample of S images spread over the segment (one
+ * a stratum, at a jittered place in it, so that sorted and periodic
+ * inputs are sampled as well as random ones).  lo = 0 when the m-th may
+ * be among the smallest of the sample.  The sample's rank of the m-th is
+ * binomial, mean m S / len: the bounds are 3 standard deviations and 2
+ * ranks either side.  Returns 0 when the bounds would hold more than an
+ * eighth of the keys, or none above (then the counting passes are as
+ * good), or the sample cannot be allocated.  *cap: room for the keys
+ * between them (twice the expected).
+ *
+ * S is TOPK_SAMPLE, or TOPK_SAMPLE_BIG from TOPK_SAMPLE_BIG_MIN keys: at
+ * k = 100 in 2^24 keys, 1024 put hi near the 6th of 1024 (0.6 % of the
+ * keys, 1000 times k, a key at or below it in 17 % of the 32-key blocks,
+ * which the scan cannot skip); 16384 put it near 0.04 %. */
+#define TOPK_SAMPLE_BIG 16384u
+#define TOPK_SAMPLE_BIG_MIN ((size_t)1 << 21)
+
 static int sample_bounds(const topk_src *w, unsigned kb, ps_xf xf, size_t m,
                          uint64_t *lo, uint64_t *hi, size_t *cap)
 {
-    uint64_t img[TOPK_SAMPLE], h = 0x9e3779b97f4a7c15u;
-    size_t stride = w->len / TOPK_SAMPLE, j, i;
-    double p = (double)m / (double)w->len, q = p * TOPK_SAMPLE, a, b;
-    double var = TOPK_SAMPLE * p * (1.0 - p), sd = 0;
+    size_t S = w->len >= TOPK_SAMPLE_BIG_MIN ? TOPK_SAMPLE_BIG : TOPK_SAMPLE;
+    uint64_t *img, *copy, h = 0x9e3779b97f4a7c15u;
+    size_t stride = w->len / S, j, i;
+    double p = (double)m / (double)w->len, q = p * (double)S, a, b;
+    double var = (double)S * p * (1.0 - p), sd = 0;
     size_t ra, rb;
 
-    while (sd * sd < var)       /* <= 16 steps: var <= TOPK_SAMPLE / 4 */
+    while (sd * sd < var)       /* <= 64 steps: var <= S / 4 */
         sd += 1;
     a = q - 3 * sd - 2;
     b = q + 3 * sd + 2;
 
     /* hi is the sample's image at rank b + 1, which must be in it. */
-    if (b + 1 >= TOPK_SAMPLE || b - (a > 0 ? a : 0) > TOPK_SAMPLE / 8)
+    if (b + 1 >= (double)S || b - (a > 0 ? a : 0) > (double)(S / 8))
         return 0;
-    for (j = 0; j < TOPK_SAMPLE; j++) {
+    img = ps_alloc(2 * S * sizeof *img);
+    if (img == NULL)
+        return 0;
+    copy = img + S;
+    for (j = 0; j < S; j++) {
         h += 0x9e3779b97f4a7c15u;
         img[j] = src_image(w, j * stride + (size_t)((h >> 33) % stride), kb,
                            xf, &i);
     }
-    qsort(img, TOPK_SAMPLE, sizeof img[0], cmp_u64);
+    memcpy(copy, img, S * sizeof *img);
     ra = a > 0 ? (size_t)a : 0;
     rb = (size_t)b + 1;
-    *lo = ra > 0 ? img[ra] : 0;
-    *hi = img[rb];
+    /* The image at rank r of the sample sorted is its (r + 1)-th smallest;
+     * kth_image reorders what it reads, hence the copy. */
+    *lo = ra > 0 ? kth_image(copy, S, ra + 1, kb) : 0;
+    *hi = kth_image(img, S, rb + 1, kb);
+    ps_release(img);
     *cap = 2 * ((rb - ra + 1) * stride + 1024);
     if (*cap > w->len)
         *cap = w->len;
@@ -536,9 +575,9 @@ static int select_sampled(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
 
 /* ---- large k in long segments: one wide digit counted ----------------
  *
- * When a 1024th or more of a long segment is in, the sampled
- * bounds hold a band of 5 % of the keys, each kept with its image, and
- * no block is skipped.  Instead the top TOPK_HB bits of every image are
+ * When a 64th or more of a long segment is in, the sampled bounds hold a
+ * band of 1-5 % of the keys, each kept with its image, and no block is
+ * skipped.  Instead the top TOPK_HB bits of every image are
  * counted (in chunks on the runner's threads, a histogram each), which
  * fixes the digit d of the m-th: a second pass writes the keys below d
  * straight to the candidates and keeps those with digit d (about n / 2048
@@ -548,10 +587,11 @@ static int select_sampled(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
  * select runs instead. */
 #define TOPK_HB 11u
 #define TOPK_HBINS (1u << TOPK_HB)
-/* The histogram select from a 1024th of the keys in (below that the
- * sampled bounds skip most blocks and win: on Zen 5, 2^24 u32 keys, the
- * two cross between k = 10^4 and 2 x 10^4). */
-#define TOPK_HIST_FROM 1024u
+/* The histogram select from a 64th of the keys in (below that the sampled
+ * bounds skip enough blocks to win: on Zen 5, 2^24 u32 keys, k = 10^5
+ * 9.6 ms against 11.4, 2 x 10^5 14.9 against 14.3, 10^6 28.8 against
+ * 19.5). */
+#define TOPK_HIST_FROM 64u
 
 typedef struct topk_hist {
     const topk_src *w;
@@ -1040,34 +1080,6 @@ PS_FORCE_INLINE void keep_le(const void *p, size_t a, size_t len, unsigned kb,
     case 4: TOPK_KEEP_LE(uint32_t, int32_t); break;
     default: TOPK_KEEP_LE(uint64_t, int64_t); break;
     }
-}
-
-/* The r-th smallest (1-based, r <= n) of v[0 .. n - 1], images of kb
- * bytes: counting passes from the top digit, v compacted in place to
- * those with the r-th's digit after each. */
-static uint64_t kth_image(uint64_t *v, size_t n, size_t r, unsigned kb)
-{
-    unsigned shift = 8u * kb - 8u, d;
-    size_t hist[256], c, i, kept;
-    for (;;) {
-        memset(hist, 0, sizeof hist);
-        for (i = 0; i < n; i++)
-            hist[(v[i] >> shift) & 255u]++;
-        pick_digit(hist, &r, &d, &c);
-        if (c == 1 || shift == 0)
-            break;
-        if (c != n) {
-            for (i = 0, kept = 0; i < n; i++) {
-                v[kept] = v[i];
-                kept += ((v[i] >> shift) & 255u) == d;
-            }
-            n = kept;
-        }
-        shift -= 8;
-    }
-    for (i = 0; ((v[i] >> shift) & 255u) != d; i++)
-        ;
-    return v[i];
 }
 
 /* The columns' width for m: at least 2m, whole vectors of every width. */
