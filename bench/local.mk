@@ -24,6 +24,10 @@ bench_ps_cpubench_CXXFLAGS = $(PS_WARN_CFLAGS) $(PTHREAD_CFLAGS) $(PS_BENCH_CXXF
 bench_ps_cpubench_LDADD = lib/libportsort.la $(PS_HWY_LIBS) $(PS_BENCH_LIBS) \
 	$(PTHREAD_LIBS) -lm
 EXTRA_DIST += bench/ps_cpubench.sh
+# The peers the project does not carry, built from their checkouts for
+# PS_BENCH_PEERS (bench/peers/build.sh; doc/results-openmp.md).
+EXTRA_DIST += bench/peers/build.sh bench/peers/ps_peer_xss.cc \
+	bench/peers/ps_peer_ips.cc
 
 # ps_topk against ps_sort_keys on the same keys, and ps_topk_segments
 # against ps_sort_segments (issue 30); doc/topk.md has the figures.

@@ -2,17 +2,18 @@
  * ps_topk.c - ps_topk and ps_topk_segments: the first k of the stable
  * sorted order without sorting the rest.
  *
- * A radix select on the order images (ps_keytype.h): the image's top 8
- * bits are counted over the whole segment, which fixes the top digit of
- * the k-th image; the elements below that digit are in the result for
- * sure, those above it are out, and only those with that digit (the
- * survivors, kept as their indices) are counted again on the next 8 bits,
- * and so on.  It stops when every survivor is in, or at the last digit,
- * where the survivors all have the k-th image and the first of them by
- * index complete the k.  The result's elements (the candidates) are then
- * sorted by the backend's segmented sort, a sort of k and not of n: the
- * work is O(n) reads for the first count and split, the survivors' passes,
- * and O(k log k)-ish for the sort.
+ * Each segment is selected on the host, by one of five ways chosen by k
+ * and its length (doc/topk.md has the figures behind the thresholds):
+ * the best k kept sorted while reading (small k); a bound from column
+ * minima (short segments); sampled bounds (long segments, small k); a
+ * wide-digit histogram (long segments, large k); and underneath them all
+ * a radix select on the order images (ps_keytype.h), which counts the
+ * top 8 bits, keeps the keys below the k-th's digit, drops those above
+ * it, and counts the next digit over the rest (the survivors) until every
+ * survivor is in, or the last digit, where the first survivors by index
+ * complete k.  The selected elements (the candidates) are then sorted by
+ * the backend's segmented sort, a sort of k and not of n, packed into
+ * 64-bit words when the keys and the indices fit.
  *
  * Ties: the candidates are appended group by group (those found below the
  * digit of one pass, then of the next, then the last survivors), each
@@ -20,6 +21,7 @@
  * differ in the digit that separated them).  So equal images are in index
  * order among the candidates, and a stable sort of them by image is the
  * stable sorted order of the whole: the first k of ps_argsort, bit for bit.
+ * (The packed words carry the index, so their sort needs no stability.)
  *
  * Nothing is written to the caller's outputs before every allocation and
  * the sort have succeeded; the inputs are only read.
