@@ -599,7 +599,8 @@ typedef struct topk_hist {
     const topk_src *w;
     unsigned kb, shift, d;
     ps_xf xf;
-    uint32_t *hist;             /* TOPK_CHUNKS x TOPK_HBINS */
+    size_t *hist;               /* TOPK_CHUNKS x TOPK_HBINS; a chunk may
+                                 * pass 2^32 keys */
     size_t jobs;
     size_t *cand, *below_at, *mid_at;
     topk_buf *sv;
@@ -614,7 +615,7 @@ PS_FORCE_INLINE void chunk_of(const topk_hist *h, size_t c, size_t *j0,
 
 PS_FORCE_INLINE void hist_count_w(const topk_hist *h, size_t c, unsigned kb)
 {
-    uint32_t *H = h->hist + c * TOPK_HBINS;
+    size_t *H = h->hist + c * TOPK_HBINS;
     size_t j, j0, j1, i;
     chunk_of(h, c, &j0, &j1);
     memset(H, 0, TOPK_HBINS * sizeof *H);
@@ -715,7 +716,7 @@ static int select_hist(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     below_at[0] = mid_at[0] = 0;
     for (c = 1; c < h.jobs; c++) {
         size_t lo = 0;
-        const uint32_t *H = h.hist + (c - 1) * TOPK_HBINS;
+        const size_t *H = h.hist + (c - 1) * TOPK_HBINS;
         for (b = 0; b < h.d; b++)
             lo += H[b];
         below_at[c] = below_at[c - 1] + lo;
