@@ -597,7 +597,7 @@ static int select_sampled(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
 
 typedef struct topk_hist {
     const topk_src *w;
-    unsigned kb, shift, d;
+    unsigned kb, shift, d;      /* d: the k-th's digit, TOPK_HBINS before */
     ps_xf xf;
     size_t *hist;               /* TOPK_CHUNKS x TOPK_HBINS; a chunk may
                                  * pass 2^32 keys */
@@ -621,16 +621,6 @@ PS_FORCE_INLINE void hist_count_w(const topk_hist *h, size_t c, unsigned kb)
     memset(H, 0, TOPK_HBINS * sizeof *H);
     for (j = j0; j < j1; j++)
         H[src_image(h->w, j, kb, h->xf, &i) >> h->shift]++;
-}
-
-static void hist_count_job(void *ctx, size_t c)
-{
-    const topk_hist *h = ctx;
-    switch (h->kb) {
-    case 2: hist_count_w(h, c, 2); break;
-    case 4: hist_count_w(h, c, 4); break;
-    default: hist_count_w(h, c, 8); break;
-    }
 }
 
 PS_FORCE_INLINE void hist_split_w(const topk_hist *h, size_t c, unsigned kb)
@@ -666,13 +656,22 @@ PS_FORCE_INLINE void hist_split_w(const topk_hist *h, size_t c, unsigned kb)
         memcpy(out, stage, ns * sizeof *out);
 }
 
-static void hist_split_job(void *ctx, size_t c)
+/* Chunk c's count (h->d == TOPK_HBINS: no digit picked yet) or split. */
+PS_FORCE_INLINE void hist_pass_w(const topk_hist *h, size_t c, unsigned kb)
+{
+    if (h->d == TOPK_HBINS)
+        hist_count_w(h, c, kb);
+    else
+        hist_split_w(h, c, kb);
+}
+
+static void hist_job(void *ctx, size_t c)
 {
     const topk_hist *h = ctx;
     switch (h->kb) {
-    case 2: hist_split_w(h, c, 2); break;
-    case 4: hist_split_w(h, c, 4); break;
-    default: hist_split_w(h, c, 8); break;
+    case 2: hist_pass_w(h, c, 2); break;
+    case 4: hist_pass_w(h, c, 4); break;
+    default: hist_pass_w(h, c, 8); break;
     }
 }
 
@@ -685,7 +684,7 @@ static int select_hist(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
 {
     size_t below_at[TOPK_CHUNKS], mid_at[TOPK_CHUNKS], tot[TOPK_HBINS];
     size_t c, b, r = m, below = 0, nc;
-    topk_hist h = { w, kb, 8u * kb - TOPK_HB, 0, xf, NULL, 1, cand,
+    topk_hist h = { w, kb, 8u * kb - TOPK_HB, TOPK_HBINS, xf, NULL, 1, cand,
                     below_at, mid_at, sv };
     topk_src surv = { NULL, 0, 0, sv };
 
@@ -694,7 +693,7 @@ static int select_hist(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     h.hist = ps_alloc(h.jobs * TOPK_HBINS * sizeof *h.hist);
     if (h.hist == NULL)
         return -1;
-    run_jobs(run, h.jobs, hist_count_job, &h);
+    run_jobs(run, h.jobs, hist_job, &h);
     for (b = 0; b < TOPK_HBINS; b++)
         for (tot[b] = 0, c = 0; c < h.jobs; c++)
             tot[b] += h.hist[c * TOPK_HBINS + b];
@@ -722,7 +721,7 @@ static int select_hist(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
         below_at[c] = below_at[c - 1] + lo;
         mid_at[c] = mid_at[c - 1] + H[h.d];
     }
-    run_jobs(run, h.jobs, hist_split_job, &h);
+    run_jobs(run, h.jobs, hist_job, &h);
     ps_release(h.hist);
     nc = below;
     surv.len = tot[h.d];
@@ -1207,6 +1206,7 @@ typedef struct topk_jobs {
     const topk_call *t;
     size_t *cand, *coff;
     uint64_t *w;
+    unsigned char *ckeys;       /* the candidates' keys, sorted with cand */
     size_t seg[TOPK_SEG_JOBS + 1], jobs;
     int st[TOPK_SEG_JOBS];
     int sort;                   /* the candidates need sorting */
@@ -1345,7 +1345,8 @@ PS_FORCE_INLINE void write_w(const topk_jobs *j, size_t s, unsigned kb)
             }
         } else {
             i = j->cand[first + r];
-            memcpy(ok + r * kb, t->keys + i * kb, kb);
+            memcpy(ok + r * kb, j->ckeys != NULL ? j->ckeys + (first + r) * kb
+                                                 : t->keys + i * kb, kb);
         }
         if (j->out_index != NULL)
             j->out_index[slot + r] = i;
@@ -1426,9 +1427,10 @@ static int select_all(topk_jobs *j, const topk_runner *run)
 }
 
 /* Order each segment's candidates into the stable sorted order on the
- * backend: the packed words as keys, else the keys with their indices as
- * size_t values, a size every backend moves natively (4 or 8 bytes). */
-static int sort_candidates(const topk_jobs *j, const ps_backend_ops *ops,
+ * backend: the packed words as keys, else the keys (gathered into
+ * j->ckeys, which the outputs are then written from) with their indices
+ * as size_t values, a size every backend moves natively (4 or 8 bytes). */
+static int sort_candidates(topk_jobs *j, const ps_backend_ops *ops,
                            void *state)
 {
     const topk_call *t = j->t;
@@ -1449,7 +1451,7 @@ static int sort_candidates(const topk_jobs *j, const ps_backend_ops *ops,
         memcpy(ckeys + i * kb, t->keys + j->cand[i] * kb, kb);
     st = ps_segments_on(ops, state, ckeys, j->cand, sizeof(size_t), M,
                         j->coff, t->num_segments, t->type, t->flags);
-    ps_release(ckeys);
+    j->ckeys = ckeys;
     return st;
 }
 
@@ -1506,6 +1508,7 @@ static int topk_run(topk_call *t, size_t *out_index,
     else
         write_job(&j, 0);
 out:
+    ps_release(j.ckeys);
     ps_scratch_put(j.w, kw);
     ps_scratch_put(j.cand, kc);
     ps_release(j.coff);
