@@ -13,6 +13,14 @@ for simd in avx2 none; do
     PORTSORT_BACKEND=openmp PORTSORT_OPENMP_SIMD=$simd PS_TEST_MAX_N=131073 \
         "${top_builddir:-.}/test/ps_test_diff" || exit $?
 done
+# The top-k select runs its chunks, segments, packing and writing as jobs
+# on the pool (lib/ps_topk.c): one thread runs them in order, eight more
+# members than this machine has CPUs.
+for t in 1 8; do
+    echo "ps_test_topk again on $t threads"
+    PORTSORT_BACKEND=openmp PORTSORT_THREADS=$t \
+        "${top_builddir:-.}/test/ps_test_topk" || exit $?
+done
 echo "ps_test_diff again on one thread, sizes up to 2^17 + 1"
 PORTSORT_BACKEND=openmp PORTSORT_THREADS=1 PS_TEST_MAX_N=131073 \
     exec "${top_builddir:-.}/test/ps_test_diff"

@@ -486,7 +486,8 @@ int main(void)
      * TOPK_SAMPLE_BIG_MIN): k = 100 takes it, in both directions. */
     one_array(PS_U32, 0, D_RANDOM, ((size_t)1 << 21) + 3, &rng);
     one_array(PS_F32, PS_DESCENDING, D_SPECIAL, (size_t)1 << 21, &rng);
-    calls += 16;
+    one_array(PS_U32, 0, D_FEW, (size_t)1 << 21, &rng);  /* ties at the k-th */
+    calls += 24;
     /* One large array, where the select runs all its passes over many
      * survivors and the candidates' sort is the backend's own. */
     one_array(PS_U32, 0, D_PREFIX, 300000, &rng);
