@@ -38,13 +38,26 @@
 
 #include "ps_openmp_team.h"
 
-/* How long a member polls a word before it sleeps: enough to catch the
- * next phase of a sort on a quiet machine (the caller's work between two
- * phases is a prefix sum, and a futex wake-up costs tens of microseconds)
- * without burning much of a time slice that another process, or another
- * member, needs on a busy one.  Timed rather than counted: a pause
- * instruction takes from 3 to 140 cycles across x86 cores. */
+/* How long a member polls a word before it sleeps.  First PS_SPIN_NS of
+ * pause instructions: enough to catch the next phase of a sort (the
+ * caller's work between two phases is a prefix sum, and a futex wake-up
+ * costs tens of microseconds).  Timed rather than counted: a pause takes
+ * from 3 to 140 cycles across x86 cores.
+ *
+ * Then, up to PS_POLL_NS, the member polls with sched_yield() between
+ * looks: a worker that sleeps for milliseconds lets a virtual machine halt
+ * its vCPU, and waking that takes longer than a sort of 2^20 keys (the
+ * caller then claims every item alone: one thread's speed, measured in
+ * doc/results-openmp.md).  libgomp's idle workers poll 3-8 ms the same
+ * way (GOMP_SPINCOUNT), which is why its users do not see this.
+ *
+ * A yield that comes back PS_TAKEN_NS or more later means another task
+ * ran on this core: the machine is busy, and polling on would take time
+ * from it (and cost our own threads their wake-up credit with the
+ * scheduler), so the member sleeps at once. */
 #define PS_SPIN_NS 50000
+#define PS_POLL_NS 10000000
+#define PS_TAKEN_NS 30000
 
 static inline void cpu_relax(void)
 {
@@ -106,19 +119,24 @@ static uint64_t now_ns(void)
 
 static void wait_change(waitword *w, uint32_t val)
 {
-    uint64_t until = 0;
+    uint64_t start = 0;
     unsigned i;
     for (i = 1;; i++) {
         if (__atomic_load_n(&w->value, __ATOMIC_ACQUIRE) != val)
             return;
-        cpu_relax();
         if (i % 64 == 0) {      /* the clock costs about as much as 64 polls */
             uint64_t t = now_ns();
-            if (until == 0)
-                until = t + PS_SPIN_NS;
-            else if (t >= until)
+            if (start == 0)
+                start = t;
+            else if (t - start >= PS_POLL_NS)
                 break;
+            else if (t - start >= PS_SPIN_NS) {
+                sched_yield();
+                if (now_ns() - t >= PS_TAKEN_NS)
+                    break;
+            }
         }
+        cpu_relax();
     }
     for (;;) {
         __atomic_add_fetch(&w->sleepers, 1, __ATOMIC_SEQ_CST);
