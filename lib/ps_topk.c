@@ -1030,33 +1030,36 @@ static void select_best(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     } while (0)
 
 /* The keys at p (indices a on) whose images are at or below T, with
- * their images, into sv from *c on, in index order: a vector with none
- * is skipped after one test, the others' lanes all written, each
- * advancing by its compare (no branch per lane; writing every lane of
- * every vector, even those with none, was slower for k = 17 to 64 in
- * segments of 1000). */
+ * their images, into sv from *c on, in index order: every lane of a
+ * vector written, each advancing by its compare (no branch per lane).
+ * Unless dense, a vector with none is skipped after one test: under the
+ * column bound few are kept, and writing every lane of every vector was
+ * slower for k = 17 to 64 in segments of 1000; under select_cut's bound
+ * many are, and the test would be a mispredicted branch. */
 #define TOPK_KEEP_LE(UT, ST)                                                 \
     do {                                                                     \
         TOPK_VEC_TYPES(UT, ST);                                              \
         const size_t lanes = 16 / sizeof(ut);                                \
         size_t j, l, n = *c, full = len - len % lanes;                       \
+        size_t *idx = sv->idx;                                               \
+        ut *img = (ut *)(void *)sv->img;                                     \
         for (j = 0; j < full; j += lanes) {                                  \
             vu x;                                                            \
             ST any;                                                          \
             TOPK_LOAD_LE(x, (const ut *)p + j, T, any);                      \
-            if (any == 0)                                                    \
+            if (!dense && any == 0)                                          \
                 continue;                                                    \
             for (l = 0; l < lanes; l++) {                                    \
-                sv->idx[n] = a + j + l;                                      \
-                word_put(sv->img, n, kb, x[l]);                              \
+                idx[n] = a + j + l;                                          \
+                img[n] = x[l];                                               \
                 n += x[l] <= T;                                              \
             }                                                                \
         }                                                                    \
         for (j = full; j < len; j++) {                                       \
-            uint64_t img = image_of(((const ut *)p)[j], kb, xf);             \
-            if (img <= T) {                                                  \
-                sv->idx[n] = a + j;                                          \
-                word_put(sv->img, n++, kb, img);                             \
+            uint64_t im = image_of(((const ut *)p)[j], kb, xf);              \
+            if (im <= T) {                                                   \
+                idx[n] = a + j;                                              \
+                img[n++] = (ut)im;                                           \
             }                                                                \
         }                                                                    \
         *c = n;                                                              \
@@ -1074,7 +1077,8 @@ PS_FORCE_INLINE void col_minima(const void *p, size_t len, size_t W,
 }
 
 PS_FORCE_INLINE void keep_le(const void *p, size_t a, size_t len, unsigned kb,
-                             ps_xf xf, uint64_t T, topk_buf *sv, size_t *c)
+                             ps_xf xf, uint64_t T, int dense, topk_buf *sv,
+                             size_t *c)
 {
     switch (kb) {
     case 1: TOPK_KEEP_LE(uint8_t, int8_t); break;
@@ -1094,28 +1098,95 @@ static int cols_fit(size_t len, size_t m)
            8 * TOPK_COLS_W(m) <= len;
 }
 
-/* The select above for the m < len of the segment at w (cols_fit),
- * appended to cand.  Fails only to allocate the survivors. */
-static int select_cols(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
-                       size_t *cand, topk_buf *sv)
+/* The first m of the keys of the segment at w whose images are at or
+ * below T, appended to cand: keep_le gathers them as survivors, the
+ * counting passes finish among those few.  Returns 1, 0 when fewer than
+ * m are at or below T (T bounded nothing), or -1 when the survivors
+ * cannot be allocated. */
+static int select_below(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
+                        uint64_t T, int dense, size_t *cand, topk_buf *sv)
 {
-    uint64_t mins[TOPK_COLS], T;
-    size_t W = TOPK_COLS_W(m), c = 0, nc = 0;
+    size_t c = 0, nc = 0;
     const unsigned char *p = (const unsigned char *)w->keys + w->a * kb;
     topk_src surv = { NULL, 0, 0, sv };
 
-    col_minima(p, w->len, W, kb, xf, mins);
-    T = kth_image(mins, W, m, kb);
     if (buf_reserve(sv, w->len + 16, kb) != PS_OK)  /* + a vector's lanes */
-        return PS_ERR_NO_MEMORY;
-    keep_le(p, w->a, w->len, kb, xf, T, sv, &c);
-    PS_DEBUG_ASSERT(c >= m);
+        return -1;
+    if (dense)
+        keep_le(p, w->a, w->len, kb, xf, T, 1, sv, &c);
+    else
+        keep_le(p, w->a, w->len, kb, xf, T, 0, sv, &c);
+    if (c < m)
+        return 0;
     surv.len = c;
     if (c == m)
         memcpy(cand, sv->idx, m * sizeof *cand);
     else
         select_survivors(&surv, kb, xf, 8u * kb - 8u, m, cand, &nc, sv);
-    return PS_OK;
+    return 1;
+}
+
+/* The select above for the m < len of the segment at w (cols_fit),
+ * appended to cand.  Fails only to allocate the survivors. */
+static int select_cols(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
+                       size_t *cand, topk_buf *sv)
+{
+    uint64_t mins[TOPK_COLS];
+    size_t W = TOPK_COLS_W(m);
+    int got;
+
+    col_minima((const unsigned char *)w->keys + w->a * kb, w->len, W, kb,
+               xf, mins);
+    got = select_below(w, m, kb, xf, kth_image(mins, W, m, kb), 0, cand,
+                       sv);
+    PS_DEBUG_ASSERT(got != 0);
+    return got > 0 ? PS_OK : PS_ERR_NO_MEMORY;
+}
+
+/* ---- mid k in short segments: a bound from a small sample -------------
+ *
+ * Where the columns do not fit (m above about len / 16), the counting
+ * passes read the whole segment twice a key at a time.  Instead the
+ * images of TOPK_CUT_S keys spread over it (one a stratum, at a jittered
+ * place) are counted to their r-th smallest, T, with r three standard
+ * deviations of the sample's binomial rank above its mean m S / len: T
+ * very probably bounds the m-th key with 1.3 to 2.3 m keys below it, and
+ * select_below keeps those with one vector pass, dense (10 to 40 % of the
+ * vectors' lanes are kept: a branch a vector on whether any is would be
+ * a coin toss; it was, at k = 64, 150 ms against 83).  When the sample misled
+ * (fewer than m at or below T: sorted or periodic segments can do that),
+ * the counting passes run as before, a vector pass later. */
+#define TOPK_CUT_S 128u
+
+/* Whether select_w tries select_cut for m of len keys. */
+static int cut_fit(size_t len, size_t m)
+{
+    return len < TOPK_SAMPLE_MIN && len >= 4 * TOPK_CUT_S && 3 * m < len &&
+           !cols_fit(len, m);
+}
+
+/* Returns 1 with m candidates appended to cand, 0 when the bound keeps
+ * nothing worth it or missed, -1 when out of memory. */
+static int select_cut(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
+                      size_t *cand, topk_buf *sv)
+{
+    uint64_t img[TOPK_CUT_S], h = 0x9e3779b97f4a7c15u;
+    size_t stride = w->len / TOPK_CUT_S, j, i, r;
+    double p = (double)m / (double)w->len, q = p * TOPK_CUT_S;
+    double var = q * (1.0 - p), sd = 0;
+
+    while (sd * sd < var)       /* <= 6 steps: var <= TOPK_CUT_S / 4 */
+        sd += 1;
+    r = (size_t)(q + 3 * sd) + 2;
+    if (r >= TOPK_CUT_S - TOPK_CUT_S / 8)  /* would keep nearly all */
+        return 0;
+    for (j = 0; j < TOPK_CUT_S; j++) {
+        h += 0x9e3779b97f4a7c15u;
+        img[j] = src_image(w, j * stride + (size_t)((h >> 33) % stride), kb,
+                           xf, &i);
+    }
+    return select_below(w, m, kb, xf, kth_image(img, TOPK_CUT_S, r, kb), 1,
+                        cand, sv);
 }
 
 /* The m < len elements of the segment a .. a + len - 1 that come first in
@@ -1131,6 +1202,11 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
 
     if (cols_fit(len, m))
         return select_cols(&whole, m, kb, xf, cand, sv);
+    if (cut_fit(len, m)) {
+        int got = select_cut(&whole, m, kb, xf, cand, sv);
+        if (got != 0)
+            return got > 0 ? PS_OK : PS_ERR_NO_MEMORY;
+    }
     if (len >= TOPK_SAMPLE_MIN && kb > 1) {
         int got = 0;
         if (m >= len / TOPK_HIST_FROM)
@@ -1207,6 +1283,7 @@ typedef struct topk_jobs {
     size_t *cand, *coff;
     uint64_t *w;
     unsigned char *ckeys;       /* the candidates' keys, sorted with cand */
+    size_t mc;                  /* how many candidates in all */
     size_t seg[TOPK_SEG_JOBS + 1], jobs;
     int st[TOPK_SEG_JOBS];
     int sort;                   /* the candidates need sorting */
@@ -1282,6 +1359,18 @@ static int keeps_best(size_t k, size_t len)
             len / TOPK_BEST_RATIO >= k || !cols_fit(len, k));
 }
 
+/* How many of a segment of len keys are candidates for the first k: all
+ * of them from k >= 5 len / 8 (unless the best k are kept as they are
+ * read), as selecting most of a segment costs more than sorting the rest
+ * with it (Zen 5, 10^5 segments of 1000 u32: k = 999, 323 -> 209 ms;
+ * k = 700, 253 -> 235; k = 500, 209 -> 225, so not there). */
+static size_t cands_of(size_t k, size_t len)
+{
+    if (len <= k || (k / 5 >= len / 8 && !keeps_best(k, len)))
+        return len;
+    return k;
+}
+
 /* Segments s0 .. s1 - 1 of the call, one after the other, on the calling
  * thread (the whole array's one segment takes run's threads for its
  * scan), packed into j->w as they are selected when it is not NULL. */
@@ -1327,6 +1416,8 @@ PS_FORCE_INLINE void write_w(const topk_jobs *j, size_t s, unsigned kb)
 {
     const topk_call *t = j->t;
     size_t first = j->coff[s], m = j->coff[s + 1] - first, r;
+    if (m > j->t->k)
+        m = j->t->k;            /* the segment's all were candidates */
     size_t slot = s * t->k, a = t->offsets[s], vs = t->value_size;
     ps_xf xf = ps_xf_make(t->type, t->flags);
     unsigned char *ok = j->out_keys + slot * kb;
@@ -1385,7 +1476,7 @@ static int plan_jobs(topk_jobs *j)
     for (s = 0; s < t->num_segments; s++) {
         size_t len = t->offsets[s + 1] - t->offsets[s];
         j->coff[s] = at;
-        at += len < t->k ? len : t->k;
+        at += cands_of(t->k, len);
         short_all &= len <= (size_t)0xffffffffu;
         if (len > 1 && !keeps_best(t->k, len))
             j->sort = 1;
@@ -1396,6 +1487,7 @@ static int plan_jobs(topk_jobs *j)
         }
     }
     j->coff[t->num_segments] = at;
+    j->mc = at;
     if (j->seg[j->jobs] < t->num_segments)
         j->seg[++j->jobs] = t->num_segments;
     return short_all;
@@ -1434,7 +1526,7 @@ static int sort_candidates(topk_jobs *j, const ps_backend_ops *ops,
                            void *state)
 {
     const topk_call *t = j->t;
-    size_t M = t->m_total, kb = ps_type_bytes(t->type), i;
+    size_t M = j->mc, kb = ps_type_bytes(t->type), i;
     unsigned char *ckeys;
     int st;
 
@@ -1466,7 +1558,7 @@ static int topk_run(topk_call *t, size_t *out_index,
     size_t M = t->m_total;
     topk_jobs j;
     topk_runner run;
-    int st, kc = 0, kw = 0;
+    int st, kc = 0, kw = 0, short_all;
 
     /* The select's jobs on the threads of the backend an array of n would
      * go to; the candidates' sort on the one for M. */
@@ -1482,14 +1574,23 @@ static int topk_run(topk_call *t, size_t *out_index,
     j.out_values = out_values;
     /* M <= n, and topk_check made sure that n indices and keys fit. */
     j.coff = ps_alloc((t->num_segments + 1) * sizeof(size_t));
+    if (j.coff == NULL) {
+        ps_detail_set("%s: cannot allocate %zu bytes for %zu offsets",
+                      t->fn, (t->num_segments + 1) * sizeof(size_t),
+                      t->num_segments + 1);
+        st = PS_ERR_NO_MEMORY;
+        goto out;
+    }
+    short_all = plan_jobs(&j);
+    M = j.mc;                   /* t->m_total <= j.mc <= n */
     j.cand = ps_scratch_take(M * sizeof(size_t), &kc);
-    if (j.coff == NULL || j.cand == NULL) {
+    if (j.cand == NULL) {
         ps_detail_set("%s: cannot allocate %zu bytes for %zu candidates",
                       t->fn, M * sizeof(size_t), M);
         st = PS_ERR_NO_MEMORY;
         goto out;
     }
-    if (plan_jobs(&j) && ps_type_bytes(t->type) <= 4 && j.sort && M > 1) {
+    if (short_all && ps_type_bytes(t->type) <= 4 && j.sort && M > 1) {
         j.w = ps_scratch_take(M * sizeof(uint64_t), &kw);
         if (j.w == NULL) {
             ps_detail_set("%s: cannot allocate %zu bytes for %zu "

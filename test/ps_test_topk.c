@@ -482,6 +482,17 @@ int main(void)
                   17 + (size_t)shape * 2, (size_t)shape % 2 * 4, &rng);
         calls++;
     }
+    /* k of 64 to 360 in segments up to 3000 keys, past the column bound:
+     * the small sample's bound (lib/ps_topk.c, cut_fit) in segments of
+     * 512 keys and more with k < len / 3, the counting passes above that,
+     * every key a candidate from k >= 5 len / 8 (cands_of), and the
+     * segments of k keys or fewer whole. */
+    for (shape = 0; shape < D_COUNT; shape++) {
+        static const ps_type mix[] = { PS_U32, PS_I64, PS_F32, PS_U16 };
+        segmented(mix[shape % 4], ~(unsigned)shape & 1u, shape, 3000, 9000,
+                  64 + (size_t)shape * 37, (size_t)(shape % 3) * 4, &rng);
+        calls++;
+    }
     /* From 2^21 keys the bounds come from a larger sample (lib/ps_topk.c,
      * TOPK_SAMPLE_BIG_MIN): k = 100 takes it, in both directions. */
     one_array(PS_U32, 0, D_RANDOM, ((size_t)1 << 21) + 3, &rng);
