@@ -13,6 +13,8 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_error_detail.3 \
 	doc/man/ps_init.3 \
 	doc/man/ps_release_cache.3 \
+	doc/man/ps_scratch_bytes.3 \
+	doc/man/ps_set_memory_limit.3 \
 	doc/man/ps_sort_keys.3 \
 	doc/man/ps_sort_pairs.3 \
 	doc/man/ps_sort_segments.3 \

@@ -474,6 +474,37 @@ PS_API size_t ps_backends(ps_backend_info *out, size_t max);
 PS_API int ps_release_cache(void);
 
 /*
+ * ps_set_memory_limit - cap the host memory each later call of the library
+ * allocates for itself: its blocks taken on the calling thread (a sort's
+ * scratch, argsort's copy and indices, the kept blocks it reuses), counted
+ * together per call, at most `bytes`; 0 removes the cap.  Overrules
+ * PORTSORT_MEMORY_LIMIT (bytes, with an optional K, M or G suffix), which
+ * sets it until this is called (a malformed value fails ps_init).  Applies to every thread, from the next
+ * call on.  Device memory is not counted.
+ *
+ * Under the cap, a sort of keys alone on the serial and openmp backends
+ * (ps_sort_keys, and ps_sort_segments without values) sorts in place
+ * when its scratch would pass it or cannot be allocated: an MSD radix
+ * sort that allocates nothing (slower: see doc/memory.md).  Every other
+ * call that needs more than the cap allows fails with
+ * PS_ERR_NO_MEMORY, its arrays unchanged, and ps_error_detail() names
+ * the limit and the block it refused: a stable sort of pairs needs its
+ * scratch, and is never done unstably instead.  Returns PS_OK.
+ */
+PS_API int ps_set_memory_limit(size_t bytes);
+
+/*
+ * ps_scratch_bytes - the host memory the chosen backend would allocate for
+ * ps_sort_keys (value_size 0) or ps_sort_pairs (values of value_size bytes)
+ * of n elements of `type` with `flags`: a limit of at least this lets such
+ * a call run its usual path.  0 when n < 2, when the sort allocates
+ * nothing (small arrays), when type, flags or the sizes are invalid
+ * (ps_error_detail() says which), or when no backend can be chosen.  Chooses the backend (as the first sort would) if none is yet.
+ */
+PS_API size_t ps_scratch_bytes(size_t n, size_t value_size, ps_type type,
+                               unsigned flags);
+
+/*
  * ps_device_api - the device API of a backend, for sorting data that is
  * already on its device (a CUDA device pointer, an OpenCL cl_mem...).
  *

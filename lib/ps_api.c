@@ -144,6 +144,48 @@ int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
     }
 }
 
+/* What the backend's own sort of n takes, or the core's estimate for a
+ * backend that does not say. */
+static size_t backend_bytes(const ps_backend_ops *ops, void *state, size_t n,
+                            size_t vs, ps_type type, unsigned flags)
+{
+    size_t kb = ps_type_bytes(type);
+    if (ops->scratch_bytes != NULL)
+        return ops->scratch_bytes(state, n, vs, type, flags);
+    return n > SIZE_MAX / (kb + vs) ? SIZE_MAX : n * (kb + vs);
+}
+
+size_t ps_scratch_bytes(size_t n, size_t value_size, ps_type type,
+                        unsigned flags)
+{
+    const ps_backend_ops *ops;
+    void *state;
+    size_t w, route;
+
+    ps_detail_clear();
+    if (ps_check_type_flags("ps_scratch_bytes", type, flags) != PS_OK)
+        return 0;
+    if (value_size != 0 && n > SIZE_MAX / value_size) {
+        ps_detail_set("ps_scratch_bytes: n = %zu values of %zu bytes "
+                      "overflow size_t", n, value_size);
+        return 0;
+    }
+    if (n < 2 || ps_backend_for(n, &ops, &state) != PS_OK)
+        return 0;
+    /* Values of an aligned array of a native size go to the backend as
+     * they are; the others by the index route (ps_sort_by_index): the
+     * indices, a copy of the values, and the backend's sort with the
+     * indices as values. */
+    if (value_size == 0 || ps_values_native(ops, NULL, value_size))
+        return backend_bytes(ops, state, n, value_size, type, flags);
+    w = ps_index_width(n);
+    route = backend_bytes(ops, state, n, w, type, flags);
+    if (n > SIZE_MAX / (w + value_size) ||
+        route > SIZE_MAX - n * (w + value_size))
+        return SIZE_MAX;
+    return route + n * w + n * value_size;
+}
+
 /* argsort sorts a private copy of the keys with their indices, so the
  * caller's keys are only read and perm is written only after success. */
 int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,

@@ -228,6 +228,13 @@ typedef struct ps_backend_ops {
      * the calling thread. */
     void (*run_jobs)(void *state, size_t jobs, void (*job)(void *ctx, size_t i),
                      void *ctx);
+    /* The host memory, in bytes, that sort_keys (value_size 0) or
+     * sort_pairs (value_size one of value_sizes) of n > 1 elements would
+     * take through host->alloc and host->take (ps_scratch_bytes).  May be
+     * NULL: the core then answers n x (key size + value_size), a stable
+     * radix sort's second array. */
+    size_t (*scratch_bytes)(void *state, size_t n, size_t value_size,
+                            ps_type type, unsigned flags);
     /* New members go here, at the end, each saying what NULL or 0 (a
      * backend that predates it) makes the core do; every caller in the
      * core tests for NULL.  Members above sort_pairs are never NULL

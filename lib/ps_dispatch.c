@@ -340,6 +340,7 @@ static int check_environment(char *why, size_t why_len)
     unsigned long long min_n;
     size_t i;
     if (ps_verbose_check(why, why_len) < 0
+        || ps_mem_limit_check(why, why_len) < 0
         || ps_env_number("PORTSORT_GPU_MIN_N", 0, SIZE_MAX, &min_n, why, why_len) < 0)
         return -1;
     pthread_once(&registry_once, build_registry);

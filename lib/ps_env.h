@@ -20,6 +20,7 @@
 #define PS_ENV_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,39 @@ static inline int ps_env_number(const char *name, unsigned long long lo,
     }
     snprintf(accepted, sizeof accepted, "a whole number from %llu to %llu", lo, hi);
     return ps_env_refuse(name, v, accepted, why, why_len);
+}
+
+/* Variable `name` as a byte count: decimal digits, then optionally one of
+ * K, M, G (or k, m, g: 2^10, 2^20, 2^30), no larger than SIZE_MAX.
+ * Returns 1 with *out set, 0 when unset or empty, or -1 with why set. */
+static inline int ps_env_bytes(const char *name, size_t *out, char *why,
+                               size_t why_len)
+{
+    const char *v = ps_getenv_set(name);
+    char digits[32];
+    size_t len;
+    unsigned long long x, unit = 1;
+    if (v == NULL)
+        return 0;
+    len = strlen(v);
+    if (len > 0 && len < sizeof digits) {
+        memcpy(digits, v, len + 1);
+        switch (digits[len - 1]) {
+        case 'K': case 'k': unit = 1ull << 10; break;
+        case 'M': case 'm': unit = 1ull << 20; break;
+        case 'G': case 'g': unit = 1ull << 30; break;
+        default: break;
+        }
+        if (unit != 1)
+            digits[len - 1] = '\0';
+        if (ps_env_digits(digits, (unsigned long long)SIZE_MAX / unit, &x) == 0) {
+            *out = (size_t)(x * unit);
+            return 1;
+        }
+    }
+    return ps_env_refuse(name, v, "bytes as decimal digits, optionally "
+                         "followed by K, M or G (2^10, 2^20, 2^30)", why,
+                         why_len);
 }
 
 /* Variable `name` as one of the words of the NULL-terminated list (which

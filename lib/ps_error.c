@@ -34,14 +34,21 @@ const char *ps_error_detail(void)
     return detail;
 }
 
+/* Every public entry point calls this first: it is where a call begins,
+ * for the memory limit's count too. */
 void ps_detail_clear(void)
 {
     detail[0] = '\0';
+    ps_mem_call_begin();
 }
 
+/* A message of a call in which the memory limit refused a block says so:
+ * that refusal is what made the allocation named fail. */
 void ps_detail_vset(const char *fmt, va_list ap)
 {
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    int len = vsnprintf(detail, sizeof detail, fmt, ap);
+    if (len >= 0 && (size_t)len < sizeof detail)
+        ps_mem_note(detail + len, sizeof detail - (size_t)len);
 }
 
 void ps_detail_set(const char *fmt, ...)

@@ -78,7 +78,7 @@ static void host_fail(const char *fmt, ...)
  * was a fifth of a 10M-string sort (314k faults; 10M duplicates 194-206
  * -> 158-174 ms, 2 threads, Zen 5).  The hint is only a hint: where huge
  * pages are off or unknown nothing changes. */
-void *ps_alloc(size_t bytes)
+void *ps_alloc_raw(size_t bytes)
 {
     size_t rounded;
     if (bytes == 0)
@@ -101,9 +101,86 @@ void *ps_alloc(size_t bytes)
     return aligned_alloc(64, rounded);
 }
 
+void *ps_alloc(size_t bytes)
+{
+    return ps_mem_admit(bytes) ? ps_alloc_raw(bytes) : NULL;
+}
+
 void ps_release(void *p)
 {
     free(p);
+}
+
+/* ---- the memory limit ------------------------------------------------
+ *
+ * mem_limit is 0 (none) or the limit in bytes; until ps_set_memory_limit
+ * is called it is read from PORTSORT_MEMORY_LIMIT once (a malformed value
+ * fails ps_init first, at the choice of backend, and means no limit here).
+ * Each thread counts what its current call has taken, so that concurrent
+ * calls on other threads never share a budget. */
+static size_t mem_limit;
+static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
+static _Thread_local int call_open;
+static _Thread_local size_t call_bytes, call_refused;
+
+int ps_mem_limit_check(char *why, size_t why_len)
+{
+    size_t v;
+    return ps_env_bytes("PORTSORT_MEMORY_LIMIT", &v, why, why_len) < 0 ? -1 : 0;
+}
+
+static void mem_read_env(void)
+{
+    char why[200];
+    size_t v = 0;
+    if (ps_env_bytes("PORTSORT_MEMORY_LIMIT", &v, why, sizeof why) == 1)
+        __atomic_store_n(&mem_limit, v, __ATOMIC_RELAXED);
+}
+
+static size_t mem_limit_now(void)
+{
+    pthread_once(&mem_once, mem_read_env);
+    return __atomic_load_n(&mem_limit, __ATOMIC_RELAXED);
+}
+
+int ps_set_memory_limit(size_t bytes)
+{
+    pthread_once(&mem_once, mem_read_env);  /* the environment is overruled */
+    __atomic_store_n(&mem_limit, bytes, __ATOMIC_RELAXED);
+    return PS_OK;
+}
+
+void ps_mem_call_begin(void)
+{
+    call_open = 1;
+    call_bytes = 0;
+    call_refused = 0;
+}
+
+int ps_mem_admit(size_t bytes)
+{
+    size_t lim;
+    if (!call_open)
+        return 1;
+    lim = mem_limit_now();
+    if (lim != 0 && (call_bytes > lim || bytes > lim - call_bytes)) {
+        call_refused = bytes;
+        return 0;
+    }
+    call_bytes += bytes;
+    return 1;
+}
+
+void ps_mem_note(char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    if (call_open && call_refused != 0)
+        snprintf(buf, len, " (the memory limit, %zu bytes, refused a block "
+                 "of %zu after %zu: raise PORTSORT_MEMORY_LIMIT or "
+                 "ps_set_memory_limit, or 0 for none)", mem_limit_now(),
+                 call_refused, call_bytes);
 }
 
 static ps_host host_services;

@@ -27,8 +27,28 @@ int ps_verbose(void);
 /* PORTSORT_VERBOSE as 0 or 1, or -1 with `why` set when it is malformed. */
 int ps_verbose_check(char *why, size_t why_len);
 void ps_log(const char *fmt, ...) PS_PRINTF(1, 2);
+/* 64-byte aligned host memory, NULL when there is none or when it would
+ * take the calling thread's call past the memory limit (below). */
 void *ps_alloc(size_t bytes);
+/* ps_alloc without the limit: for blocks already admitted (ps_scratch.c). */
+void *ps_alloc_raw(size_t bytes);
 void ps_release(void *p);
+
+/* The memory limit (ps_set_memory_limit, PORTSORT_MEMORY_LIMIT): each
+ * public call's host blocks, taken on its calling thread, together at most
+ * the limit.  ps_mem_call_begin starts a call's count (ps_detail_clear,
+ * which every entry point calls first, calls it); ps_mem_admit counts
+ * `bytes` against it, or returns 0 when they would pass the limit (and
+ * remembers that for the call's messages, ps_mem_note).  Threads that
+ * never began a call (the backends' workers) are not counted. */
+void ps_mem_call_begin(void);
+int ps_mem_admit(size_t bytes);
+/* Into buf, a clause for the call's error message when the limit refused
+ * a block in this call ("" otherwise). */
+void ps_mem_note(char *buf, size_t len);
+/* PORTSORT_MEMORY_LIMIT: 0 when unset, empty or well-formed, -1 with why
+ * set when malformed (checked at the choice of backend). */
+int ps_mem_limit_check(char *why, size_t why_len);
 
 /* ps_scratch.c: at least `bytes` of 64-byte aligned scratch, NULL when
  * there is no memory: a block kept from an earlier call when one is free

@@ -75,8 +75,10 @@ void *ps_scratch_take(size_t bytes, int *kept)
     int i, fits;
 
     *kept = 0;
+    if (!ps_mem_admit(bytes))   /* a kept block counts as a new one */
+        return NULL;
     if (bytes < PS_KEEP_MIN || bytes > PS_KEEP_MAX)
-        return ps_alloc(bytes);
+        return ps_alloc_raw(bytes);
     pthread_mutex_lock(&keep_lock);
     i = keep_choose(bytes, &fits);
     if (i >= 0) {
@@ -91,12 +93,12 @@ void *ps_scratch_take(size_t bytes, int *kept)
     p = i >= 0 ? keep[i].block : NULL;
     pthread_mutex_unlock(&keep_lock);
     if (i < 0)
-        return ps_alloc(bytes);
+        return ps_alloc_raw(bytes);
     *kept = 1;
     if (p != NULL)
         return p;
     ps_release(stale);
-    p = ps_alloc(bytes);
+    p = ps_alloc_raw(bytes);
     pthread_mutex_lock(&keep_lock);
     if (p != NULL) {
         keep[i].block = p;

@@ -4,7 +4,7 @@
 check_PROGRAMS += test/ps_test_diff test/ps_test_errors test/ps_test_threads \
 	test/ps_test_fork test/ps_test_modules test/ps_test_scale \
 	test/ps_test_segments test/ps_test_topk test/ps_test_records \
-	test/ps_test_strings
+	test/ps_test_strings test/ps_test_memory
 noinst_HEADERS += test/ps_test_util.h test/ps_test_topkdev.h
 
 test_ps_test_diff_SOURCES = test/ps_test_diff.c test/ps_test_util.c
@@ -33,6 +33,8 @@ test_ps_test_records_LDADD = lib/libportsort.la
 test_ps_test_strings_SOURCES = test/ps_test_strings.c test/ps_test_util.c \
 	test/ps_test_faults.c
 test_ps_test_strings_LDADD = lib/libportsort.la
+test_ps_test_memory_SOURCES = test/ps_test_memory.c test/ps_test_util.c
+test_ps_test_memory_LDADD = lib/libportsort.la
 test_ps_test_modules_SOURCES = test/ps_test_modules.c test/ps_test_util.c
 test_ps_test_modules_LDADD = lib/libportsort.la
 

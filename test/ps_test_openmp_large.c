@@ -136,30 +136,50 @@ static void check(const char *what, ps_type type, unsigned flags, size_t n,
     free(orig); free(k); free(v); free(seen);
 }
 
-/* After ps_release_cache the next big sort must allocate; make that fail
- * and check that the arrays are untouched. */
+/* After ps_release_cache the next big sort must allocate; make that fail.
+ * Keys alone are then sorted in place (reference/ps_inplace.c); a sort of
+ * pairs, which needs its scratch to stay stable, fails with the arrays
+ * untouched. */
 static void allocation_failure(size_t n)
 {
     uint32_t *k = xmalloc(n * 4), *k0 = xmalloc(n * 4);
+    uint32_t *v = xmalloc(n * 4), *v0 = xmalloc(n * 4);
     uint64_t s = 7;
     size_t i;
     int st;
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         k[i] = k0[i] = (uint32_t)t_rand(&s);
+        v[i] = v0[i] = (uint32_t)i;
+    }
+    if (ps_release_cache() != PS_OK)
+        t_fail("ps_release_cache failed");
+    t_fail_alloc_at(1);
+    st = ps_sort_pairs(k, v, 4, n, PS_U32, 0);
+    t_fail_alloc_at(0);
+    if (!t_alloc_failed())
+        t_fail("allocation failure: the sort allocated nothing after "
+               "ps_release_cache");
+    if (st != PS_ERR_NO_MEMORY)
+        t_fail("allocation failure: pairs got %s", ps_strerror(st));
+    if (memcmp(k, k0, n * 4) != 0 || memcmp(v, v0, n * 4) != 0)
+        t_fail("allocation failure: the pairs changed");
+    printf("  %-40s n=%zu ok\n", "failed allocation leaves pairs alone", n);
     if (ps_release_cache() != PS_OK)
         t_fail("ps_release_cache failed");
     t_fail_alloc_at(1);
     st = ps_sort_keys(k, n, PS_U32, 0);
     t_fail_alloc_at(0);
     if (!t_alloc_failed())
-        t_fail("allocation failure: the sort allocated nothing after "
-               "ps_release_cache");
-    if (st != PS_ERR_NO_MEMORY)
-        t_fail("allocation failure: got %s", ps_strerror(st));
-    if (memcmp(k, k0, n * 4) != 0)
-        t_fail("allocation failure: the keys changed");
-    printf("  %-40s n=%zu ok\n", "failed allocation leaves keys alone", n);
-    free(k); free(k0);
+        t_fail("allocation failure: the keys' sort allocated nothing");
+    if (st != PS_OK)
+        t_fail("allocation failure: keys got %s (%s), not a sort in place",
+               ps_strerror(st), ps_error_detail());
+    for (i = 1; i < n; i++)
+        if (k[i - 1] > k[i])
+            t_fail("allocation failure: keys sorted in place out of order "
+                   "at %zu", i);
+    printf("  %-40s n=%zu ok\n", "failed allocation: keys sorted in place", n);
+    free(k); free(k0); free(v); free(v0);
 }
 
 /* Two threads sort big arrays over and over while a third releases the

@@ -28,11 +28,6 @@
 
 #include "ps_test_util.h"
 
-enum { D_RANDOM, D_EQUAL, D_TWO, D_PREFIX, D_FEW, D_SORTED, D_REVERSE,
-       D_SPECIAL, D_COUNT };
-static const char *dnames[] = { "random", "all-equal", "two-values",
-    "shared-prefix", "few-distinct", "sorted", "reversed", "specials" };
-
 #define GUARD 0xA5
 #define NGUARD 3        /* guard elements after the results */
 
@@ -42,36 +37,6 @@ static void *xmalloc(size_t bytes)
     if (p == NULL)
         t_fail("out of memory (%zu bytes)", bytes);
     return p;
-}
-
-static void put(unsigned char *p, size_t i, size_t kb, uint64_t v)
-{
-    memcpy(p + i * kb, &v, kb);     /* little-endian hosts: the low bytes */
-}
-
-static void make_keys(unsigned char *k, size_t n, ps_type t, int shape,
-                      uint64_t *rng)
-{
-    size_t kb = ps_type_size(t), i;
-    uint64_t a = t_rand(rng), b = t_rand(rng), few[5];
-    for (i = 0; i < 5; i++)
-        few[i] = t_rand(rng);
-    for (i = 0; i < n; i++) {
-        uint64_t r = t_rand(rng), v = r;
-        switch (shape) {
-        case D_EQUAL: v = a; break;
-        case D_TWO: v = r % 5 ? a : b; break;
-        case D_PREFIX: v = (a & ~0xFFFFull) | (r & (r >> 8) & 0x3FF); break;
-        case D_FEW: v = few[r % 5]; break;
-        case D_SPECIAL: v = t_special(t, r); break;
-        default: break;
-        }
-        put(k, i, kb, v);
-    }
-    if (shape == D_SORTED || shape == D_REVERSE)
-        if (ps_sort_keys(k, n, t, shape == D_REVERSE ? PS_DESCENDING : 0)
-            != PS_OK)
-            t_fail("make_keys: ps_sort_keys: %s", ps_error_detail());
 }
 
 /* The outputs of one call, with guard elements after the results. */
@@ -149,7 +114,7 @@ static void one_array(ps_type t, unsigned flags, int shape, size_t n,
     size_t *perm = xmalloc(n * sizeof(size_t));
     char what[160];
 
-    make_keys(keys, n, t, shape, rng);
+    t_make_keys(keys, n, t, shape, rng);
     for (i = 0; i < n * 12; i++)
         vals[i] = (unsigned char)t_rand(rng);
     memcpy(kcopy, keys, n * kb);
@@ -169,7 +134,7 @@ static void one_array(ps_type t, unsigned flags, int shape, size_t n,
         outs o;
         int st;
         snprintf(what, sizeof what, "ps_topk %s %s %s n=%zu k=%zu vs=%zu%s",
-                 t_type_name(t), flags ? "desc" : "asc", dnames[shape], n, k,
+                 t_type_name(t), flags ? "desc" : "asc", t_shape_names[shape], n, k,
                  vs, with_index ? " index" : "");
         outs_init(&o, m, kb, vs, with_index);
         st = ps_topk(keys, vs ? vals : NULL, vs, n, k, o.keys, o.vals, o.index,
@@ -184,7 +149,7 @@ static void one_array(ps_type t, unsigned flags, int shape, size_t n,
     }
     if (memcmp(keys, kcopy, n * kb) != 0 || memcmp(vals, vcopy, n * 12) != 0)
         t_fail("ps_topk %s %s n=%zu: the inputs changed", t_type_name(t),
-               dnames[shape], n);
+               t_shape_names[shape], n);
     free(keys); free(vals); free(kcopy); free(vcopy); free(perm);
 }
 
@@ -209,11 +174,11 @@ static void segmented(ps_type t, unsigned flags, int shape, size_t maxlen,
     keys = xmalloc(n * kb);
     vals = xmalloc(n * (vs ? vs : 1));
     perm = xmalloc(n * sizeof(size_t));
-    make_keys(keys, n, t, shape, rng);
+    t_make_keys(keys, n, t, shape, rng);
     for (i = 0; i < n * vs; i++)
         vals[i] = (unsigned char)t_rand(rng);
     snprintf(what, sizeof what, "ps_topk_segments %s %s %s k=%zu vs=%zu",
-             t_type_name(t), flags ? "desc" : "asc", dnames[shape], k, vs);
+             t_type_name(t), flags ? "desc" : "asc", t_shape_names[shape], k, vs);
     outs_init(&o, ns * k, kb, vs, (k + vs) % 2 == 0);
     st = ps_topk_segments(keys, vs ? vals : NULL, vs, n, off, ns, k, o.keys,
                           o.vals, o.index, t, flags);
@@ -383,7 +348,7 @@ static void faults(void)
     long j;
     outs o;
 
-    make_keys((unsigned char *)keys, n, PS_U32, D_PREFIX, &rng);
+    t_make_keys((unsigned char *)keys, n, PS_U32, T_PREFIX, &rng);
     if (ps_argsort(keys, perm, n, PS_U32, 0) != PS_OK)
         t_fail("ps_argsort: %s", ps_error_detail());
     outs_init(&o, k, 4, 0, 1);
@@ -439,7 +404,7 @@ int main(void)
     for (t = PS_U8; t <= T_TYPE_LAST; t++)
         for (flags = t_wanted("PS_TEST_TYPES", t_type_name((ps_type)t))
                      ? 0 : 2; flags <= PS_DESCENDING; flags++)
-            for (shape = 0; shape < D_COUNT; shape++) {
+            for (shape = 0; shape < T_SHAPES; shape++) {
                 for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
                     one_array((ps_type)t, flags, shape, sizes[si], &rng);
                     calls += 8;
@@ -457,7 +422,7 @@ int main(void)
         static const ps_type big[] = { PS_U16, PS_I32, PS_F32, PS_U64, PS_F64 };
         for (si = 0; si < sizeof big / sizeof big[0]; si++)
             for (flags = 0; flags <= PS_DESCENDING; flags++)
-                for (shape = 0; shape < D_COUNT; shape++) {
+                for (shape = 0; shape < T_SHAPES; shape++) {
                     if (!t_wanted("PS_TEST_TYPES", t_type_name(big[si])))
                         continue;
                     one_array(big[si], flags, shape, 40000 + (size_t)shape, &rng);
@@ -466,7 +431,7 @@ int main(void)
     }
     /* Past 2^18 keys the sampled scan runs in chunks on the backend's
      * threads (TOPK_PAR_MIN): every shape once more there, u32 and i64. */
-    for (shape = 0; shape < D_COUNT; shape++) {
+    for (shape = 0; shape < T_SHAPES; shape++) {
         one_array(PS_U32, (unsigned)shape & 1u, shape, 270001, &rng);
         one_array(PS_I64, ~(unsigned)shape & 1u, shape, 262144, &rng);
         calls += 16;
@@ -476,7 +441,7 @@ int main(void)
      * keeps_best, cols_fit): k of 17 to 31, one segment of 40000 keys
      * and the rest up to 3000 (the column bound from about 500 keys, the
      * sorted inserts below); packed words (u32, f32) and pairs (u64). */
-    for (shape = 0; shape < D_COUNT; shape++) {
+    for (shape = 0; shape < T_SHAPES; shape++) {
         static const ps_type mix[] = { PS_U32, PS_F32, PS_U64 };
         segmented(mix[shape % 3], (unsigned)shape & 1u, shape, 3000, 40000,
                   17 + (size_t)shape * 2, (size_t)shape % 2 * 4, &rng);
@@ -487,7 +452,7 @@ int main(void)
      * 512 keys and more with k < len / 3, the counting passes above that,
      * every key a candidate from k >= 5 len / 8 (cands_of), and the
      * segments of k keys or fewer whole. */
-    for (shape = 0; shape < D_COUNT; shape++) {
+    for (shape = 0; shape < T_SHAPES; shape++) {
         static const ps_type mix[] = { PS_U32, PS_I64, PS_F32, PS_U16 };
         segmented(mix[shape % 4], ~(unsigned)shape & 1u, shape, 3000, 9000,
                   64 + (size_t)shape * 37, (size_t)(shape % 3) * 4, &rng);
@@ -495,14 +460,14 @@ int main(void)
     }
     /* From 2^21 keys the bounds come from a larger sample (lib/ps_topk.c,
      * TOPK_SAMPLE_BIG_MIN): k = 100 takes it, in both directions. */
-    one_array(PS_U32, 0, D_RANDOM, ((size_t)1 << 21) + 3, &rng);
-    one_array(PS_F32, PS_DESCENDING, D_SPECIAL, (size_t)1 << 21, &rng);
-    one_array(PS_U32, 0, D_FEW, (size_t)1 << 21, &rng);  /* ties at the k-th */
+    one_array(PS_U32, 0, T_RANDOM, ((size_t)1 << 21) + 3, &rng);
+    one_array(PS_F32, PS_DESCENDING, T_SPECIAL, (size_t)1 << 21, &rng);
+    one_array(PS_U32, 0, T_FEW, (size_t)1 << 21, &rng);  /* ties at the k-th */
     calls += 24;
     /* One large array, where the select runs all its passes over many
      * survivors and the candidates' sort is the backend's own. */
-    one_array(PS_U32, 0, D_PREFIX, 300000, &rng);
-    one_array(PS_F64, PS_DESCENDING, D_RANDOM, 300000, &rng);
+    one_array(PS_U32, 0, T_PREFIX, 300000, &rng);
+    one_array(PS_F64, PS_DESCENDING, T_RANDOM, 300000, &rng);
     printf("ps_test_topk: %zu calls on backend %s matched ps_argsort\n", calls,
            ps_backend_name());
     refusals();

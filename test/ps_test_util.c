@@ -436,3 +436,32 @@ uint64_t t_special(ps_type t, uint64_t r)
     }
     }
 }
+
+const char *const t_shape_names[T_SHAPES] = { "random", "all-equal",
+    "two-values", "shared-prefix", "few-distinct", "sorted", "reversed",
+    "specials", "log-uniform" };
+
+void t_make_keys(void *k, size_t n, ps_type t, int shape, uint64_t *rng)
+{
+    size_t kb = ps_type_size(t), i;
+    uint64_t a = t_rand(rng), b = t_rand(rng), few[5];
+    for (i = 0; i < 5; i++)
+        few[i] = t_rand(rng);
+    for (i = 0; i < n; i++) {
+        uint64_t r = t_rand(rng), v = r;
+        switch (shape) {
+        case T_EQUAL: v = a; break;
+        case T_TWO: v = r % 5 ? a : b; break;
+        case T_PREFIX: v = (a & ~0xFFFFull) | (r & (r >> 8) & 0x3FF); break;
+        case T_FEW: v = few[r % 5]; break;
+        case T_SPECIAL: v = t_special(t, r); break;
+        case T_LOGUNI: v = r >> (r % (8 * kb)); break;
+        default: break;
+        }
+        memcpy((unsigned char *)k + i * kb, &v, kb);   /* little-endian */
+    }
+    if (shape == T_SORTED || shape == T_REVERSE)
+        if (ps_sort_keys(k, n, t, shape == T_REVERSE ? PS_DESCENDING : 0)
+            != PS_OK)
+            t_fail("t_make_keys: ps_sort_keys: %s", ps_error_detail());
+}

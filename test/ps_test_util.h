@@ -94,6 +94,19 @@ uint16_t t_bf16_bits(double x);
  * signs and a payload, 1.0 for floats; 0, 1, the extremes for integers. */
 uint64_t t_special(ps_type t, uint64_t r);
 
+/* Shapes of test keys (t_make_keys), and their names: uniform random,
+ * one value, two values (one in five the second), a shared 48-bit prefix
+ * with sparse low bits, five values, presorted up and down, the type's
+ * specials (t_special), and log-uniform magnitudes (a random word shifted
+ * right by a random count: most keys small, a few as wide as the type). */
+enum { T_RANDOM, T_EQUAL, T_TWO, T_PREFIX, T_FEW, T_SORTED, T_REVERSE,
+       T_SPECIAL, T_LOGUNI, T_SHAPES };
+extern const char *const t_shape_names[T_SHAPES];
+
+/* Fill k with n keys of type t in the given shape from *rng (sorted ones
+ * by ps_sort_keys, which must work). */
+void t_make_keys(void *k, size_t n, ps_type t, int shape, uint64_t *rng);
+
 /* The last key type, for loops over every type. */
 #define T_TYPE_LAST PS_BF16
 

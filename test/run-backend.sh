@@ -11,7 +11,7 @@ export PORTSORT_BACKEND
 bin=${top_builddir:-.}/test
 skipped=0
 ran=0
-for t in ${PS_TEST_PROGRAMS:-ps_test_diff ps_test_segments ps_test_topk ps_test_strings ps_test_records ps_test_errors ps_test_threads ps_test_fork}; do
+for t in ${PS_TEST_PROGRAMS:-ps_test_diff ps_test_segments ps_test_topk ps_test_strings ps_test_records ps_test_memory ps_test_errors ps_test_threads ps_test_fork}; do
     t0=$(date +%s)
     timeout "${PS_TEST_TIMEOUT:-1200}" "$bin/$t"
     rc=$?

@@ -3,6 +3,7 @@
 # (ps_openmp_team.c), started with pthreads: it needs no OpenMP runtime.
 if PS_HAVE_OPENMP
 noinst_LTLIBRARIES += backends/openmp/libps_openmp.la
+backends_openmp_libps_openmp_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/reference
 backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
 	backends/openmp/ps_openmp_plan.c backends/openmp/ps_openmp_plan.h \
 	backends/openmp/ps_openmp_segments.c \

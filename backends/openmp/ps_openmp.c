@@ -25,9 +25,11 @@
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ps_inplace.h"
 #include "ps_openmp_net.h"
 #include "ps_openmp_plan.h"
 
@@ -123,7 +125,31 @@ static int openmp_init(const ps_host *h, void **state)
     return PS_OK;
 }
 
-/* One array: keys alone (values NULL) or pairs. */
+/* Jobs on the team's members (ps_inplace_run, and run_jobs below). */
+typedef struct jobs_call {
+    void (*job)(void *ctx, size_t i);
+    void *ctx;
+} jobs_call;
+
+static void jobs_item(void *arg, int member, size_t i)
+{
+    const jobs_call *c = arg;
+    (void)member;
+    c->job(c->ctx, i);
+}
+
+static void team_jobs(void *team, size_t jobs,
+                      void (*job)(void *ctx, size_t i), void *ctx)
+{
+    jobs_call c = { job, ctx };
+    ps_team_for(team, jobs, jobs_item, &c);
+}
+
+/* One array: keys alone (values NULL) or pairs.  Keys alone whose scratch
+ * cannot be had (no memory, or the memory limit) are sorted in place
+ * (reference/ps_inplace.h), slower but without allocating; pairs fail
+ * with PS_ERR_NO_MEMORY, as an in-place sort of them would not be
+ * stable. */
 static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
                        ps_type type, unsigned flags)
 {
@@ -145,9 +171,14 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     if (bytes == 0) {
         ps_omp_host->fail("openmp: %zu elements overflow the scratch size", n);
         st = PS_ERR_TOO_LARGE;
+    } else if (block == NULL && values == NULL) {
+        ps_omp_host->log("openmp: no scratch of %zu bytes for %zu keys: "
+                         "sorting them in place", bytes, n);
+        ps_inplace_sort_keys(keys, n, type, flags,
+                             team != NULL ? team_jobs : NULL, team);
     } else if (block == NULL) {
-        ps_omp_host->fail("openmp: cannot allocate %zu bytes of scratch",
-                          bytes);
+        ps_omp_host->fail("openmp: cannot allocate %zu bytes of scratch "
+                          "for a stable sort of %zu pairs", bytes, n);
         st = PS_ERR_NO_MEMORY;
     } else {
         ps_omp_run(&c, block);
@@ -175,26 +206,32 @@ static int openmp_sort_pairs(void *state, void *keys, void *values,
 /* ps_backend_ops.run_jobs: the core's host-side jobs on the same pool and
  * members as the sorts (ps_openmp_team.h), so a busy machine costs them
  * no more than it costs a sort. */
-typedef struct jobs_call {
-    void (*job)(void *ctx, size_t i);
-    void *ctx;
-} jobs_call;
-
-static void jobs_item(void *arg, int member, size_t i)
-{
-    const jobs_call *c = arg;
-    (void)member;
-    c->job(c->ctx, i);
-}
-
 static void openmp_run_jobs(void *state, size_t jobs,
                             void (*job)(void *ctx, size_t i), void *ctx)
 {
-    jobs_call c = { job, ctx };
     ps_team *team = jobs > 1 ? ps_omp_team_open() : NULL;
     (void)state;
-    ps_team_for(team, jobs, jobs_item, &c);
+    team_jobs(team, jobs, job, ctx);
     ps_team_close(team);
+}
+
+/* ps_backend_ops.scratch_bytes: the plan's block, for the team a sort of
+ * n would get now. */
+static size_t openmp_scratch_bytes(void *state, size_t n, size_t vs,
+                                   ps_type type, unsigned flags)
+{
+    ps_omp_ctx c;
+    ps_team *team;
+    size_t bytes;
+    (void)state;
+    if (n <= PS_SMALL_N)
+        return 0;
+    team = n >= PS_PARALLEL_MIN ? ps_omp_team_open() : NULL;
+    /* The plan reads neither array; it tells pairs from keys by values. */
+    bytes = ps_omp_plan(&c, NULL, vs != 0 ? &c : NULL, vs, n, type, flags,
+                        team);
+    ps_team_close(team);
+    return bytes != 0 ? bytes : SIZE_MAX;
 }
 
 /* The sorts' value-size dispatch (VS_FL in ps_openmp_kernels-inl.h) and their
@@ -216,4 +253,5 @@ const ps_backend_ops ps_openmp_ops = {
     .sort_segments = ps_omp_sort_segments,
     .check_env = openmp_check_env,
     .run_jobs = openmp_run_jobs,
+    .scratch_bytes = openmp_scratch_bytes,
 };

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ps_inplace.h"
 #include "ps_openmp_net.h"
 #include "ps_openmp_plan.h"
 
@@ -269,10 +270,22 @@ int ps_omp_sort_segments(void *state, void *keys, void *values, size_t vs,
         return PS_ERR_TOO_LARGE;
     }
     block = ps_omp_host->take(nt * sb + lb + 64, &from_cache);
+    if (block == NULL && v == NULL) {
+        /* Keys alone: each segment in place, without scratch. */
+        ps_omp_host->log("openmp: no scratch of %zu bytes: sorting the "
+                         "segments in place", nt * sb + lb + 64);
+        for (s = 0; s < num_segments; s++)
+            ps_inplace_sort_keys(k + offsets[s] * kb,
+                                 offsets[s + 1] - offsets[s], type, flags,
+                                 NULL, NULL);
+        ps_team_close(team);
+        return PS_OK;
+    }
     if (block == NULL) {
         ps_team_close(team);
-        ps_omp_host->fail("openmp: cannot allocate %zu bytes of scratch",
-                   nt * sb + lb + 64);
+        ps_omp_host->fail("openmp: cannot allocate %zu bytes of scratch "
+                          "for a stable sort of segments with values",
+                          nt * sb + lb + 64);
         return PS_ERR_NO_MEMORY;
     }
     /* Chunks of a few thousand keys: enough work to pay for taking one,

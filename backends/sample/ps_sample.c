@@ -14,6 +14,7 @@
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -158,6 +159,19 @@ static int sample_sort_pairs(void *state, void *keys, void *values,
     return sample_sort(keys, values, value_size, n, type, flags);
 }
 
+/* What sample_sort allocates (ps_backend_ops.scratch_bytes): a backend
+ * that says lets ps_scratch_bytes answer for it exactly. */
+static size_t sample_scratch_bytes(void *state, size_t n, size_t value_size,
+                                   ps_type type, unsigned flags)
+{
+    size_t width = ps_type_bytes(type);
+    size_t widest = value_size > width ? value_size : width;
+    size_t per = 2 * sizeof(uint64_t) + 2 * sizeof(size_t) + widest;
+    (void)state;
+    (void)flags;
+    return n > SIZE_MAX / per ? SIZE_MAX : n * per;
+}
+
 /* Priority 1, below serial's 10: `auto` never prefers the stand-in, and
  * PORTSORT_BACKEND=sample reaches it.  device 0: a CPU backend. */
 __attribute__((visibility("default")))
@@ -171,4 +185,5 @@ const ps_backend_ops PS_BACKEND_ENTRY = {
     .init = sample_init,
     .sort_keys = sample_sort_keys,
     .sort_pairs = sample_sort_pairs,
+    .scratch_bytes = sample_scratch_bytes,
 };

@@ -4,9 +4,11 @@
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ps_backend.h"
+#include "ps_inplace.h"
 #include "ps_reference.h"
 
 static void serial_probe(ps_probe *out)
@@ -29,8 +31,15 @@ static int serial_sort_pairs(void *state, void *keys, void *values,
     const ps_host *host = state;
     int st = ps_reference_sort(keys, values, value_size, n, type, flags,
                                host->alloc, host->release);
+    if (st == PS_ERR_NO_MEMORY && values == NULL) {
+        /* Keys alone: in place, slower but allocating nothing. */
+        host->log("serial: no scratch for %zu keys: sorting them in place", n);
+        ps_inplace_sort_keys(keys, n, type, flags, NULL, NULL);
+        return PS_OK;
+    }
     if (st != PS_OK)
-        host->fail("serial: cannot allocate scratch for %zu elements", n);
+        host->fail("serial: cannot allocate scratch for %zu elements%s", n,
+                   values != NULL ? " (a stable sort of pairs needs it)" : "");
     return st;
 }
 
@@ -58,6 +67,16 @@ static int serial_sort_segments(void *state, void *keys, void *values,
         return PS_ERR_TOO_LARGE;
     }
     scratch = host->alloc(ps_reference_scratch_bytes(longest, type, value_size));
+    if (scratch == NULL && values == NULL) {
+        host->log("serial: no scratch for a segment of %zu keys: sorting "
+                  "the segments in place", longest);
+        for (s = 0; s < num_segments; s++)
+            ps_inplace_sort_keys((unsigned char *)keys +
+                                 offsets[s] * ps_type_bytes(type),
+                                 offsets[s + 1] - offsets[s], type, flags,
+                                 NULL, NULL);
+        return PS_OK;
+    }
     if (scratch == NULL) {
         host->fail("serial: cannot allocate scratch for a segment of %zu "
                    "elements (of %zu)", longest, n);
@@ -67,6 +86,17 @@ static int serial_sort_segments(void *state, void *keys, void *values,
                                num_segments, type, flags, scratch);
     host->release(scratch);
     return PS_OK;
+}
+
+/* ps_backend_ops.scratch_bytes: ps_reference_sort's two arrays, n keys
+ * and n values. */
+static size_t serial_scratch_bytes(void *state, size_t n, size_t value_size,
+                                   ps_type type, unsigned flags)
+{
+    size_t w = ps_type_bytes(type) + value_size;
+    (void)state;
+    (void)flags;
+    return n > SIZE_MAX / w ? SIZE_MAX : n * w;
 }
 
 const ps_backend_ops ps_serial_ops = {
@@ -80,4 +110,5 @@ const ps_backend_ops ps_serial_ops = {
     .sort_keys = serial_sort_keys,
     .sort_pairs = serial_sort_pairs,
     .sort_segments = serial_sort_segments,
+    .scratch_bytes = serial_scratch_bytes,
 };

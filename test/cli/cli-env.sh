@@ -52,7 +52,9 @@ fi
 # A malformed value is refused, whichever backend is chosen: the sort fails
 # with the tool's one line naming the variable and what it accepts (the
 # library itself prints nothing), and nothing is written.
-for bad in PORTSORT_THREADS=bogus PORTSORT_VERBOSE=no PORTSORT_GPU_MIN_N=1e6; do
+for bad in PORTSORT_THREADS=bogus PORTSORT_VERBOSE=no PORTSORT_GPU_MIN_N=1e6 \
+           PORTSORT_MEMORY_LIMIT=12X PORTSORT_MEMORY_LIMIT=-1 \
+           PORTSORT_MEMORY_LIMIT=99999999999999999999G; do
     rm -f "$work/out4.txt"
     env "$bad" PORTSORT_BACKEND=serial "$PORTSORT" sort --text --type u32 \
         -o "$work/out4.txt" "$work/in.txt" 2>"$work/err" &&
@@ -61,5 +63,37 @@ for bad in PORTSORT_THREADS=bogus PORTSORT_VERBOSE=no PORTSORT_GPU_MIN_N=1e6; do
         { cat "$work/err"; fail "$bad: not refused with the variable and what is accepted"; }
     [ -e "$work/out4.txt" ] && fail "$bad: an output was written"
 done
+
+# PORTSORT_MEMORY_LIMIT well-formed.  A binary array of 5000 keys under
+# 1K (their scratch refused) is sorted in place: the same bytes as without
+# a limit.  Text lines are sorted as (key, line) pairs, which need their
+# scratch: under 1K the sort fails, saying the limit refused it, and
+# writes nothing; 1m lets it run.
+awk 'BEGIN { x = 12345; for (i = 0; i < 5000; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648; print x } }' >"$work/in.txt"
+PORTSORT_BACKEND=serial "$PORTSORT" sort --text --type u32 -o "$work/want.txt" \
+    "$work/in.txt" || fail "the sort without a limit failed"
+head -c 20000 /dev/urandom >"$work/in.bin"
+PORTSORT_BACKEND=serial "$PORTSORT" sort --binary --type u32 -o "$work/want.bin" \
+    "$work/in.bin" || fail "the binary sort without a limit failed"
+for lim in 1K 64k 1m 4096; do
+    PORTSORT_MEMORY_LIMIT=$lim PORTSORT_BACKEND=serial "$PORTSORT" sort \
+        --binary --type u32 -o "$work/got.bin" "$work/in.bin" ||
+        fail "PORTSORT_MEMORY_LIMIT=$lim: the binary sort failed"
+    cmp -s "$work/got.bin" "$work/want.bin" ||
+        fail "PORTSORT_MEMORY_LIMIT=$lim: a different binary output"
+done
+rm -f "$work/got.txt"
+PORTSORT_MEMORY_LIMIT=1K PORTSORT_BACKEND=serial "$PORTSORT" sort --text \
+    --type u32 -o "$work/got.txt" "$work/in.txt" 2>"$work/err" &&
+    fail "PORTSORT_MEMORY_LIMIT=1K: the text sort (pairs) succeeded"
+grep -q "memory limit, 1024 bytes" "$work/err" ||
+    { cat "$work/err"; fail "PORTSORT_MEMORY_LIMIT=1K: the refusal does not name the limit"; }
+[ -e "$work/got.txt" ] && fail "PORTSORT_MEMORY_LIMIT=1K: an output was written"
+PORTSORT_MEMORY_LIMIT=1m PORTSORT_BACKEND=serial "$PORTSORT" sort --text \
+    --type u32 -o "$work/got.txt" "$work/in.txt" ||
+    fail "PORTSORT_MEMORY_LIMIT=1m: the text sort failed"
+cmp -s "$work/got.txt" "$work/want.txt" ||
+    fail "PORTSORT_MEMORY_LIMIT=1m: a different output"
 
 finish

@@ -1,0 +1,297 @@
+/*
+ * ps_test_memory - sorts under a memory limit (ps_set_memory_limit,
+ * PORTSORT_MEMORY_LIMIT) and ps_scratch_bytes, on the backend named by
+ * PORTSORT_BACKEND.
+ *
+ * Under a limit no scratch fits in, a sort of keys alone must still come
+ * out exactly as without one (on serial and openmp, by the in-place sort
+ * of reference/ps_inplace.c; elsewhere it may instead fail with
+ * PS_ERR_NO_MEMORY, keys unchanged), on every type and every shape of
+ * t_make_keys (one value, two, few, a shared prefix, presorted both ways,
+ * specials, log-uniform magnitudes: buckets of every size).  Pairs and argsort under
+ * it fail with PS_ERR_NO_MEMORY, arrays unchanged, and the message names
+ * the limit.  A limit of ps_scratch_bytes() lets a sort of pairs through
+ * on the CPU backends, one byte less does not (so the answer is what the
+ * sort takes).  Last, in a child process whose address space is capped
+ * (RLIMIT_AS) below what the scratch needs, a sort of 2^25 keys completes
+ * in place.
+ */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "portsort.h"
+#include "ps_test_util.h"
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p == NULL)
+        t_fail("out of memory (%zu bytes)", bytes);
+    return p;
+}
+
+/* PS_TEST_MAX_N caps the sizes (for sanitizer and slow-backend runs). */
+static size_t max_n(void)
+{
+    const char *cap = getenv("PS_TEST_MAX_N");
+    return cap != NULL && *cap != '\0' ? (size_t)strtoull(cap, NULL, 10)
+                                        : SIZE_MAX;
+}
+
+static int is_cpu(void)
+{
+    const char *b = ps_backend_name();
+    return strcmp(b, "serial") == 0 || strcmp(b, "openmp") == 0;
+}
+
+/* The backends whose ps_scratch_bytes is their own answer (their
+ * scratch_bytes op), not the core's estimate. */
+static int says_scratch(void)
+{
+    return is_cpu() || strcmp(ps_backend_name(), "sample") == 0;
+}
+
+/* Keys alone, n of them, whole and in segments, under a limit of one byte
+ * against the same keys sorted without a limit. */
+static void keys_under_limit(ps_type t, unsigned flags, int shape, size_t n,
+                             uint64_t *rng)
+{
+    size_t kb = ps_type_size(t), *off = NULL, ns;
+    unsigned char *k = xmalloc(n * kb), *want = xmalloc(n * kb);
+    unsigned char *got = xmalloc(n * kb);
+    const char *what;
+    int st, pass;
+
+    ps_set_memory_limit(0);
+    t_make_keys(k, n, t, shape, rng);
+    for (pass = 0; pass < 2; pass++) {
+        what = pass == 0 ? "ps_sort_keys" : "ps_sort_segments";
+        ns = pass == 0 ? 0 : t_mixed_offsets(n, rng, &off);
+        memcpy(want, k, n * kb);
+        memcpy(got, k, n * kb);
+        ps_set_memory_limit(0);
+        st = pass == 0 ? ps_sort_keys(want, n, t, flags)
+                       : ps_sort_segments(want, NULL, 0, n, off, ns, t, flags);
+        if (st != PS_OK)
+            t_fail("%s %s n=%zu without a limit: %s", what, t_type_name(t), n,
+                   ps_error_detail());
+        ps_set_memory_limit(1);
+        st = pass == 0 ? ps_sort_keys(got, n, t, flags)
+                       : ps_sort_segments(got, NULL, 0, n, off, ns, t, flags);
+        ps_set_memory_limit(0);
+        if (st == PS_ERR_NO_MEMORY && !is_cpu() &&
+            memcmp(got, k, n * kb) == 0)
+            continue;           /* refused, keys unchanged: allowed here */
+        if (st != PS_OK)
+            t_fail("%s %s %s %s n=%zu under a limit: status %d (%s)", what,
+                   t_type_name(t), flags ? "desc" : "asc", t_shape_names[shape], n,
+                   st, ps_error_detail());
+        if (memcmp(got, want, n * kb) != 0)
+            t_fail("%s %s %s %s n=%zu under a limit: keys differ from the "
+                   "sort without one", what, t_type_name(t),
+                   flags ? "desc" : "asc", t_shape_names[shape], n);
+        free(off);
+        off = NULL;
+    }
+    free(k);
+    free(want);
+    free(got);
+}
+
+/* Pairs, argsort and segments with values under a limit too small: each
+ * refused, everything unchanged, the message naming the limit. */
+static void refused_under_limit(size_t n, uint64_t *rng)
+{
+    uint32_t *k = xmalloc(n * 4), *kc = xmalloc(n * 4);
+    uint64_t *v = xmalloc(n * 8), *vc = xmalloc(n * 8);
+    size_t *perm = xmalloc(n * sizeof *perm), *pc = xmalloc(n * sizeof *pc);
+    size_t off[3] = { 0, n / 3, n }, i;
+    int st, call;
+
+    for (i = 0; i < n; i++) {
+        k[i] = (uint32_t)t_rand(rng);
+        v[i] = t_rand(rng);
+        perm[i] = i ^ 5;
+    }
+    memcpy(kc, k, n * 4);
+    memcpy(vc, v, n * 8);
+    memcpy(pc, perm, n * sizeof *perm);
+    for (call = 0; call < 3; call++) {
+        memcpy(k, kc, n * 4);   /* as they were, after a call that ran */
+        memcpy(v, vc, n * 8);
+        memcpy(perm, pc, n * sizeof *perm);
+        ps_set_memory_limit(64);
+        st = call == 0 ? ps_sort_pairs(k, v, 8, n, PS_U32, 0)
+             : call == 1 ? ps_argsort(k, perm, n, PS_U32, 0)
+             : ps_sort_segments(k, v, 8, n, off, 2, PS_U32, 0);
+        ps_set_memory_limit(0);
+        if (st == PS_OK && !is_cpu())
+            continue;           /* a device backend's host part fit */
+        if (st != PS_ERR_NO_MEMORY)
+            t_fail("call %d under a 64-byte limit: status %d, not "
+                   "PS_ERR_NO_MEMORY (%s)", call, st, ps_error_detail());
+        if (strstr(ps_error_detail(), "memory limit") == NULL)
+            t_fail("call %d: the message does not name the limit: %s", call,
+                   ps_error_detail());
+        if (memcmp(k, kc, n * 4) || memcmp(v, vc, n * 8) ||
+            memcmp(perm, pc, n * sizeof *perm))
+            t_fail("call %d refused, but its arrays changed", call);
+    }
+    free(k); free(kc); free(v); free(vc); free(perm); free(pc);
+}
+
+/* ps_scratch_bytes: 0 for n < 2 and for bad arguments; on the backends
+ * that answer for themselves, exactly what a sort of pairs takes. */
+static void scratch_bytes(uint64_t *rng)
+{
+    static const size_t sizes[] = { 100, 5000, 300000 };
+    size_t si, i;
+
+    if (ps_scratch_bytes(1, 0, PS_U32, 0) != 0 ||
+        ps_scratch_bytes(1000, 0, (ps_type)99, 0) != 0 ||
+        ps_scratch_bytes(1000, 0, PS_U32, 0x100) != 0 ||
+        ps_scratch_bytes(SIZE_MAX / 2, 8, PS_U32, 0) != 0)
+        t_fail("ps_scratch_bytes: not 0 for n = 1 or bad arguments");
+    if (strstr(ps_error_detail(), "overflow") == NULL)
+        t_fail("ps_scratch_bytes: no reason given for n * 8 overflowing: %s",
+               ps_error_detail());
+    for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si], need = ps_scratch_bytes(n, 8, PS_U32, 0);
+        uint32_t *k = xmalloc(n * 4);
+        uint64_t *v = xmalloc(n * 8);
+        int st;
+        if (ps_scratch_bytes(n, 0, PS_U64, 0) == 0 || need == 0)
+            t_fail("ps_scratch_bytes(%zu): 0", n);
+        for (i = 0; i < n; i++) {
+            k[i] = (uint32_t)t_rand(rng);
+            v[i] = i;
+        }
+        if (!says_scratch()) {
+            free(k);
+            free(v);
+            continue;
+        }
+        ps_set_memory_limit(need);
+        st = ps_sort_pairs(k, v, 8, n, PS_U32, 0);
+        if (st != PS_OK)
+            t_fail("pairs of %zu under a limit of ps_scratch_bytes = %zu: %s",
+                   n, need, ps_error_detail());
+        for (i = 1; i < n; i++)
+            if (k[i - 1] > k[i] || (k[i - 1] == k[i] && v[i - 1] > v[i]))
+                t_fail("pairs of %zu under the limit: out of order at %zu",
+                       n, i);
+        {
+            ps_set_memory_limit(need - 1);
+            st = ps_sort_pairs(k, v, 8, n, PS_U32, PS_DESCENDING);
+            if (st != PS_ERR_NO_MEMORY)
+                t_fail("pairs of %zu under ps_scratch_bytes - 1 = %zu: "
+                       "status %d: the answer is more than the sort takes",
+                       n, need - 1, st);
+        }
+        ps_set_memory_limit(0);
+        free(k);
+        free(v);
+    }
+}
+
+/* A child whose address space ends a little above what it holds: the
+ * scratch of a sort of 2^25 u32 keys (128 MiB) cannot be mapped, so only
+ * the in-place sort can finish.  Not under AddressSanitizer, whose
+ * allocator aborts rather than fail a malloc, nor where the library's
+ * backend is not a CPU one. */
+static void address_space_capped(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    printf("ps_test_memory: RLIMIT_AS case skipped under ASan\n");
+#else
+    size_t n = (size_t)1 << 25, i;
+    pid_t pid;
+    int status;
+
+    if (!is_cpu() || getenv("PS_TEST_NO_RLIMIT") != NULL)
+        return;
+    pid = fork();
+    if (pid < 0)
+        t_fail("fork failed");
+    if (pid == 0) {
+        uint32_t *k = malloc(n * 4);
+        uint64_t rng = 7, vm = 0;
+        struct rlimit rl;
+        char line[256];
+        FILE *f;
+        if (k == NULL)
+            _exit(3);
+        for (i = 0; i < n; i++)
+            k[i] = (uint32_t)t_rand(&rng);
+        /* The pool's threads first (their stacks are mapped once). */
+        if (ps_sort_keys(k, 1000, PS_U32, 0) != PS_OK)
+            _exit(4);
+        f = fopen("/proc/self/status", "r");
+        while (f != NULL && fgets(line, sizeof line, f) != NULL)
+            if (sscanf(line, "VmSize: %llu", (unsigned long long *)&vm) == 1)
+                break;
+        if (f != NULL)
+            fclose(f);
+        if (vm == 0)
+            _exit(77);
+        rl.rlim_cur = rl.rlim_max = (rlim_t)(vm * 1024 + ((size_t)48 << 20));
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(77);
+        if (malloc(n * 4) != NULL)
+            _exit(5);           /* the cap did not bite: nothing tested */
+        if (ps_sort_keys(k, n, PS_U32, 0) != PS_OK)
+            _exit(6);
+        for (i = 1; i < n; i++)
+            if (k[i - 1] > k[i])
+                _exit(7);
+        _exit(0);
+    }
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        t_fail("RLIMIT_AS child: did not exit");
+    switch (WEXITSTATUS(status)) {
+    case 0: printf("ps_test_memory: 2^25 keys sorted with the address space "
+                   "capped below their scratch\n"); break;
+    case 77: printf("ps_test_memory: RLIMIT_AS case skipped (no VmSize, or "
+                    "setrlimit refused)\n"); break;
+    case 5: t_fail("RLIMIT_AS child: a 128 MiB malloc still succeeded");
+    case 6: t_fail("RLIMIT_AS child: ps_sort_keys failed under the cap");
+    case 7: t_fail("RLIMIT_AS child: keys out of order");
+    default: t_fail("RLIMIT_AS child: exit %d", WEXITSTATUS(status));
+    }
+#endif
+}
+
+int main(void)
+{
+    static const size_t sizes[] = { 2, 33, 1000, 70001, 1100000 };
+    uint64_t rng = 3232;
+    size_t si, cases = 0;
+    int t, shape;
+
+    t_init_or_skip("ps_test_memory");
+    for (t = PS_U8; t <= T_TYPE_LAST; t++) {
+        if (!t_wanted("PS_TEST_TYPES", t_type_name((ps_type)t)))
+            continue;
+        for (shape = 0; shape < T_SHAPES; shape++)
+            for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+                if (sizes[si] > max_n())
+                    continue;
+                keys_under_limit((ps_type)t, (unsigned)(shape + si) & 1u,
+                                 shape, sizes[si], &rng);
+                cases++;
+            }
+    }
+    printf("ps_test_memory: %zu key sorts under a limit matched on backend "
+           "%s\n", cases, ps_backend_name());
+    refused_under_limit(50000, &rng);
+    scratch_bytes(&rng);
+    address_space_capped();
+    return 0;
+}
