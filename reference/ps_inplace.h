@@ -4,10 +4,10 @@
  * ps_set_memory_limit).
  *
  * An MSD radix sort with 8-bit digits of the keys' order images that
- * permutes each bucket in place (American flag sort: counts, then cycles
- * of swaps), with insertion sorts below 32 keys.  Extra memory: a few KiB
- * of counts on the stack per level, at most one level per key byte, so
- * the recursion is bounded by the key width.  Keys alone only: a sort of
+ * permutes each bucket in place (American flag sort: counts, then swaps),
+ * finishing buckets of up to 2 KiB through a buffer on the stack.  Extra
+ * memory: under 7 KiB of stack per level, at most one level per key byte,
+ * so the recursion is bounded by the key width (under 60 KiB in all).  Keys alone only: a sort of
  * keys is not observably unstable (equal images are equal bits), but a
  * pair sort would be, so pairs never come here.
  */
