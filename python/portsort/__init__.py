@@ -59,6 +59,7 @@ ps_error_detail(); the arrays are then exactly as they were.
 """
 
 import collections
+import ctypes
 
 import numpy as np
 
@@ -66,7 +67,8 @@ from . import _arrays, _clib, _records
 
 __all__ = ["sort", "sort_pairs", "argsort", "sort_segments", "topk",
            "topk_segments", "lexsort", "backend",
-           "backends", "version", "release_cache", "Error", "Backend"]
+           "backends", "version", "release_cache", "set_memory_limit",
+           "scratch_bytes", "Error", "Backend"]
 
 __version__ = "0.1.0"
 
@@ -451,3 +453,41 @@ def release_cache():
     again.  Returns None; raises Error (status 4) when no backend could be
     chosen."""
     _check(_clib.lib().ps_release_cache())
+
+
+def set_memory_limit(nbytes):
+    """Cap the host memory each later call of the library takes for itself
+    (ps_set_memory_limit; 0 removes the cap; overrules
+    PORTSORT_MEMORY_LIMIT).  Under it, keys alone are sorted in place on the
+    serial and openmp backends; other calls that need more raise Error
+    (status 2, out of host memory), their arrays unchanged.  Device memory
+    is not counted.  Returns None."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):
+        raise TypeError("portsort: set_memory_limit takes a whole number of "
+                        "bytes, not %r" % (nbytes,))
+    if nbytes < 0 or nbytes >= 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)):
+        raise ValueError("portsort: a memory limit is 0 (none) to %d bytes, "
+                         "not %d" % (2 ** (8 * ctypes.sizeof(ctypes.c_size_t))
+                                     - 1, nbytes))
+    _check(_clib.lib().ps_set_memory_limit(int(nbytes)))
+
+
+def scratch_bytes(n, dtype, value_size=0, descending=False, type=None):
+    """The host memory, in bytes, that sorting n keys of `dtype` (with values
+    of value_size bytes each, 0 for keys alone) would take on the chosen
+    backend (ps_scratch_bytes): a memory limit at least this large lets
+    such a sort run its usual path.  0 for n < 2 or a sort that allocates
+    nothing."""
+    ps_type = _arrays.key_type(np.dtype(dtype), type)
+    for name, v in (("n", n), ("value_size", value_size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) \
+                or v < 0:
+            raise ValueError("portsort: %s must be a whole number >= 0, not "
+                             "%r" % (name, v))
+    lib = _clib.lib()
+    got = lib.ps_scratch_bytes(int(n), int(value_size), ps_type,
+                               _clib.PS_DESCENDING if descending else 0)
+    if got == 0 and n >= 2 and lib.ps_error_detail():
+        raise Error(_clib.PS_ERR_INVALID_ARG,
+                    _clib.text(lib.ps_error_detail()))
+    return int(got)

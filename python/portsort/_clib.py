@@ -109,6 +109,8 @@ def _declare(lib):
         "ps_type_size": (c_size, [c_int]),
         "ps_version": (ctypes.c_char_p, []),
         "ps_release_cache": (c_int, []),
+        "ps_set_memory_limit": (c_int, [c_size]),
+        "ps_scratch_bytes": (c_size, [c_size, c_size, c_int, c_uint]),
         "ps_device_api": (c_void, [ctypes.c_char_p]),
     }
     for name, (restype, argtypes) in protos.items():

@@ -273,6 +273,50 @@ def test_release_cache_frees_and_sorting_goes_on():
     assert np.array_equal(a, want)
 
 
+def test_memory_limit_keys_in_place_pairs_refused():
+    a = np.random.default_rng(6).integers(0, 2**64, 300001, dtype=np.uint64)
+    want = np.sort(a)
+    vals = np.arange(a.size, dtype=np.uint64)
+    keys = a.copy()
+    portsort.set_memory_limit(1)
+    try:
+        if portsort.backend() in ("serial", "openmp"):
+            portsort.sort(keys)                 # in place, no scratch
+            assert np.array_equal(keys, want)
+            keys = a.copy()
+        with pytest.raises(portsort.Error) as err:
+            portsort.sort_pairs(keys, vals)
+        assert err.value.status == 2            # out of host memory
+        assert "memory limit" in str(err.value)
+        assert np.array_equal(keys, a)
+        assert np.array_equal(vals, np.arange(a.size, dtype=np.uint64))
+    finally:
+        portsort.set_memory_limit(0)
+    portsort.sort_pairs(keys, vals)             # no limit: the usual path
+    assert np.array_equal(keys, want)
+
+
+def test_scratch_bytes_is_a_limit_that_lets_pairs_through():
+    n = 100000
+    need = portsort.scratch_bytes(n, np.uint32, value_size=8)
+    assert need >= n * 12
+    assert portsort.scratch_bytes(1, np.uint32) == 0
+    keys = np.random.default_rng(7).integers(0, 2**32, n, dtype=np.uint32)
+    vals = np.arange(n, dtype=np.uint64)
+    portsort.set_memory_limit(need)
+    try:
+        portsort.sort_pairs(keys, vals)
+    finally:
+        portsort.set_memory_limit(0)
+    assert np.all(keys[:-1] <= keys[1:])
+    with pytest.raises(TypeError):
+        portsort.scratch_bytes(n, np.complex64)
+    with pytest.raises(ValueError):
+        portsort.set_memory_limit(-1)
+    with pytest.raises(TypeError):
+        portsort.set_memory_limit(True)
+
+
 # --- threads ----------------------------------------------------------------
 
 def test_threads_sort_at_once():
