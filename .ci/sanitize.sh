@@ -149,6 +149,13 @@ tsan)
         PORTSORT_BACKEND=openmp \
         TSAN_OPTIONS=halt_on_error=1:exitcode=24:die_after_fork=0 \
         top_builddir=. ./test/ps_test_topk >/dev/null)
+    # The in-place sort's buckets as jobs on the pool (keys under a memory
+    # limit, reference/ps_inplace.c), up to 70001 keys (a few seconds).
+    echo "   ps_test_memory on openmp"
+    (cd build-tsan && OMP_NUM_THREADS=1 PORTSORT_THREADS=3 \
+        PORTSORT_BACKEND=openmp PS_TEST_MAX_N=100000 PS_TEST_NO_RLIMIT=1 \
+        TSAN_OPTIONS=halt_on_error=1:exitcode=24:die_after_fork=0 \
+        top_builddir=. ./test/ps_test_memory >/dev/null)
     ;;
 esac
 echo "--- sanitize.sh: $step took $((SECONDS - t0)) s"

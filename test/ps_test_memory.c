@@ -204,12 +204,13 @@ static void scratch_bytes(uint64_t *rng)
 /* A child whose address space ends a little above what it holds: the
  * scratch of a sort of 2^25 u32 keys (128 MiB) cannot be mapped, so only
  * the in-place sort can finish.  Not under AddressSanitizer, whose
- * allocator aborts rather than fail a malloc, nor where the library's
- * backend is not a CPU one. */
+ * allocator aborts rather than fail a malloc, nor ThreadSanitizer (its
+ * shadow mappings), nor where the library's backend is not a CPU one, nor
+ * with PS_TEST_NO_RLIMIT set. */
 static void address_space_capped(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    printf("ps_test_memory: RLIMIT_AS case skipped under ASan\n");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    printf("ps_test_memory: RLIMIT_AS case skipped under a sanitizer\n");
 #else
     size_t n = (size_t)1 << 25, i;
     pid_t pid;
