@@ -156,7 +156,7 @@ PS_CLI_TESTS = test/cli/cli-info.sh test/cli/cli-sort-text.sh \
 	test/cli/cli-sort-errors.sh test/cli/cli-bench.sh \
 	test/cli/cli-bench-segments.sh test/cli/cli-manpages.sh test/cli/cli-env.sh \
 	test/cli/cli-io.sh test/cli/cli-sort-faults.sh test/cli/cli-sort-head.sh \
-	test/cli/cli-sort-keys.sh
+	test/cli/cli-sort-keys.sh test/cli/cli-sort-external.sh
 dist_check_SCRIPTS += $(PS_CLI_TESTS)
 EXTRA_DIST += test/cli/cli-common.sh test/cli/cli-half-oracle.py
 TESTS += $(PS_CLI_TESTS)

@@ -15,6 +15,7 @@ tools_portsort_SOURCES = \
 	tools/cli/ps_cli_keys.c \
 	tools/cli/ps_cli_info.c \
 	tools/cli/ps_cli_sort.c \
+	tools/cli/ps_cli_external.c \
 	tools/cli/ps_cli_bench_parts.h \
 	tools/cli/ps_cli_bench.c \
 	tools/cli/ps_cli_bench_options.c \

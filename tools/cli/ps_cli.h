@@ -129,6 +129,9 @@ typedef struct ps_cli_out {
 
 /* Returns 0, or -1 after a message (nothing is left behind). */
 int ps_cli_out_open(ps_cli_out *o, const char *path);
+/* write(2) through the test hook of PORTSORT_TEST_FAIL_IO (ps_cli_file.c),
+ * for the external sort's temporary files. */
+long ps_cli_io_write(int fd, const void *p, size_t n);
 /* Append `len` bytes.  Returns 0, or -1 when this or an earlier write
  * failed: the error is kept (the first one) for ps_cli_out_commit to
  * report, and later writes do nothing. */
@@ -274,5 +277,18 @@ int ps_cli_parse_size(const char *s, size_t *out);
 int ps_cli_info(int argc, char **argv);
 int ps_cli_sort(int argc, char **argv);
 int ps_cli_bench(int argc, char **argv);
+
+/*
+ * `portsort sort --binary -S SIZE` (ps_cli_external.c): the keys of the
+ * inputs `paths` (none: standard input) sorted in runs that fit `bufsize`
+ * bytes, each a temporary file (unlinked at once) under one of `dirs`
+ * (taken in turn), merged at most `batch` at a time into `outpath`, which
+ * is replaced only when all went well.  Returns the exit status, 0 or 1
+ * after a message.
+ */
+int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
+                         unsigned flags, size_t bufsize,
+                         const char *const *dirs, size_t ndirs, size_t batch,
+                         const char *outpath);
 
 #endif /* PS_CLI_H */

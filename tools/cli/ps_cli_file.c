@@ -252,6 +252,11 @@ static ssize_t io_write(int fd, const void *p, size_t n)
         return call;                            \
     } while (0)
 
+long ps_cli_io_write(int fd, const void *p, size_t n)
+{
+    return (long)io_write(fd, p, n);
+}
+
 static int io_fsync(int fd) { PS_IO_CALL(IO_FSYNC, fsync(fd)); }
 static int io_fchmod(int fd, mode_t m) { PS_IO_CALL(IO_FCHMOD, fchmod(fd, m)); }
 static int io_close(int fd) { PS_IO_CALL(IO_CLOSE, close(fd)); }

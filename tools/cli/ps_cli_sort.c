@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <unistd.h>
 
 #include "ps_cli.h"
@@ -56,6 +57,13 @@ static void usage(FILE *f)
 "                        N bytes per key, else one line per key\n"
 "      --value-size N    bytes per value (--binary)\n"
 "      --values-out VOUT where the sorted values go (required with --values)\n"
+"  -S, --buffer-size SIZE  with --binary (keys alone): sort in runs of memory\n"
+"                        SIZE merged through temporary files, for inputs larger\n"
+"                        than memory; SIZE in KiB, or with a suffix b K M G T,\n"
+"                        or %% of the physical memory (at least 64K)\n"
+"  -T, --temporary-directory DIR  temporary files in DIR (default $TMPDIR or\n"
+"                        /tmp); repeat to spread them over several\n"
+"      --batch-size N    merge at most N runs at once (default 16, at least 2)\n"
 "      --help            show this help\n"
 "      --version         show the version\n"
 "\n"
@@ -440,7 +448,10 @@ done:
 
 enum { OPT_TYPE = 256, OPT_TEXT, OPT_BINARY, OPT_VALUES, OPT_VALUE_SIZE,
        OPT_VALUES_OUT, OPT_SKIP_BAD, OPT_HEAD, OPT_PARALLEL, OPT_VERSION,
-       OPT_CHECK, OPT_HELP, OPT_UNSUPPORTED };
+       OPT_CHECK, OPT_HELP, OPT_BATCH, OPT_UNSUPPORTED };
+
+/* At most this many -T directories. */
+#define MAX_TMPDIRS 16
 
 /* What the command line asked for. */
 typedef struct sort_args {
@@ -453,9 +464,49 @@ typedef struct sort_args {
     size_t head;                /* --head K: K, when has_head */
     unsigned flags;
     size_t value_size;
+    size_t buffer;              /* -S in bytes, 0 when not given */
+    const char *tmpdirs[MAX_TMPDIRS];
+    size_t ntmp;
+    size_t batch;               /* --batch-size, 0 when not given */
     char **inputs;
     size_t nin;
 } sort_args;
+
+/* -S's SIZE as sort(1) reads it: digits, then b (bytes), K (the default),
+ * M, G, T (powers of 1024) or % of the physical memory.  0 and the bytes,
+ * or -1. */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v, unit = 1024;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    v = strtoull(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    switch (*end) {
+    case '\0': break;
+    case 'b': unit = 1; end++; break;
+    case 'k': case 'K': end++; break;
+    case 'm': case 'M': unit = 1ull << 20; end++; break;
+    case 'g': case 'G': unit = 1ull << 30; end++; break;
+    case 't': case 'T': unit = 1ull << 40; end++; break;
+    case '%': {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || page <= 0 || v > 100)
+            return -1;
+        unit = (unsigned long long)pages * (unsigned long long)page / 100;
+        end++;
+        break;
+    }
+    default: return -1;
+    }
+    if (*end != '\0' || (unit != 0 && v > (unsigned long long)SIZE_MAX / unit))
+        return -1;
+    *out = (size_t)(v * unit);
+    return 0;
+}
 
 /* Read the options into a.  Returns -1 to go on, or the exit status (0
  * after --help, 2 for a bad option, with the reason said). */
@@ -499,7 +550,7 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
         { "temporary-directory", required_argument, NULL, 'T' },
         { "sort", required_argument, NULL, OPT_UNSUPPORTED },
         { "random-source", required_argument, NULL, OPT_UNSUPPORTED },
-        { "batch-size", required_argument, NULL, OPT_UNSUPPORTED },
+        { "batch-size", required_argument, NULL, OPT_BATCH },
         { "compress-program", required_argument, NULL, OPT_UNSUPPORTED },
         { "files0-from", required_argument, NULL, OPT_UNSUPPORTED },
         { "debug", no_argument, NULL, OPT_UNSUPPORTED },
@@ -601,15 +652,44 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
         case OPT_VERSION:
             printf("portsort sort (libportsort) %s\n", ps_version());
             return 0;
+        case 'S':
+            if (parse_size(optarg, &a->buffer) != 0 || a->buffer < (64u << 10)) {
+                fprintf(stderr, "%s: -S wants a buffer size of at least 64K "
+                        "(digits, then b, K, M, G, T or %%), not '%s'\n",
+                        PS_CLI_NAME, optarg);
+                return 2;
+            }
+            break;
+        case 'T':
+            if (a->ntmp == MAX_TMPDIRS || optarg[0] == '\0') {
+                fprintf(stderr, "%s: -T wants a directory (at most %d of them)\n",
+                        PS_CLI_NAME, MAX_TMPDIRS);
+                return 2;
+            }
+            a->tmpdirs[a->ntmp++] = optarg;
+            break;
+        case OPT_BATCH: {
+            char *end;
+            unsigned long v;
+            errno = 0;
+            v = strtoul(optarg, &end, 10);
+            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' ||
+                errno != 0 || v < 2 || v > 4096) {
+                fprintf(stderr, "%s: --batch-size wants a whole number from 2 to "
+                        "4096, not '%s'\n", PS_CLI_NAME, optarg);
+                return 2;
+            }
+            a->batch = (size_t)v;
+            break;
+        }
         case 'd': case 'f': case 'i': case 'M': case 'h': case 'R': case 'V':
-        case 'm': case 'S': case 'T': case OPT_UNSUPPORTED:
+        case 'm': case OPT_UNSUPPORTED:
             if (c == OPT_UNSUPPORTED)
                 fprintf(stderr, "%s: sort(1)'s option --%s is not supported\n",
                         PS_CLI_NAME, opts[idx].name);
             else
                 fprintf(stderr, "%s: sort(1)'s option -%c is not supported%s\n",
-                        PS_CLI_NAME, c, c == 'S' || c == 'T' ?
-                        " (the input is sorted in memory)" : c == 'h' ?
+                        PS_CLI_NAME, c, c == 'h' ?
                         " (human numbers; --help shows the options)" : "");
             return 2;
         default:
@@ -627,6 +707,27 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
 static int validate_sort_args(sort_args *a)
 {
     size_t i;
+    /* The external sort (ps_cli_external.c) sorts binary keys alone; text,
+     * values and --head are sorted in memory, and say so. */
+    if ((a->buffer != 0 || a->ntmp != 0 || a->batch != 0) &&
+        (!a->binary || a->vpath != NULL || a->has_head)) {
+        fprintf(stderr, "%s: -S, -T and --batch-size sort --binary keys "
+                "alone through temporary files; %s sorted in memory (drop "
+                "-S/-T/--batch-size)\n", PS_CLI_NAME, !a->binary ? "text is" :
+                a->vpath != NULL ? "keys with --values are" : "--head is");
+        return 2;
+    }
+    if (a->binary && a->buffer == 0 && (a->ntmp != 0 || a->batch != 0)) {
+        fprintf(stderr, "%s: -T and --batch-size need -S: without it the "
+                "input is sorted in memory\n", PS_CLI_NAME);
+        return 2;
+    }
+    if (a->buffer != 0 && a->ntmp == 0) {
+        const char *t = getenv("TMPDIR");
+        a->tmpdirs[a->ntmp++] = t != NULL && t[0] != '\0' ? t : "/tmp";
+    }
+    if (a->buffer != 0 && a->batch == 0)
+        a->batch = 16;
     if (a->binary) {
         const char *text_only = a->keys.n ? "-k" : a->opt.sep >= 0 ? "-t" :
             a->global.has_opts ? "-b, -n and -g" : a->unique ? "-u" :
@@ -744,6 +845,11 @@ static int run_sort(sort_args *a)
     }
 
     memset(&vin, 0, sizeof vin);
+    memset(&in, 0, sizeof in);
+    if (a->buffer != 0)
+        return ps_cli_external_sort(a->inputs, a->nin, a->opt.t, a->flags,
+                                    a->buffer, a->tmpdirs, a->ntmp, a->batch,
+                                    a->outpath);
     if (ps_cli_read_inputs(a->inputs, a->nin, !a->binary, &in) != 0 ||
         (a->vpath != NULL &&
          ps_cli_read_inputs((char **)&a->vpath, 1, !a->binary, &vin) != 0))

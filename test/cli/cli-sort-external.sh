@@ -1,0 +1,86 @@
+#!/bin/sh
+# portsort sort --binary -S SIZE: inputs many times the buffer sorted in
+# runs through temporary files and merged (tools/cli/ps_cli_external.c),
+# checked byte for byte against the in-memory sort of the same input (which
+# cli-sort-binary.sh checks against an oracle): every type, both
+# directions, merges of 16 and of 2 runs at a time, several -T directories,
+# several inputs with a key across two of them, standard input, the output
+# as an input.  The temporary files never outlive a run, and a failure (a
+# write error, a signal, a missing directory) leaves the output as it was.
+. "${srcdir:-.}/test/cli/cli-common.sh"
+need_cmd perl
+
+# 2 MiB of deterministic random bits: 64 runs of a 64K buffer (32K each).
+perl -e 'srand(2026); print pack("L<", int(rand(2**32))) for 1 .. 524288' \
+    >"$work/in.bin"
+t1=$work/t1; t2=$work/t2
+mkdir "$t1" "$t2"
+
+empty_tmp() {   # WHAT
+    [ -z "$(ls -A "$t1")$(ls -A "$t2")" ] || fail "$1: temporary files left behind"
+}
+
+for ty in u8 u16 u32 u64 i8 i16 i32 i64 f16 bf16 f32 f64; do
+    for dir in "" -r; do
+        "$PORTSORT" sort --binary --type $ty $dir -o "$work/want" "$work/in.bin" ||
+            fail "$ty $dir: the in-memory sort failed"
+        "$PORTSORT" sort --binary --type $ty $dir -S 64K -T "$t1" \
+            -o "$work/got" "$work/in.bin" || fail "$ty $dir -S 64K: exit $?"
+        same "$work/want" "$work/got" "$ty $dir: -S 64K as in memory"
+    done
+done
+empty_tmp "every type"
+
+# Two runs a merge (six passes) over two directories taken in turn.
+"$PORTSORT" sort --binary --type f64 -o "$work/want" "$work/in.bin"
+"$PORTSORT" sort --binary --type f64 -S 64K -T "$t1" -T "$t2" --batch-size 2 \
+    -o "$work/got" "$work/in.bin" || fail "--batch-size 2: exit $?"
+same "$work/want" "$work/got" "f64 --batch-size 2, two -T"
+empty_tmp "--batch-size 2"
+
+# Several inputs, the second from standard input, a key across the cut;
+# then the output replacing one of its inputs.
+head -c 1000001 "$work/in.bin" >"$work/a.bin"
+tail -c +1000002 "$work/in.bin" >"$work/b.bin"
+"$PORTSORT" sort --binary --type u64 -o "$work/want" "$work/in.bin"
+"$PORTSORT" sort --binary --type u64 -S 100K -T "$t1" -o "$work/got" \
+    "$work/a.bin" - <"$work/b.bin" || fail "two inputs: exit $?"
+same "$work/want" "$work/got" "u64 from a file and standard input, a key across them"
+cp "$work/in.bin" "$work/self.bin"
+"$PORTSORT" sort --binary --type u64 -S 100K -T "$t1" -o "$work/self.bin" \
+    "$work/self.bin" || fail "-o an input: exit $?"
+same "$work/want" "$work/self.bin" "u64 -o its own input"
+
+# Failures leave the output as it was and no temporary file.
+printf 'old output\n' >"$work/out"
+cp "$work/out" "$work/out.was"
+"$PORTSORT" sort --binary --type u32 -S 64K -T "$work/missing" -o "$work/out" \
+    "$work/in.bin" 2>"$work/err" && fail "a missing -T directory: exit 0"
+grep -q "cannot create a temporary file in $work/missing" "$work/err" ||
+    { cat "$work/err"; fail "a missing -T directory: not said"; }
+same "$work/out.was" "$work/out" "a missing -T directory: the output kept"
+for fault in write:3 write:40 write:3:TERM write:40:INT; do
+    PORTSORT_TEST_FAIL_IO=$fault "$PORTSORT" sort --binary --type u32 -S 64K \
+        -T "$t1" -o "$work/out" "$work/in.bin" 2>"$work/err" &&
+        fail "$fault: exit 0"
+    same "$work/out.was" "$work/out" "$fault: the output kept"
+    empty_tmp "$fault"
+done
+head -c 4099 "$work/in.bin" | "$PORTSORT" sort --binary --type u64 -S 64K \
+    -T "$t1" -o "$work/out" 2>"$work/err" && fail "a partial key: exit 0"
+grep -q "not a multiple of 8" "$work/err" || fail "a partial key: not said"
+same "$work/out.was" "$work/out" "a partial key: the output kept"
+
+# Usage: refused with exit 2 and a reason.
+for args in "--type u32 -S 1M" "--binary --type u32 -S 10" \
+            "--binary --type u32 -S 1x" "--binary --type u32 -T $t1" \
+            "--binary --type u32 -S 1M --batch-size 1" \
+            "--binary --type u32 -S 1M --head 3"; do
+    # shellcheck disable=SC2086
+    "$PORTSORT" sort $args "$work/in.bin" >/dev/null 2>"$work/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && [ -s "$work/err" ] ||
+        fail "sort $args: exit $rc, not 2 with a reason"
+done
+
+finish
