@@ -313,8 +313,9 @@ static int merge_passes(ext *e)
 
 /* ---- reading the inputs a run at a time -------------------------------- */
 
-/* Read into the buffer from `fill` up to `cap` bytes from fd: how many, or
- * -1 after a message. */
+/* Up to `cap` bytes from fd into p, fewer only at its end: how many, or -1
+ * after a message.  (Unlike ps_cli_read_inputs, a bounded read: the input
+ * is never held whole.) */
 static ssize_t read_some(int fd, const char *name, unsigned char *p, size_t cap)
 {
     size_t got = 0;
@@ -323,7 +324,8 @@ static ssize_t read_some(int fd, const char *name, unsigned char *p, size_t cap)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            fprintf(stderr, "%s: %s: %s\n", PS_CLI_NAME, name, strerror(errno));
+            fprintf(stderr, "%s: cannot read %s: %s\n", PS_CLI_NAME, name,
+                    strerror(errno));
             return -1;
         }
         if (r == 0)
