@@ -215,22 +215,19 @@ static void openmp_run_jobs(void *state, size_t jobs,
     ps_team_close(team);
 }
 
-/* ps_backend_ops.scratch_bytes: the plan's block, for the team a sort of
- * n would get now. */
+/* ps_backend_ops.scratch_bytes: the plan's block for a team of every
+ * thread the backend may use (a sort that finds the pool taken runs alone
+ * and takes less). */
 static size_t openmp_scratch_bytes(void *state, size_t n, size_t vs,
                                    ps_type type, unsigned flags)
 {
-    ps_omp_ctx c;
-    ps_team *team;
     size_t bytes;
     (void)state;
     if (n <= PS_SMALL_N)
         return 0;
-    team = n >= PS_PARALLEL_MIN ? ps_omp_team_open() : NULL;
-    /* The plan reads neither array; it tells pairs from keys by values. */
-    bytes = ps_omp_plan(&c, NULL, vs != 0 ? &c : NULL, vs, n, type, flags,
-                        team);
-    ps_team_close(team);
+    bytes = ps_omp_plan_bytes(n, vs, type, flags,
+                              ps_omp_threads < PS_TEAM_MAX ? ps_omp_threads
+                                                           : PS_TEAM_MAX);
     return bytes != 0 ? bytes : SIZE_MAX;
 }
 

@@ -141,6 +141,20 @@ size_t ps_omp_plan(ps_omp_ctx *c, void *keys, void *values, size_t vs,
     return layout(c, NULL);
 }
 
+size_t ps_omp_plan_bytes(size_t n, size_t vs, ps_type type, unsigned flags,
+                         int members)
+{
+    ps_omp_ctx c;
+    /* The plan reads neither array; it tells pairs from keys by values. */
+    size_t bytes = ps_omp_plan(&c, NULL, vs != 0 ? &c : NULL, vs, n, type,
+                               flags, NULL);
+    if (bytes == 0 || n < PS_PARALLEL_MIN || members <= 1)
+        return bytes;
+    c.members = members;
+    c.chunks = 2 * (size_t)members;
+    return layout(&c, NULL);
+}
+
 void ps_omp_run(ps_omp_ctx *c, unsigned char *block)
 {
     size_t kb = c->bits / 8;

@@ -55,6 +55,13 @@ static inline const ps_omp_kernels *ps_omp_kernels_of(size_t kb)
 size_t ps_omp_plan(ps_omp_ctx *c, void *keys, void *values, size_t vs,
                    size_t n, ps_type type, unsigned flags, ps_team *t);
 
+/* The scratch bytes a sort of n elements (values of vs bytes, 0 for none)
+ * takes when its team has `members` members (1: the calling thread), as
+ * ps_omp_plan would say: for ps_scratch_bytes, which must not depend on
+ * whether the pool happens to be free when it is asked. */
+size_t ps_omp_plan_bytes(size_t n, size_t vs, ps_type type, unsigned flags,
+                         int members);
+
 /* Run the sort planned in c in `block`, 64-byte aligned scratch of at
  * least the bytes ps_omp_plan returned: lays the block out, then sorts.
  * Cannot fail (ps_openmp_plan.c). */
