@@ -31,7 +31,10 @@
  *          (without bits 3 and 4): records instead, {u8 group, the key, a 3-byte
  *          tag} by group (bit 6: descending), then the key, through
  *          ps_argsort_records and ps_sort_records (a group of 1 + a % 4
- *          values)
+ *          values); bit 7 (without bits 3, 4 and 5): the operation under
+ *          a memory limit of one byte (ps_set_memory_limit): keys alone
+ *          sorted in place on serial and openmp, right as ever; anything
+ *          else right, or refused with every array as it was
  *   4      distribution parameter a
  *   5-6    size parameter, little-endian
  *   7      value size for pairs: byte % 20 < 4 gives 4 or 8 (even/odd),
@@ -78,6 +81,7 @@ typedef struct shape_case {
     int records;                /* ps_sort_records by (group, key) */
     unsigned group_flags;
     int strings;                /* the keys made strings instead */
+    int memlimit;               /* sorted under a one-byte memory limit */
     size_t k;
     size_t vs;                  /* value size, pairs only */
     size_t n;
@@ -175,6 +179,7 @@ static void decode(const uint8_t *d, size_t size, shape_case *c)
     c->strings = (b3 & 16u) != 0;
     c->records = !c->topk && !(b3 & 16u) && (b3 & 32u) != 0;
     c->group_flags = b3 & 64u ? PS_DESCENDING : 0u;
+    c->memlimit = !c->topk && !c->strings && !c->records && (b3 & 128u) != 0;
     c->k = decode_k(c->n, byte_at(d, size, 18) | byte_at(d, size, 19) << 8);
     c->a = byte_at(d, size, 4);
     c->vs = b7 < 4 ? (b7 & 1 ? 8 : 4) : 1 + (b7 - 4);
@@ -206,6 +211,8 @@ static void describe(const shape_case *c, char *buf, size_t len)
                       c->group_flags ? "desc" : "asc");
     if (k > 0 && (size_t)k < len && c->op == OP_PAIRS)
         k += snprintf(buf + k, len - (size_t)k, " value_size=%zu", c->vs);
+    if (k > 0 && (size_t)k < len && c->memlimit)
+        k += snprintf(buf + k, len - (size_t)k, " under a 1-byte memory limit");
     if (k > 0 && (size_t)k < len)
         snprintf(buf + k, len - (size_t)k, ", backend %s, PORTSORT_THREADS=%s",
                  ps_backend_name(), thr ? thr : "(unset)");
@@ -919,10 +926,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(keys); free(keys0); free(tmp); free(vals); free(perm); free(want);
         return 0;
     }
+    /* Under the limit keys alone are sorted in place on the CPU backends
+     * (reference/ps_inplace.c), as right as ever; anything else may be
+     * refused, but then with every array as it was. */
+    if (c.memlimit)
+        ps_set_memory_limit(1);
     switch (c.op) {
     case OP_KEYS: st = ps_sort_keys(keys, n, c.type, c.flags); break;
     case OP_ARGSORT: st = ps_argsort(keys, perm, n, c.type, c.flags); break;
     default: st = ps_sort_pairs(keys, vals, vs, n, c.type, c.flags); break;
+    }
+    if (c.memlimit)
+        ps_set_memory_limit(0);
+    if (st == PS_ERR_NO_MEMORY && c.memlimit &&
+        (c.op != OP_KEYS || (strcmp(ps_backend_name(), "serial") != 0 &&
+                             strcmp(ps_backend_name(), "openmp") != 0))) {
+        if (memcmp(keys, keys0, n * kb) != 0)
+            fail(&c, "refused under the memory limit, but the keys changed", 0);
+        for (i = 0; i < n * vs; i += vs) {
+            tag(want_tag, vs, i / vs);
+            if (memcmp(vals + i, want_tag, vs) != 0)
+                fail(&c, "refused under the memory limit, but the values "
+                     "changed", i / vs);
+        }
+        for (i = 0; i <= n; i++)
+            if (perm[i] != (size_t)-1)
+                fail(&c, "refused under the memory limit, but perm was "
+                     "written", i);
+        free(keys); free(keys0); free(tmp); free(vals); free(perm); free(want);
+        return 0;
     }
     if (st != PS_OK) {
         fprintf(stderr, "ps_fuzz_shapes: status %d: %s\n", st, ps_strerror(st));

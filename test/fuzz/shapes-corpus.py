@@ -43,16 +43,18 @@ K = {"0": (0, 0), "1": (1, 0), "n-1": (2, 0), "n": (3, 0), "n+1": (4, 0),
 
 
 def case(name, typ, n, dist, a=0, b=0, c=0, seed=1, desc=False, op="keys", vs=4,
-         topk=None, strings=False, records=None):
+         topk=None, strings=False, records=None, memlimit=False):
     """topk: a K name, for ps_topk of op with that k.  strings: the keys as
     byte strings (ps_argsort_strings, ps_sort_strings), after a shared
     prefix of [0, 3, 8, 15, 64, 1000][c % 6] bytes.  records: "asc" or
-    "desc", for ps_sort_records by (group in that direction, key)."""
+    "desc", for ps_sort_records by (group in that direction, key).
+    memlimit: the operation under a one-byte memory limit."""
     cls, p = size(n)
     rec = 0 if records is None else 32 | (64 if records == "desc" else 0)
     data = bytes([TYPE.index(typ), DIST.index(dist), cls,
                   int(desc) | OPS[op] << 1 | (8 if topk else 0) |
-                  (16 if strings else 0) | rec, a]) + \
+                  (16 if strings else 0) | rec | (128 if memlimit else 0),
+                  a]) + \
         struct.pack("<H", p) + bytes([VS[vs], b, c]) + struct.pack("<Q", seed)
     if topk:
         kc, q = K[topk]
@@ -119,3 +121,15 @@ case("records-f64-specials-64k+1-desc", "f64", 65537, "specials", a=2,
 case("records-i16-twodup-48k", "i16", 49152, "twodup", a=1, records="asc")
 case("records-u64-loguniform-200k", "u64", 200000, "loguniform", a=63,
      records="desc")
+# Under a one-byte memory limit: keys alone sorted in place (the issue 16
+# shape at 1M on the parallel buckets, heavy nested buckets, specials);
+# pairs and argsort refused with their arrays unchanged.
+case("memlimit-u64-loguniform-1m", "u64", 1000000, "loguniform", a=63,
+     memlimit=True)
+case("memlimit-u32-nestedheavy-128k-desc", "u32", 131072, "nestedheavy", a=7,
+     b=3, c=12, desc=True, memlimit=True)
+case("memlimit-f64-specials-64k+1", "f64", 65537, "specials", memlimit=True)
+case("memlimit-i16-lowbits-98k-pairs8", "i16", 98304, "lowbits", a=3,
+     op="pairs", vs=8, memlimit=True)
+case("memlimit-u32-runs-48k+1-argsort", "u32", 49153, "runs", a=2, b=1, c=20,
+     op="argsort", memlimit=True)
