@@ -3,9 +3,9 @@
 # runs through temporary files and merged (tools/cli/ps_cli_external.c),
 # checked byte for byte against the in-memory sort of the same input (which
 # cli-sort-binary.sh checks against an oracle): every type, both
-# directions, merges of 16 and of 2 runs at a time, several -T directories,
-# several inputs with a key across two of them, standard input, the output
-# as an input.  The temporary files never outlive a run, and a failure (a
+# directions, merges of 16, 3 and 2 runs at a time, several -T
+# directories, keys with --values (stable), several inputs with a key
+# across two of them, standard input, the output as an input.  The temporary files never outlive a run, and a failure (a
 # write error, a signal, a missing directory) leaves the output as it was.
 . "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd perl
@@ -37,6 +37,42 @@ empty_tmp "every type"
     -o "$work/got" "$work/in.bin" || fail "--batch-size 2: exit $?"
 same "$work/want" "$work/got" "f64 --batch-size 2, two -T"
 empty_tmp "--batch-size 2"
+
+# With --values: i16 keys (many equal: the order of their values shows
+# whether the runs and the merges are stable), values of 8 bytes (moved
+# by the library natively) and 5 (its index route), both directions.
+perl -e 'srand(7); print pack("C*", map { int(rand(256)) } 1 .. 4194320)' \
+    >"$work/vals.bin"
+for vs in 8 5; do
+    head -c $((524288 * 2)) "$work/in.bin" >"$work/k16.bin"
+    head -c $((524288 * vs)) "$work/vals.bin" >"$work/v.bin"
+    for dir in "" -r; do
+        "$PORTSORT" sort --binary --type i16 $dir --values "$work/v.bin" \
+            --value-size $vs --values-out "$work/vwant" -o "$work/want" \
+            "$work/k16.bin" || fail "i16 values $vs $dir: in memory, exit $?"
+        "$PORTSORT" sort --binary --type i16 $dir --values "$work/v.bin" \
+            --value-size $vs --values-out "$work/vgot" -o "$work/got" \
+            -S 64K -T "$t1" --batch-size 3 "$work/k16.bin" ||
+            fail "i16 values $vs $dir -S 64K: exit $?"
+        same "$work/want" "$work/got" "i16 $dir with $vs-byte values: keys"
+        same "$work/vwant" "$work/vgot" "i16 $dir with $vs-byte values: values, stable"
+    done
+done
+empty_tmp "--values"
+# Values that do not match the keys' count: refused, outputs kept.
+printf 'old output\n' >"$work/vout"
+cp "$work/vout" "$work/vout.was"
+for cut in -1 +1; do
+    head -c $((524288 * 8 $cut)) "$work/vals.bin" >"$work/v.bin"
+    "$PORTSORT" sort --binary --type i16 --values "$work/v.bin" --value-size 8 \
+        --values-out "$work/vout" -o "$work/vout2" -S 64K -T "$t1" \
+        "$work/k16.bin" 2>"$work/err" && fail "values $cut bytes: exit 0"
+    grep -q "values than there are keys" "$work/err" ||
+        { cat "$work/err"; fail "values $cut bytes: not said"; }
+    same "$work/vout.was" "$work/vout" "values $cut bytes: the values' output kept"
+    [ -e "$work/vout2" ] && fail "values $cut bytes: a keys' output written"
+done
+empty_tmp "mismatched values"
 
 # Several inputs, the second from standard input, a key across the cut;
 # then the output replacing one of its inputs.

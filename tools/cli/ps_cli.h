@@ -280,15 +280,17 @@ int ps_cli_bench(int argc, char **argv);
 
 /*
  * `portsort sort --binary -S SIZE` (ps_cli_external.c): the keys of the
- * inputs `paths` (none: standard input) sorted in runs that fit `bufsize`
- * bytes, each a temporary file (unlinked at once) under one of `dirs`
- * (taken in turn), merged at most `batch` at a time into `outpath`, which
- * is replaced only when all went well.  Returns the exit status, 0 or 1
- * after a message.
+ * inputs `paths` (none: standard input), with the values of `vpath` (vs
+ * bytes each; NULL for none), sorted in runs that fit `bufsize` bytes,
+ * each a temporary file (unlinked at once) under one of `dirs` (taken in
+ * turn), merged at most `batch` at a time into `outpath` (and the values
+ * into `voutpath`), replaced only when all went well.  Stable.  Returns
+ * the exit status, 0 or 1 after a message.
  */
 int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
                          unsigned flags, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath);
+                         const char *outpath, const char *vpath, size_t vs,
+                         const char *voutpath);
 
 #endif /* PS_CLI_H */

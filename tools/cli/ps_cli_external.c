@@ -1,12 +1,16 @@
 /*
- * ps_cli_external.c - `portsort sort --binary -S SIZE`: binary keys larger
- * than the buffer, sorted as GNU sort sorts text that does not fit.
+ * ps_cli_external.c - `portsort sort --binary -S SIZE`: binary keys (and
+ * their --values) larger than the buffer, sorted as GNU sort sorts text
+ * that does not fit.
  *
- * The inputs are read a run at a time into half the buffer (the library's
- * sort takes about as much again for its scratch), each run is sorted by
- * ps_sort_keys and written to a temporary file under a -T directory, and
- * the runs are merged, at most --batch-size at a time, the last merge
- * streaming into the output.  The temporary files are unlinked as soon as
+ * The inputs are read a run at a time into part of the buffer (the
+ * library's sort takes about as much again for its scratch), each run is
+ * sorted by ps_sort_keys or ps_sort_pairs and written to a temporary file
+ * under a -T directory as records (the key, then its value), and the runs
+ * are merged, at most --batch-size at a time, the last merge streaming the
+ * keys into the output and the values into theirs.  Equal keys keep their
+ * input order: a run's sort is stable, and a merge takes the earlier
+ * run's first.  The temporary files are unlinked as soon as
  * they are created, so that no exit, however it happens (a signal, a
  * kill, a crash), leaves one behind; they live only as open descriptors.
  * Memory: the buffer, shared by the merges' input and output blocks, and
@@ -25,7 +29,7 @@
 
 #include "ps_cli.h"
 
-/* One sorted run: an unlinked temporary file of `keys` keys. */
+/* One sorted run: an unlinked temporary file of `keys` records. */
 typedef struct run {
     int fd;
     uint64_t keys;
@@ -35,6 +39,7 @@ typedef struct run {
 typedef struct ext {
     const ps_cli_type *t;
     unsigned flags;
+    size_t vs, rs;              /* value size (0: keys alone), record size */
     unsigned char *buf;
     size_t bufsize;
     const char *const *dirs;
@@ -118,45 +123,80 @@ static int sort_failed(int st)
     return -1;
 }
 
-/* Sort the n keys at the buffer's start and write them as a run. */
-static int spill(ext *e, size_t n)
+/* Sort the n keys at the buffer's start (their n values after them, at
+ * vals) and write them as a run of records. */
+static int spill(ext *e, size_t n, unsigned char *vals)
 {
     const char *dir;
-    int st = ps_sort_keys(e->buf, n, e->t->type, e->flags), fd;
+    size_t kb = e->t->size, i;
+    int st = e->vs == 0 ? ps_sort_keys(e->buf, n, e->t->type, e->flags)
+             : ps_sort_pairs(e->buf, vals, e->vs, n, e->t->type, e->flags);
+    int fd;
     if (st != PS_OK)
         return sort_failed(st);
     fd = temp_open(e, &dir);
     if (fd < 0)
         return -1;
-    if (write_all(fd, e->buf, n * e->t->size, dir) != 0) {
-        close(fd);
-        return -1;
+    if (e->vs == 0) {
+        if (write_all(fd, e->buf, n * kb, dir) != 0) {
+            close(fd);
+            return -1;
+        }
+        return add_run(e, fd, n, dir);
+    }
+    /* Records through the part of the buffer after the values. */
+    {
+        unsigned char *stage = vals + n * e->vs;
+        size_t room = (size_t)(e->buf + e->bufsize - stage) / e->rs, done = 0;
+        while (done < n) {
+            size_t m = n - done < room ? n - done : room;
+            for (i = 0; i < m; i++) {
+                memcpy(stage + i * e->rs, e->buf + (done + i) * kb, kb);
+                memcpy(stage + i * e->rs + kb, vals + (done + i) * e->vs, e->vs);
+            }
+            if (write_all(fd, stage, m * e->rs, dir) != 0) {
+                close(fd);
+                return -1;
+            }
+            done += m;
+        }
     }
     return add_run(e, fd, n, dir);
 }
 
 /* ---- merging ---------------------------------------------------------- */
 
-/* Where a merge writes: a run's file, or the output. */
+/* Where a merge writes: a run's file (records), or the outputs (keys to
+ * out[0], values to out[1], through vstage, a block's values). */
 typedef struct sink {
     int fd;
     const char *dir;
     ps_cli_out *out;
+    unsigned char *vstage;
 } sink;
 
-static int sink_write(sink *s, const unsigned char *p, size_t n)
+/* Write the n records at p (which the merge is done with). */
+static int sink_write(const ext *e, sink *s, unsigned char *p, size_t n)
 {
-    if (s->out != NULL)
-        return ps_cli_out_write(s->out, p, n);
-    return write_all(s->fd, p, n, s->dir);
+    size_t kb = e->t->size, i;
+    if (s->out == NULL)
+        return write_all(s->fd, p, n * e->rs, s->dir);
+    if (e->vs == 0)
+        return ps_cli_out_write(&s->out[0], p, n * kb);
+    for (i = 0; i < n; i++)
+        memcpy(s->vstage + i * e->vs, p + i * e->rs + kb, e->vs);
+    for (i = 1; i < n; i++)         /* keys down in place: i * kb <= i * rs */
+        memmove(p + i * kb, p + i * e->rs, kb);
+    ps_cli_out_write(&s->out[0], p, n * kb);
+    return ps_cli_out_write(&s->out[1], s->vstage, n * e->vs);
 }
 
 /* One run's place in a merge: its block of the buffer, and what is left. */
 typedef struct cursor {
     const run *r;
     unsigned char *blk;
-    size_t at, have;            /* keys: the next one, how many in blk */
-    uint64_t next;              /* keys read from the file so far */
+    size_t at, have;            /* records: the next one, how many in blk */
+    uint64_t next;              /* records read from the file so far */
     uint64_t key;               /* the order key of blk[at] */
 } cursor;
 
@@ -171,17 +211,17 @@ static uint64_t order_of(const ext *e, const unsigned char *p)
     return k;
 }
 
-/* Refill c's block from its file: 1 with keys, 0 at its end, -1. */
-static int refill(const ext *e, cursor *c, size_t blk_keys)
+/* Refill c's block from its file: 1 with records, 0 at its end, -1. */
+static int refill(const ext *e, cursor *c, size_t blk_recs)
 {
-    size_t kb = e->t->size, want, got = 0;
+    size_t rs = e->rs, want, got = 0;
     uint64_t left = c->r->keys - c->next;
     if (left == 0)
         return 0;
-    want = left < blk_keys ? (size_t)left : blk_keys;
-    while (got < want * kb) {
-        ssize_t r = pread(c->r->fd, c->blk + got, want * kb - got,
-                          (off_t)(c->next * kb + got));
+    want = left < blk_recs ? (size_t)left : blk_recs;
+    while (got < want * rs) {
+        ssize_t r = pread(c->r->fd, c->blk + got, want * rs - got,
+                          (off_t)(c->next * rs + got));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
@@ -227,24 +267,24 @@ static void sift_down(cursor **h, size_t n, size_t i)
 /* Merge runs r[0 .. k - 1] into s, through blocks of the buffer. */
 static int merge(ext *e, const run *r, size_t k, sink *s)
 {
-    size_t kb = e->t->size, blk_keys = e->bufsize / (k + 1) / kb, i, n = 0;
-    size_t out = 0;
+    size_t rs = e->rs, blk = e->bufsize / (k + 1) / rs, i, n = 0, out = 0;
     unsigned char *ob;
     cursor *cur = malloc(k * sizeof *cur);
     cursor **heap = malloc(k * sizeof *heap);
     int rc = -1;
 
-    if (cur == NULL || heap == NULL) {
+    if (cur == NULL || heap == NULL || (s->out != NULL && e->vs != 0 &&
+        (s->vstage = malloc(blk * e->vs)) == NULL)) {
         fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
         goto done;
     }
-    ob = e->buf + k * blk_keys * kb;
+    ob = e->buf + k * blk * rs;
     for (i = 0; i < k; i++) {
         int got;
         cur[i].r = &r[i];
-        cur[i].blk = e->buf + i * blk_keys * kb;
+        cur[i].blk = e->buf + i * blk * rs;
         cur[i].next = 0;
-        got = refill(e, &cur[i], blk_keys);
+        got = refill(e, &cur[i], blk);
         if (got < 0)
             goto done;
         if (got > 0)
@@ -254,16 +294,16 @@ static int merge(ext *e, const run *r, size_t k, sink *s)
         sift_down(heap, n, i);
     while (n > 0) {
         cursor *c = heap[0];
-        memcpy(ob + out * kb, c->blk + c->at * kb, kb);
-        if (++out == blk_keys) {
-            if (sink_write(s, ob, out * kb) != 0)
+        memcpy(ob + out * rs, c->blk + c->at * rs, rs);
+        if (++out == blk) {
+            if (sink_write(e, s, ob, out) != 0)
                 goto done;
             out = 0;
         }
         if (++c->at < c->have) {
-            c->key = order_of(e, c->blk + c->at * kb);
+            c->key = order_of(e, c->blk + c->at * rs);
         } else {
-            int got = refill(e, c, blk_keys);
+            int got = refill(e, c, blk);
             if (got < 0)
                 goto done;
             if (got == 0)
@@ -271,10 +311,14 @@ static int merge(ext *e, const run *r, size_t k, sink *s)
         }
         sift_down(heap, n, 0);
     }
-    rc = out > 0 ? sink_write(s, ob, out * kb) : 0;
+    rc = out > 0 ? sink_write(e, s, ob, out) : 0;
 done:
     free(cur);
     free(heap);
+    if (s->out != NULL) {
+        free(s->vstage);
+        s->vstage = NULL;
+    }
     return rc;
 }
 
@@ -290,7 +334,7 @@ static int merge_passes(ext *e)
             size_t k = nold - i < e->batch ? nold - i : e->batch;
             uint64_t keys = 0;
             size_t j;
-            sink s = { -1, NULL, NULL };
+            sink s = { -1, NULL, NULL, NULL };
             for (j = 0; j < k; j++)
                 keys += old[i + j].keys;
             s.fd = temp_open(e, &s.dir);
@@ -335,35 +379,66 @@ static ssize_t read_some(int fd, const char *name, unsigned char *p, size_t cap)
     return (ssize_t)got;
 }
 
+/* Read exactly `bytes` of values for the run just read: 0, or -1 after a
+ * message naming the file. */
+static int read_values(int vfd, const char *vpath, unsigned char *p,
+                       size_t bytes)
+{
+    ssize_t got = read_some(vfd, vpath, p, bytes);
+    if (got < 0)
+        return -1;
+    if ((size_t)got != bytes) {
+        fprintf(stderr, "%s: %s holds fewer values than there are keys\n",
+                PS_CLI_NAME, vpath);
+        return -1;
+    }
+    return 0;
+}
+
 int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
                          unsigned flags, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath)
+                         const char *outpath, const char *vpath, size_t vs,
+                         const char *voutpath)
 {
     static char *stdin_only[] = { "-" };
     ext e;
-    size_t kb = t->size, run_bytes, fill = 0, i;
-    ps_cli_out out;
-    int rc = 1, opened = 0;
+    size_t kb = t->size, per_run, fill = 0, i, nout = 0;
+    unsigned char *vals;
+    ps_cli_out out[2];
+    int rc = 1, vfd = -1;
 
     memset(&e, 0, sizeof e);
     e.t = t;
     e.flags = flags;
+    e.vs = vpath != NULL ? vs : 0;
+    e.rs = kb + e.vs;
     e.dirs = dirs;
     e.ndirs = ndirs;
     e.batch = batch;
-    /* A run is half the buffer: the library's scratch for it is about as
-     * much again.  The merges use the whole of it. */
-    e.bufsize = bufsize / kb * kb;
-    run_bytes = e.bufsize / 2 / kb * kb;
-    /* Blocks of at least 64 keys in a merge (-S is at least 64K). */
-    if (e.batch > e.bufsize / kb / 64 - 1)
-        e.batch = e.bufsize / kb / 64 - 1;
+    e.bufsize = bufsize;
+    /* A run's records take half the buffer, as the library's scratch for
+     * them takes about as much again (a quarter for values of a size the
+     * library moves through its index route, whose scratch is larger); the
+     * rest stages the records a run writes.  The merges use all of it. */
+    per_run = bufsize / (e.vs == 0 || e.vs == 4 || e.vs == 8 ? 2 : 4) / e.rs;
+    /* Blocks of at least 64 records in a merge (-S is at least 64K). */
+    if (e.batch > bufsize / e.rs / 64 - 1)
+        e.batch = bufsize / e.rs / 64 - 1;
     e.buf = malloc(e.bufsize);
-    if (e.buf == NULL) {
+    if (e.buf == NULL || per_run == 0) {
         fprintf(stderr, "%s: cannot allocate the buffer of %zu bytes (-S)\n",
                 PS_CLI_NAME, e.bufsize);
+        free(e.buf);
         return 1;
+    }
+    vals = e.buf + per_run * kb;
+    if (e.vs != 0) {
+        vfd = strcmp(vpath, "-") == 0 ? STDIN_FILENO : open(vpath, O_RDONLY);
+        if (vfd < 0) {
+            fprintf(stderr, "%s: %s: %s\n", PS_CLI_NAME, vpath, strerror(errno));
+            goto done;
+        }
     }
     if (npaths == 0) {
         paths = stdin_only;
@@ -379,13 +454,14 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
             goto done;
         }
         for (;;) {
-            got = read_some(fd, paths[i], e.buf + fill, run_bytes - fill);
+            got = read_some(fd, paths[i], e.buf + fill, per_run * kb - fill);
             if (got < 0)
                 break;
             fill += (size_t)got;
-            if (fill < run_bytes)
+            if (fill < per_run * kb)
                 break;                  /* this input's end */
-            if (spill(&e, fill / kb) != 0) {
+            if ((e.vs != 0 && read_values(vfd, vpath, vals, per_run * e.vs) != 0)
+                || spill(&e, per_run, vals) != 0) {
                 got = -1;
                 break;
             }
@@ -401,28 +477,52 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
                 "size of a %s key)\n", PS_CLI_NAME, kb, t->name);
         goto done;
     }
-    if (ps_cli_out_open(&out, outpath) != 0)
+    if (e.vs != 0) {
+        unsigned char extra;
+        ssize_t more;
+        if (read_values(vfd, vpath, vals, fill / kb * e.vs) != 0)
+            goto done;
+        more = read_some(vfd, vpath, &extra, 1);
+        if (more != 0) {
+            if (more > 0)
+                fprintf(stderr, "%s: %s holds more values than there are "
+                        "keys\n", PS_CLI_NAME, vpath);
+            goto done;
+        }
+    }
+    if (ps_cli_out_open(&out[nout], outpath) != 0)
         goto done;
-    opened = 1;
+    nout++;
+    if (e.vs != 0) {
+        if (ps_cli_out_open(&out[nout], voutpath) != 0)
+            goto done;
+        nout++;
+    }
     if (e.nruns == 0) {
         /* It fitted in one run: sorted here, no temporary file. */
-        int st = ps_sort_keys(e.buf, fill / kb, t->type, flags);
+        size_t n = fill / kb;
+        int st = e.vs == 0 ? ps_sort_keys(e.buf, n, t->type, flags)
+                 : ps_sort_pairs(e.buf, vals, e.vs, n, t->type, flags);
         if (st != PS_OK) {
             sort_failed(st);
             goto done;
         }
-        ps_cli_out_write(&out, e.buf, fill);
+        ps_cli_out_write(&out[0], e.buf, fill);
+        if (e.vs != 0)
+            ps_cli_out_write(&out[1], vals, n * e.vs);
     } else {
-        sink s = { -1, NULL, &out };
-        if ((fill > 0 && spill(&e, fill / kb) != 0) || merge_passes(&e) != 0 ||
-            merge(&e, e.runs, e.nruns, &s) != 0)
+        sink s = { -1, NULL, out, NULL };
+        if ((fill > 0 && spill(&e, fill / kb, vals) != 0) ||
+            merge_passes(&e) != 0 || merge(&e, e.runs, e.nruns, &s) != 0)
             goto done;
     }
-    opened = 0;
-    rc = ps_cli_out_commit(&out, 1) == 0 ? 0 : 1;
+    rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
+    nout = 0;
 done:
-    if (opened)
-        ps_cli_out_discard(&out);
+    for (i = 0; i < nout; i++)
+        ps_cli_out_discard(&out[i]);
+    if (vfd > STDIN_FILENO)
+        close(vfd);
     close_runs(e.runs, e.nruns);
     free(e.runs);
     free(e.buf);

@@ -57,7 +57,7 @@ static void usage(FILE *f)
 "                        N bytes per key, else one line per key\n"
 "      --value-size N    bytes per value (--binary)\n"
 "      --values-out VOUT where the sorted values go (required with --values)\n"
-"  -S, --buffer-size SIZE  with --binary (keys alone): sort in runs of memory\n"
+"  -S, --buffer-size SIZE  with --binary (and --values): sort in runs of memory\n"
 "                        SIZE merged through temporary files, for inputs larger\n"
 "                        than memory; SIZE in KiB, or with a suffix b K M G T,\n"
 "                        or %% of the physical memory (at least 64K)\n"
@@ -710,11 +710,11 @@ static int validate_sort_args(sort_args *a)
     /* The external sort (ps_cli_external.c) sorts binary keys alone; text,
      * values and --head are sorted in memory, and say so. */
     if ((a->buffer != 0 || a->ntmp != 0 || a->batch != 0) &&
-        (!a->binary || a->vpath != NULL || a->has_head)) {
-        fprintf(stderr, "%s: -S, -T and --batch-size sort --binary keys "
-                "alone through temporary files; %s sorted in memory (drop "
-                "-S/-T/--batch-size)\n", PS_CLI_NAME, !a->binary ? "text is" :
-                a->vpath != NULL ? "keys with --values are" : "--head is");
+        (!a->binary || a->has_head)) {
+        fprintf(stderr, "%s: -S, -T and --batch-size sort --binary keys (and "
+                "their --values) through temporary files; %s sorted in memory "
+                "(drop -S/-T/--batch-size)\n", PS_CLI_NAME,
+                !a->binary ? "text is" : "--head is");
         return 2;
     }
     if (a->binary && a->buffer == 0 && (a->ntmp != 0 || a->batch != 0)) {
@@ -849,7 +849,8 @@ static int run_sort(sort_args *a)
     if (a->buffer != 0)
         return ps_cli_external_sort(a->inputs, a->nin, a->opt.t, a->flags,
                                     a->buffer, a->tmpdirs, a->ntmp, a->batch,
-                                    a->outpath);
+                                    a->outpath, a->vpath, a->value_size,
+                                    a->voutpath);
     if (ps_cli_read_inputs(a->inputs, a->nin, !a->binary, &in) != 0 ||
         (a->vpath != NULL &&
          ps_cli_read_inputs((char **)&a->vpath, 1, !a->binary, &vin) != 0))
