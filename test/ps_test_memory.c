@@ -87,8 +87,11 @@ static void keys_under_limit(ps_type t, unsigned flags, int shape, size_t n,
                        : ps_sort_segments(got, NULL, 0, n, off, ns, t, flags);
         ps_set_memory_limit(0);
         if (st == PS_ERR_NO_MEMORY && !is_cpu() &&
-            memcmp(got, k, n * kb) == 0)
-            continue;           /* refused, keys unchanged: allowed here */
+            memcmp(got, k, n * kb) == 0) {
+            free(off);          /* refused, keys unchanged: allowed here */
+            off = NULL;
+            continue;
+        }
         if (st != PS_OK)
             t_fail("%s %s %s %s n=%zu under a limit: status %d (%s)", what,
                    t_type_name(t), flags ? "desc" : "asc", t_shape_names[shape], n,
