@@ -5,7 +5,9 @@
 # cli-sort-binary.sh checks against an oracle): every type, both
 # directions, merges of 16, 3 and 2 runs at a time, several -T
 # directories, keys with --values (stable), several inputs with a key
-# across two of them, standard input, the output as an input.  The temporary files never outlive a run, and a failure (a
+# across two of them, standard input, the output as an input; text with
+# --type (CSV fields, -z, --skip-bad, a bad key's line number, inputs
+# without a last newline, a line longer than a run).  The temporary files never outlive a run, and a failure (a
 # write error, a signal, a missing directory) leaves the output as it was.
 . "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd perl
@@ -107,8 +109,58 @@ head -c 4099 "$work/in.bin" | "$PORTSORT" sort --binary --type u64 -S 64K \
 grep -q "not a multiple of 8" "$work/err" || fail "a partial key: not said"
 same "$work/out.was" "$work/out" "a partial key: the output kept"
 
+# Text with --type: CSV by a float field, both directions, runs of 16K
+# (about 40 of them) merged 3 at a time, against the in-memory sort.
+awk 'BEGIN { srand(5); for (i = 0; i < 30000; i++)
+    printf "%d,%s,%.6g\n", i, (i % 7 ? "x" : "y"), (rand() - 0.5) * 1e6 }' \
+    >"$work/t.csv"
+for dir in "" -r; do
+    "$PORTSORT" sort --type f64 -t, -k3 $dir -o "$work/want" "$work/t.csv" ||
+        fail "csv $dir: in memory, exit $?"
+    "$PORTSORT" sort --type f64 -t, -k3 $dir -S 64K -T "$t1" --batch-size 3 \
+        -o "$work/got" "$work/t.csv" || fail "csv $dir -S 64K: exit $?"
+    same "$work/want" "$work/got" "text f64 -t, -k3 $dir: -S 64K as in memory"
+done
+# A line without a valid key far into the input: refused at the same line
+# as in memory; with --skip-bad put last, as in memory; -z lines.
+awk 'BEGIN { srand(6); for (i = 1; i <= 30000; i++)
+    if (i == 25000) print "bad,zz"; else printf "%d,%d\n", i, int((rand() - 0.5) * 1e9) }' \
+    >"$work/t2.csv"
+"$PORTSORT" sort --type i32 -t, -k2 -o "$work/want" "$work/t2.csv" 2>"$work/err1"
+"$PORTSORT" sort --type i32 -t, -k2 -S 64K -T "$t1" -o "$work/got" \
+    "$work/t2.csv" 2>"$work/err2" && fail "a bad key with -S: exit 0"
+grep -q ":25000: " "$work/err2" || fail "a bad key with -S: not at line 25000"
+same "$work/err1" "$work/err2" "a bad key at line 25000: the same message with -S"
+"$PORTSORT" sort --type i32 -t, -k2 --skip-bad -r -o "$work/want" "$work/t2.csv" \
+    2>/dev/null
+"$PORTSORT" sort --type i32 -t, -k2 --skip-bad -r -S 64K -T "$t1" -o "$work/got" \
+    "$work/t2.csv" 2>"$work/err" || fail "--skip-bad -S: exit $?"
+same "$work/want" "$work/got" "--skip-bad -r: the bad line last, as in memory"
+grep -q "1 line without a valid i32 key was put at the end" "$work/err" ||
+    fail "--skip-bad -S: the bad line not reported once"
+tr '\n' '\0' <"$work/t.csv" >"$work/tz"
+"$PORTSORT" sort -z --type f64 -t, -k3 -o "$work/want" "$work/tz"
+"$PORTSORT" sort -z --type f64 -t, -k3 -S 64K -T "$t1" -o "$work/got" "$work/tz" ||
+    fail "-z -S: exit $?"
+same "$work/want" "$work/got" "-z text: -S 64K as in memory"
+# Inputs whose last lines lack their newline, one from standard input.
+printf '5\n3' >"$work/n1"
+printf '4\n1\n2' >"$work/n2"
+"$PORTSORT" sort --type u8 -o "$work/want" "$work/n1" "$work/n2"
+"$PORTSORT" sort --type u8 -S 64K -T "$t1" -o "$work/got" "$work/n1" - \
+    <"$work/n2" || fail "two text inputs: exit $?"
+same "$work/want" "$work/got" "text from a file and standard input, no last newlines"
+# A line longer than a run (a quarter of -S) is refused with its place.
+{ echo 1; head -c 20000 /dev/zero | tr '\0' 7; echo; echo 2; } >"$work/long"
+"$PORTSORT" sort --type u64 -S 64K -T "$t1" -o "$work/got" "$work/long" \
+    2>"$work/err" && fail "a line longer than a run: exit 0"
+grep -q "line 2 is longer than a run" "$work/err" ||
+    { cat "$work/err"; fail "a line longer than a run: not said"; }
+empty_tmp "text"
+
 # Usage: refused with exit 2 and a reason.
-for args in "--type u32 -S 1M" "--binary --type u32 -S 10" \
+for args in "-S 1M" "--type u32 -u -S 1M" "--type u32 -c -S 1M" \
+            "--binary --type u32 -S 10" \
             "--binary --type u32 -S 1x" "--binary --type u32 -T $t1" \
             "--binary --type u32 -S 1M --batch-size 1" \
             "--binary --type u32 -S 1M --head 3"; do

@@ -87,6 +87,8 @@ typedef struct ps_cli_input {
     size_t nparts;          /* how many inputs */
     const char **names;     /* their names as given ("-" for standard input) */
     size_t *starts;         /* where each starts in data */
+    size_t line0;           /* lines of part 0's file before data (an
+                               external sort's chunk; else 0), for messages */
 } ps_cli_input;
 
 /* Read `paths` (none: standard input) into *in.  With `text`, a newline is
@@ -292,5 +294,14 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
                          const char *const *dirs, size_t ndirs, size_t batch,
                          const char *outpath, const char *vpath, size_t vs,
                          const char *voutpath);
+
+/* The same for text with --type (opt: the type, field, separator and
+ * --skip-bad): runs of whole lines, each parsed and sorted as in memory
+ * and written as records of the key and the line, merged on the keys; the
+ * lines without a valid key (with --skip-bad) last, in input order. */
+int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
+                         unsigned flags, size_t bufsize,
+                         const char *const *dirs, size_t ndirs, size_t batch,
+                         const char *outpath);
 
 #endif /* PS_CLI_H */

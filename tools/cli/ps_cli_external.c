@@ -36,6 +36,8 @@ typedef struct run {
     const char *dir;            /* where it lives, for messages */
 } run;
 
+struct sink;
+
 typedef struct ext {
     const ps_cli_type *t;
     unsigned flags;
@@ -47,6 +49,8 @@ typedef struct ext {
     run *runs;
     size_t nruns, cap;
     size_t batch;
+    /* How runs are merged: records of rs bytes, or text records. */
+    int (*merge)(struct ext *e, const run *r, size_t k, struct sink *s);
 } ext;
 
 static void close_runs(run *r, size_t n)
@@ -168,12 +172,13 @@ static int spill(ext *e, size_t n, unsigned char *vals)
 
 /* Where a merge writes: a run's file (records), or the outputs (keys to
  * out[0], values to out[1], through vstage, a block's values). */
-typedef struct sink {
+typedef struct sink sink;
+struct sink {
     int fd;
     const char *dir;
     ps_cli_out *out;
     unsigned char *vstage;
-} sink;
+};
 
 /* Write the n records at p (which the merge is done with). */
 static int sink_write(const ext *e, sink *s, unsigned char *p, size_t n)
@@ -198,6 +203,11 @@ typedef struct cursor {
     size_t at, have;            /* records: the next one, how many in blk */
     uint64_t next;              /* records read from the file so far */
     uint64_t key;               /* the order key of blk[at] */
+    int bad;                    /* text: a line without a valid key */
+    /* Text runs (variable records): the block is the cursor's own, the
+     * bytes [lo, hi) read and not yet taken, `len` the current record's. */
+    size_t cap, lo, hi, len;
+    uint64_t off, left;         /* the file's next byte; records left */
 } cursor;
 
 static uint64_t order_of(const ext *e, const unsigned char *p)
@@ -239,10 +249,13 @@ static int refill(const ext *e, cursor *c, size_t blk_recs)
     return 1;
 }
 
-/* Whether cursor a's key goes before b's: by order key, then by run, so
- * that equal keys keep their order (runs are in input order). */
+/* Whether cursor a's record goes before b's: lines with keys before lines
+ * without (text, --skip-bad), then by order key, then by run, so that
+ * equal keys keep their order (runs are in input order). */
 static int before(const cursor *a, const cursor *b)
 {
+    if (a->bad != b->bad)
+        return b->bad;
     return a->key < b->key || (a->key == b->key && a->r < b->r);
 }
 
@@ -269,7 +282,7 @@ static int merge(ext *e, const run *r, size_t k, sink *s)
 {
     size_t rs = e->rs, blk = e->bufsize / (k + 1) / rs, i, n = 0, out = 0;
     unsigned char *ob;
-    cursor *cur = malloc(k * sizeof *cur);
+    cursor *cur = calloc(k, sizeof *cur);     /* bad = 0: keys all */
     cursor **heap = malloc(k * sizeof *heap);
     int rc = -1;
 
@@ -338,7 +351,7 @@ static int merge_passes(ext *e)
             for (j = 0; j < k; j++)
                 keys += old[i + j].keys;
             s.fd = temp_open(e, &s.dir);
-            if (s.fd < 0 || merge(e, old + i, k, &s) != 0 ||
+            if (s.fd < 0 || e->merge(e, old + i, k, &s) != 0 ||
                 add_run(e, s.fd, keys, s.dir) != 0) {
                 if (s.fd >= 0)
                     close(s.fd);
@@ -413,6 +426,7 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
     e.flags = flags;
     e.vs = vpath != NULL ? vs : 0;
     e.rs = kb + e.vs;
+    e.merge = merge;
     e.dirs = dirs;
     e.ndirs = ndirs;
     e.batch = batch;
@@ -513,7 +527,7 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
     } else {
         sink s = { -1, NULL, out, NULL };
         if ((fill > 0 && spill(&e, fill / kb, vals) != 0) ||
-            merge_passes(&e) != 0 || merge(&e, e.runs, e.nruns, &s) != 0)
+            merge_passes(&e) != 0 || e.merge(&e, e.runs, e.nruns, &s) != 0)
             goto done;
     }
     rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
@@ -526,5 +540,334 @@ done:
     close_runs(e.runs, e.nruns);
     free(e.runs);
     free(e.buf);
+    return rc;
+}
+
+/* ---- text with --type ---------------------------------------------------
+ *
+ * A text run is a file of records: a byte (0: a line with a valid key, 1:
+ * one without, --skip-bad), the key (its kb bytes; zeros for none), the
+ * line's length with its end of line (8 bytes, little-endian), the line.
+ * Runs are cut at line ends, a file at a time (a run never spans two
+ * inputs, so that a message names the right file and line); a line longer
+ * than the run's share of the buffer is refused with its place. */
+
+#define TEXT_HEAD(kb) (1 + (kb) + 8)
+/* Bytes of records a spill stages before each write. */
+#define TEXT_STAGE ((size_t)1 << 20)
+
+/* Write the records of a parsed, sorted chunk as a run. */
+static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
+                      unsigned char *stage)
+{
+    size_t kb = e->t->size, h = TEXT_HEAD(kb), at = 0, i;
+    const char *dir;
+    int fd = temp_open(e, &dir);
+    if (fd < 0)
+        return -1;
+    for (i = 0; i < l->n + l->nbad; i++) {
+        int bad = i >= l->n;
+        size_t off = (size_t)(bad ? l->bad[i - l->n] : l->offs[i]);
+        size_t end = ps_cli_line_end(in, off);
+        uint64_t len = (uint64_t)(end - off) + (end < in->size);
+        if (at + h + len > TEXT_STAGE && at > 0) {
+            if (write_all(fd, stage, at, dir) != 0)
+                goto fail;
+            at = 0;
+        }
+        stage[at] = (unsigned char)bad;
+        if (bad)
+            memset(stage + at + 1, 0, kb);
+        else
+            memcpy(stage + at + 1, (const unsigned char *)l->keys + i * kb, kb);
+        memcpy(stage + at + 1 + kb, &len, 8);
+        at += h;
+        if (at + len > TEXT_STAGE) {    /* a long line: straight out */
+            if (write_all(fd, stage, at, dir) != 0 ||
+                write_all(fd, in->data + off, (size_t)len, dir) != 0)
+                goto fail;
+            at = 0;
+        } else {
+            memcpy(stage + at, in->data + off, (size_t)len);
+            at += (size_t)len;
+        }
+    }
+    if (at > 0 && write_all(fd, stage, at, dir) != 0)
+        goto fail;
+    return add_run(e, fd, l->n + l->nbad, dir);
+fail:
+    close(fd);
+    return -1;
+}
+
+/* Parse and sort one chunk of whole lines, then write it as a run. */
+static int text_chunk(ext *e, const ps_cli_input *in, const ps_cli_text *opt,
+                      unsigned char *stage, size_t *nbad, size_t *nlines)
+{
+    ps_cli_lines l;
+    int st, rc = -1;
+    memset(&l, 0, sizeof l);
+    if (ps_cli_parse_lines(in, opt, &l) != 0)
+        goto done;
+    st = ps_sort_pairs(l.keys, l.offs, sizeof *l.offs, l.n, e->t->type,
+                       e->flags);
+    if (st != PS_OK) {
+        sort_failed(st);
+        goto done;
+    }
+    *nbad += l.nbad;
+    *nlines += l.n + l.nbad;
+    rc = text_spill(e, in, &l, stage);
+done:
+    ps_cli_lines_free(&l);
+    return rc;
+}
+
+/* Make the first `need` bytes from lo available: 0, or -1. */
+static int tc_have(cursor *c, size_t need)
+{
+    if (c->hi - c->lo >= need)
+        return 0;
+    memmove(c->blk, c->blk + c->lo, c->hi - c->lo);
+    c->hi -= c->lo;
+    c->lo = 0;
+    if (need > c->cap) {
+        unsigned char *b = realloc(c->blk, need);
+        if (b == NULL) {
+            fprintf(stderr, "%s: out of memory for a line of %zu bytes\n",
+                    PS_CLI_NAME, need);
+            return -1;
+        }
+        c->blk = b;
+        c->cap = need;
+    }
+    while (c->hi < need) {
+        ssize_t r = pread(c->r->fd, c->blk + c->hi, c->cap - c->hi,
+                          (off_t)c->off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            fprintf(stderr, "%s: reading a temporary file in %s: %s\n",
+                    PS_CLI_NAME, c->r->dir, r < 0 ? strerror(errno)
+                                                  : "it is shorter than written");
+            return -1;
+        }
+        c->hi += (size_t)r;
+        c->off += (uint64_t)r;
+    }
+    return 0;
+}
+
+/* Step c to its next record: 1, 0 at its run's end, -1. */
+static int tc_next(const ext *e, cursor *c)
+{
+    size_t kb = e->t->size, h = TEXT_HEAD(kb);
+    uint64_t len;
+    if (c->left == 0)
+        return 0;
+    if (tc_have(c, h) != 0)
+        return -1;
+    memcpy(&len, c->blk + c->lo + 1 + kb, 8);
+    if (len > (uint64_t)SIZE_MAX - h || tc_have(c, h + (size_t)len) != 0)
+        return -1;
+    c->bad = c->blk[c->lo] != 0;
+    c->key = c->bad ? 0 : order_of(e, c->blk + c->lo + 1);
+    c->len = h + (size_t)len;
+    c->left--;
+    return 1;
+}
+
+/* Output through a block: records to a run's file, lines to the output. */
+static int text_put(sink *s, unsigned char *ob, size_t cap, size_t *at,
+                    const unsigned char *p, size_t n)
+{
+    if (*at + n > cap) {
+        if (*at > 0 && (s->out != NULL ? ps_cli_out_write(s->out, ob, *at)
+                                       : write_all(s->fd, ob, *at, s->dir)) != 0)
+            return -1;
+        *at = 0;
+        if (n > cap)            /* longer than the block: straight out */
+            return s->out != NULL ? ps_cli_out_write(s->out, p, n)
+                                  : write_all(s->fd, p, n, s->dir);
+    }
+    memcpy(ob + *at, p, n);
+    *at += n;
+    return 0;
+}
+
+static int text_merge(ext *e, const run *r, size_t k, sink *s)
+{
+    size_t blk = e->bufsize / (k + 1), h = TEXT_HEAD(e->t->size), i, n = 0;
+    size_t at = 0;
+    cursor *cur = calloc(k, sizeof *cur);
+    cursor **heap = malloc(k * sizeof *heap);
+    unsigned char *ob = malloc(blk);
+    int rc = -1;
+
+    if (cur == NULL || heap == NULL || ob == NULL) {
+        fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+        goto done;
+    }
+    for (i = 0; i < k; i++) {
+        int got;
+        cur[i].r = &r[i];
+        cur[i].left = r[i].keys;
+        cur[i].cap = blk;
+        cur[i].blk = malloc(blk);
+        if (cur[i].blk == NULL) {
+            fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+            goto done;
+        }
+        got = tc_next(e, &cur[i]);
+        if (got < 0)
+            goto done;
+        if (got > 0)
+            heap[n++] = &cur[i];
+    }
+    for (i = n; i-- > 0;)
+        sift_down(heap, n, i);
+    while (n > 0) {
+        cursor *c = heap[0];
+        /* To a run the whole record; to the output the line alone. */
+        size_t skip = s->out != NULL ? h : 0;
+        int got;
+        if (text_put(s, ob, blk, &at, c->blk + c->lo + skip, c->len - skip) != 0)
+            goto done;
+        c->lo += c->len;
+        got = tc_next(e, c);
+        if (got < 0)
+            goto done;
+        if (got == 0)
+            heap[0] = heap[--n];
+        sift_down(heap, n, 0);
+    }
+    rc = at == 0 ? 0 : s->out != NULL ? ps_cli_out_write(s->out, ob, at)
+                                      : write_all(s->fd, ob, at, s->dir);
+done:
+    for (i = 0; cur != NULL && i < k; i++)
+        free(cur[i].blk);
+    free(cur);
+    free(heap);
+    free(ob);
+    return rc;
+}
+
+int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
+                         unsigned flags, size_t bufsize,
+                         const char *const *dirs, size_t ndirs, size_t batch,
+                         const char *outpath)
+{
+    static char *stdin_only[] = { "-" };
+    ext e;
+    size_t chunk, i, nbad = 0, zero = 0;
+    unsigned char *data = NULL, *stage = NULL;
+    ps_cli_out out;
+    int rc = 1, opened = 0;
+
+    memset(&e, 0, sizeof e);
+    e.t = opt->t;
+    e.flags = flags;
+    e.dirs = dirs;
+    e.ndirs = ndirs;
+    e.batch = batch;
+    e.bufsize = bufsize;
+    e.merge = text_merge;
+    /* A chunk of text is a quarter of the buffer: its keys and line
+     * offsets, and the library's scratch for sorting them, take about as
+     * much again each for lines of 12 bytes or more. */
+    chunk = bufsize / 4;
+    data = malloc(chunk + 1);   /* + an end of line for a last line */
+    stage = malloc(TEXT_STAGE);
+    if (data == NULL || stage == NULL) {
+        fprintf(stderr, "%s: cannot allocate the buffer of %zu bytes (-S)\n",
+                PS_CLI_NAME, chunk);
+        goto done;
+    }
+    if (npaths == 0) {
+        paths = stdin_only;
+        npaths = 1;
+    }
+    for (i = 0; i < npaths; i++) {
+        int std = strcmp(paths[i], "-") == 0;
+        int fd = std ? STDIN_FILENO : open(paths[i], O_RDONLY);
+        size_t fill = 0, lines = 0;
+        ssize_t got = 0;
+        ps_cli_input in;
+        if (fd < 0) {
+            fprintf(stderr, "%s: %s: %s\n", PS_CLI_NAME, paths[i],
+                    strerror(errno));
+            goto done;
+        }
+        memset(&in, 0, sizeof in);
+        in.data = data;
+        in.nparts = 1;
+        in.names = (const char **)&paths[i];
+        in.starts = &zero;
+        for (;;) {
+            size_t cut;
+            got = read_some(fd, paths[i], data + fill, chunk - fill);
+            if (got < 0)
+                break;
+            fill += (size_t)got;
+            if (fill < chunk) {         /* this input's end */
+                if (fill > 0 && data[fill - 1] != (unsigned char)ps_cli_eol)
+                    data[fill++] = (unsigned char)ps_cli_eol;
+                cut = fill;
+            } else {
+                unsigned char *last = data + fill;
+                while (last > data && last[-1] != (unsigned char)ps_cli_eol)
+                    last--;
+                if (last == data) {
+                    fprintf(stderr, "%s: %s: line %zu is longer than a run "
+                            "of -S (%zu bytes): give -S four times the "
+                            "longest line at least\n", PS_CLI_NAME,
+                            strcmp(paths[i], "-") == 0 ? "-" : paths[i],
+                            lines + 1, chunk);
+                    got = -1;
+                    break;
+                }
+                cut = (size_t)(last - data);
+            }
+            if (cut > 0) {
+                in.size = cut;
+                in.line0 = lines;
+                if (text_chunk(&e, &in, opt, stage, &nbad, &lines) != 0) {
+                    got = -1;
+                    break;
+                }
+            }
+            if (fill < chunk)
+                break;
+            memmove(data, data + cut, fill - cut);
+            fill -= cut;
+        }
+        if (!std)
+            close(fd);
+        if (got < 0)
+            goto done;
+    }
+    free(data);
+    data = NULL;
+    if (nbad > 0)
+        fprintf(stderr, "%s: %zu line%s without a valid %s key %s put at the "
+                "end\n", PS_CLI_NAME, nbad, nbad == 1 ? "" : "s",
+                opt->t->name, nbad == 1 ? "was" : "were");
+    if (ps_cli_out_open(&out, outpath) != 0)
+        goto done;
+    opened = 1;
+    if (e.nruns > 0) {
+        sink s = { -1, NULL, &out, NULL };
+        if (merge_passes(&e) != 0 || text_merge(&e, e.runs, e.nruns, &s) != 0)
+            goto done;
+    }
+    opened = 0;
+    rc = ps_cli_out_commit(&out, 1) == 0 ? 0 : 1;
+done:
+    if (opened)
+        ps_cli_out_discard(&out);
+    close_runs(e.runs, e.nruns);
+    free(e.runs);
+    free(data);
+    free(stage);
     return rc;
 }

@@ -173,6 +173,8 @@ void ps_cli_input_where(const ps_cli_input *in, size_t off, const char **name,
     const unsigned char *p, *end;
     while (part + 1 < in->nparts && in->starts[part + 1] <= off)
         part++;
+    if (part == 0)
+        n += in->line0;
     *name = strcmp(in->names[part], "-") == 0 ? "-" : in->names[part];
     end = in->data + off;
     for (p = in->data + in->starts[part]; p < end; p++) {

@@ -57,9 +57,10 @@ static void usage(FILE *f)
 "                        N bytes per key, else one line per key\n"
 "      --value-size N    bytes per value (--binary)\n"
 "      --values-out VOUT where the sorted values go (required with --values)\n"
-"  -S, --buffer-size SIZE  with --binary (and --values): sort in runs of memory\n"
-"                        SIZE merged through temporary files, for inputs larger\n"
-"                        than memory; SIZE in KiB, or with a suffix b K M G T,\n"
+"  -S, --buffer-size SIZE  with --binary (and --values) or text with --type:\n"
+"                        sort in runs of memory SIZE merged through temporary\n"
+"                        files, for inputs larger than memory; SIZE in KiB, or\n"
+"                        with a suffix b K M G T,\n"
 "                        or %% of the physical memory (at least 64K)\n"
 "  -T, --temporary-directory DIR  temporary files in DIR (default $TMPDIR or\n"
 "                        /tmp); repeat to spread them over several\n"
@@ -710,14 +711,17 @@ static int validate_sort_args(sort_args *a)
     /* The external sort (ps_cli_external.c) sorts binary keys alone; text,
      * values and --head are sorted in memory, and say so. */
     if ((a->buffer != 0 || a->ntmp != 0 || a->batch != 0) &&
-        (!a->binary || a->has_head)) {
+        (a->opt.t == NULL || a->has_head || a->check || a->unique ||
+         (!a->binary && a->vpath != NULL))) {
         fprintf(stderr, "%s: -S, -T and --batch-size sort --binary keys (and "
-                "their --values) through temporary files; %s sorted in memory "
-                "(drop -S/-T/--batch-size)\n", PS_CLI_NAME,
-                !a->binary ? "text is" : "--head is");
+                "their --values) and text with --type through temporary "
+                "files; %s sorted in memory (drop -S/-T/--batch-size)\n",
+                PS_CLI_NAME, a->opt.t == NULL ? "text without --type is" :
+                a->has_head ? "--head is" : a->check ? "-c is" :
+                a->unique ? "-u is" : "text with --values is");
         return 2;
     }
-    if (a->binary && a->buffer == 0 && (a->ntmp != 0 || a->batch != 0)) {
+    if (a->buffer == 0 && (a->ntmp != 0 || a->batch != 0)) {
         fprintf(stderr, "%s: -T and --batch-size need -S: without it the "
                 "input is sorted in memory\n", PS_CLI_NAME);
         return 2;
@@ -846,11 +850,15 @@ static int run_sort(sort_args *a)
 
     memset(&vin, 0, sizeof vin);
     memset(&in, 0, sizeof in);
-    if (a->buffer != 0)
+    if (a->buffer != 0 && a->binary)
         return ps_cli_external_sort(a->inputs, a->nin, a->opt.t, a->flags,
                                     a->buffer, a->tmpdirs, a->ntmp, a->batch,
                                     a->outpath, a->vpath, a->value_size,
                                     a->voutpath);
+    if (a->buffer != 0)
+        return ps_cli_external_text(a->inputs, a->nin, &a->opt, a->flags,
+                                    a->buffer, a->tmpdirs, a->ntmp, a->batch,
+                                    a->outpath);
     if (ps_cli_read_inputs(a->inputs, a->nin, !a->binary, &in) != 0 ||
         (a->vpath != NULL &&
          ps_cli_read_inputs((char **)&a->vpath, 1, !a->binary, &vin) != 0))
