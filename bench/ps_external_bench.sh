@@ -1,11 +1,13 @@
 #!/bin/sh
-# ps_external_bench.sh - portsort sort --binary -S (the external merge sort,
+# ps_external_bench.sh - portsort sort -S (the external merge sort,
 # doc/cli-sort.md) on a file of u64 keys several times the buffer, against
 # the same keys sorted in memory, and against GNU sort -n with the same -S
 # on the same numbers written as text (what GNU sort can read; issue 32's
-# bar: 3x).  Prints a Markdown table of median wall times of RUNS runs,
-# each writing to a file on the same disk (the merge's output is part of
-# the work).
+# bar: 3x); then a CSV of KEYS lines sorted by its third field, an integer
+# (portsort --type i64 -t, -k3 against GNU sort -t, -k3,3 -n), both with
+# -S.  Prints a Markdown table of median wall times of RUNS runs, each
+# writing to a file on the same disk (the merge's output is part of the
+# work).
 #
 # Usage: bench/ps_external_bench.sh [PORTSORT]   (default ./tools/portsort)
 # Environment: KEYS (default 33554432: 256 MiB of u64), SIZE (-S, default
@@ -32,6 +34,12 @@ if [ "${GNU:-1}" != 0 ] && [ ! -s "$DIR/keys.txt" ]; then
     perl -e 'local $/ = \8; while (<STDIN>) { print unpack("Q<", $_), "\n" }' \
         <"$DIR/keys.bin" >"$DIR/keys.txt"
 fi
+[ -s "$DIR/data.csv" ] || perl -e '
+    srand(43); my $n = shift; my @w = qw(books music films games garden);
+    for my $i (1 .. $n) {
+        printf "%d,%s,%d,%.3f\n", $i, $w[$i % 5],
+            int(rand(2**31)) - 2**30 + int(rand(2**31)) * 2**20, rand(1000) }' \
+    "$KEYS" >"$DIR/data.csv"
 
 median() {   # RUNS times, the median wall time in seconds of "$@"
     i=0
@@ -61,4 +69,12 @@ if [ "${GNU:-1}" != 0 ]; then
     row "GNU sort -n -s --parallel=$(nproc) -S $SIZE (text)" \
         "$(median sort -n -s --parallel="$(nproc)" -S "$SIZE" -T "$DIR/tmp" \
             -o "$DIR/out.txt" "$DIR/keys.txt")"
+fi
+row "portsort --type i64 -t, -k3 -S $SIZE (CSV, $(wc -c <"$DIR/data.csv") bytes)" \
+    "$(median "$PORTSORT" sort --type i64 -t, -k3 -S "$SIZE" -T "$DIR/tmp" \
+        -o "$DIR/out.csv" "$DIR/data.csv")"
+if [ "${GNU:-1}" != 0 ]; then
+    row "GNU sort -t, -k3,3 -n -s --parallel=$(nproc) -S $SIZE (CSV)" \
+        "$(median sort -t, -k3,3 -n -s --parallel="$(nproc)" -S "$SIZE" \
+            -T "$DIR/tmp" -o "$DIR/out2.csv" "$DIR/data.csv")"
 fi
