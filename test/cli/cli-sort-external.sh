@@ -158,10 +158,38 @@ grep -q "line 2 is longer than a run" "$work/err" ||
     { cat "$work/err"; fail "a line longer than a run: not said"; }
 empty_tmp "text"
 
+# Without -S, input files that would not fit in the available memory
+# (PORTSORT_TEST_AVAIL_MEMORY plays a small machine) take the external sort
+# with a quarter of it: seen through -T naming no directory, then checked
+# against the in-memory sort; files that fit, and standard input (its size
+# unknown), are sorted in memory whatever -T says.
+"$PORTSORT" sort --binary --type u32 -o "$work/want" "$work/in.bin"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort --binary --type u32 \
+    -T "$work/missing" -o "$work/got" "$work/in.bin" 2>"$work/err" &&
+    fail "2 MiB of keys, 1 MB available: not sorted through -T"
+grep -q "cannot create a temporary file" "$work/err" ||
+    { cat "$work/err"; fail "2 MiB of keys, 1 MB available: no temporary file tried"; }
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort --binary --type u32 \
+    -T "$t1" -o "$work/got" "$work/in.bin" || fail "automatic -S: exit $?"
+same "$work/want" "$work/got" "binary, automatic -S (a quarter of 1 MB)"
+"$PORTSORT" sort --type f64 -t, -k3 -o "$work/want" "$work/t.csv"
+PORTSORT_TEST_AVAIL_MEMORY=2000000 "$PORTSORT" sort --type f64 -t, -k3 \
+    -T "$t1" -o "$work/got" "$work/t.csv" || fail "text, automatic -S: exit $?"
+same "$work/want" "$work/got" "text, automatic -S (a quarter of 2 MB)"
+PORTSORT_TEST_AVAIL_MEMORY=100000000 "$PORTSORT" sort --binary --type u32 \
+    -T "$work/missing" -o "$work/got" "$work/in.bin" ||
+    fail "keys that fit: not sorted in memory (exit $?)"
+PORTSORT_TEST_AVAIL_MEMORY=1000 "$PORTSORT" sort --binary --type u32 \
+    -T "$work/missing" <"$work/in.bin" >"$work/got" ||
+    fail "standard input: not sorted in memory (exit $?)"
+"$PORTSORT" sort --binary --type u32 -o "$work/want" "$work/in.bin"
+same "$work/want" "$work/got" "standard input in memory, -T unused"
+empty_tmp "automatic -S"
+
 # Usage: refused with exit 2 and a reason.
 for args in "-S 1M" "--type u32 -u -S 1M" "--type u32 -c -S 1M" \
-            "--binary --type u32 -S 10" \
-            "--binary --type u32 -S 1x" "--binary --type u32 -T $t1" \
+            "--binary --type u32 -S 10" "-T $t1" "--type u8 --head 2 -T $t1" \
+            "--binary --type u32 -S 1x" \
             "--binary --type u32 -S 1M --batch-size 1" \
             "--binary --type u32 -S 1M --head 3"; do
     # shellcheck disable=SC2086

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ps_cli.h"
@@ -61,7 +62,8 @@ static void usage(FILE *f)
 "                        sort in runs of memory SIZE merged through temporary\n"
 "                        files, for inputs larger than memory; SIZE in KiB, or\n"
 "                        with a suffix b K M G T,\n"
-"                        or %% of the physical memory (at least 64K)\n"
+"                        or %% of the physical memory (at least 64K); without\n"
+"                        -S, inputs larger than memory take a quarter of it\n"
 "  -T, --temporary-directory DIR  temporary files in DIR (default $TMPDIR or\n"
 "                        /tmp); repeat to spread them over several\n"
 "      --batch-size N    merge at most N runs at once (default 16, at least 2)\n"
@@ -705,14 +707,78 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
 
 /* Refuse combinations of options that cannot work, saying why: 0 or 2.
  * Standard output becomes the output when -o did not name one. */
+/* Whether the external sort (ps_cli_external.c) can take this sort:
+ * binary keys (and values), or text with --type, without -u, -c, --head
+ * or text values. */
+static int can_spill(const sort_args *a)
+{
+    return a->opt.t != NULL && !a->has_head && !a->check && !a->unique &&
+           (a->binary || a->vpath == NULL);
+}
+
+/* The memory a new allocation can have without swapping: Linux's
+ * MemAvailable (free memory and the page cache it may drop), else the free
+ * pages; 0 when neither is known. */
+static unsigned long long mem_available(void)
+{
+    char line[128];
+    unsigned long long kb = 0;
+    long pages, page;
+    FILE *f = fopen("/proc/meminfo", "r");
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    if (kb > 0)
+        return kb * 1024;
+    pages = sysconf(_SC_AVPHYS_PAGES);
+    page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0
+           ? (unsigned long long)pages * (unsigned long long)page : 0;
+}
+
+/* Without -S, the buffer GNU sort would take by itself: none (0, sort in
+ * memory) while the inputs, all regular files, fit about `factor` times
+ * over in the memory available, else a quarter of it.  The available
+ * memory is mem_available(), or PORTSORT_TEST_AVAIL_MEMORY's bytes (a
+ * test hook: tests cannot fill a machine's memory). */
+static size_t auto_buffer(const sort_args *a)
+{
+    static char *stdin_only[] = { "-" };
+    char **in = a->nin > 0 ? a->inputs : stdin_only;
+    size_t nin = a->nin > 0 ? a->nin : 1, i, factor = a->binary ? 2 : 3;
+    unsigned long long total = 0, avail;
+    const char *hook = getenv("PORTSORT_TEST_AVAIL_MEMORY");
+    struct stat st;
+
+    for (i = 0; i <= nin; i++) {
+        const char *p = i < nin ? in[i] : a->vpath;
+        if (p == NULL)
+            continue;
+        if (strcmp(p, "-") == 0 || stat(p, &st) != 0 || !S_ISREG(st.st_mode))
+            return 0;           /* a pipe: its size is not known */
+        total += (unsigned long long)st.st_size;
+    }
+    if (hook != NULL && hook[0] >= '0' && hook[0] <= '9') {
+        avail = strtoull(hook, NULL, 10);
+    } else if ((avail = mem_available()) == 0) {
+        return 0;
+    }
+    if (total <= avail / factor)
+        return 0;
+    avail /= 4;
+    if (avail < (64u << 10))
+        avail = 64u << 10;
+    return avail > SIZE_MAX ? SIZE_MAX : (size_t)avail;
+}
+
 static int validate_sort_args(sort_args *a)
 {
     size_t i;
     /* The external sort (ps_cli_external.c) sorts binary keys alone; text,
      * values and --head are sorted in memory, and say so. */
-    if ((a->buffer != 0 || a->ntmp != 0 || a->batch != 0) &&
-        (a->opt.t == NULL || a->has_head || a->check || a->unique ||
-         (!a->binary && a->vpath != NULL))) {
+    if ((a->buffer != 0 || a->ntmp != 0 || a->batch != 0) && !can_spill(a)) {
         fprintf(stderr, "%s: -S, -T and --batch-size sort --binary keys (and "
                 "their --values) and text with --type through temporary "
                 "files; %s sorted in memory (drop -S/-T/--batch-size)\n",
@@ -721,16 +787,11 @@ static int validate_sort_args(sort_args *a)
                 a->unique ? "-u is" : "text with --values is");
         return 2;
     }
-    if (a->buffer == 0 && (a->ntmp != 0 || a->batch != 0)) {
-        fprintf(stderr, "%s: -T and --batch-size need -S: without it the "
-                "input is sorted in memory\n", PS_CLI_NAME);
-        return 2;
-    }
-    if (a->buffer != 0 && a->ntmp == 0) {
+    if (can_spill(a) && a->ntmp == 0) {
         const char *t = getenv("TMPDIR");
         a->tmpdirs[a->ntmp++] = t != NULL && t[0] != '\0' ? t : "/tmp";
     }
-    if (a->buffer != 0 && a->batch == 0)
+    if (a->batch == 0)
         a->batch = 16;
     if (a->binary) {
         const char *text_only = a->keys.n ? "-k" : a->opt.sep >= 0 ? "-t" :
@@ -850,6 +911,8 @@ static int run_sort(sort_args *a)
 
     memset(&vin, 0, sizeof vin);
     memset(&in, 0, sizeof in);
+    if (a->buffer == 0 && can_spill(a))
+        a->buffer = auto_buffer(a);
     if (a->buffer != 0 && a->binary)
         return ps_cli_external_sort(a->inputs, a->nin, a->opt.t, a->flags,
                                     a->buffer, a->tmpdirs, a->ntmp, a->batch,
