@@ -431,11 +431,14 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
     e.ndirs = ndirs;
     e.batch = batch;
     e.bufsize = bufsize;
-    /* A run's records take half the buffer, as the library's scratch for
-     * them takes about as much again (a quarter for values of a size the
-     * library moves through its index route, whose scratch is larger); the
-     * rest stages the records a run writes.  The merges use all of it. */
-    per_run = bufsize / (e.vs == 0 || e.vs == 4 || e.vs == 8 ? 2 : 4) / e.rs;
+    /* A run's records take 2/5 of the buffer, as the library's scratch
+     * for them takes about as much again (a quarter for values of a size
+     * the library moves through its index route, whose scratch is larger):
+     * with the buffer, 1.4 times SIZE at most (half of it gave 1.56 for
+     * 2^24 u64 keys and -S 64M, over issue 32's 1.5); the rest stages the
+     * records a run writes.  The merges use all of it. */
+    per_run = (e.vs == 0 || e.vs == 4 || e.vs == 8 ? bufsize / 5 * 2
+                                                   : bufsize / 4) / e.rs;
     /* Blocks of at least 64 records in a merge (-S is at least 64K). */
     if (e.batch > bufsize / e.rs / 64 - 1)
         e.batch = bufsize / e.rs / 64 - 1;
