@@ -6,7 +6,7 @@
 # directions, merges of 16, 3 and 2 runs at a time, several -T
 # directories, keys with --values (stable), several inputs with a key
 # across two of them, standard input, the output as an input; text with
-# --type (CSV fields, -z, --skip-bad, a bad key's line number, inputs
+# --type (CSV fields, -z, --skip-bad, -u, a bad key's line number, inputs
 # without a last newline, a line longer than a run).  The temporary files never outlive a run, and a failure (a
 # write error, a signal, a missing directory) leaves the output as it was.
 . "${srcdir:-.}/test/cli/cli-common.sh"
@@ -138,6 +138,20 @@ same "$work/err1" "$work/err2" "a bad key at line 25000: the same message with -
 same "$work/want" "$work/got" "--skip-bad -r: the bad line last, as in memory"
 grep -q "1 line without a valid i32 key was put at the end" "$work/err" ||
     fail "--skip-bad -S: the bad line not reported once"
+# -u: 500 distinct keys among 30000 lines (and, with --skip-bad, lines
+# without a key, all kept): the first line of each key, as in memory,
+# though equal keys meet across runs.
+awk 'BEGIN { srand(8); for (i = 0; i < 30000; i++)
+    if (i % 1000 == 7) print "bad"; else printf "%d,%d\n", i, int(rand() * 500) }' \
+    >"$work/u.csv"
+for dir in "" -r; do
+    "$PORTSORT" sort --type i32 -t, -k2 -u --skip-bad $dir -o "$work/want" \
+        "$work/u.csv" 2>/dev/null
+    "$PORTSORT" sort --type i32 -t, -k2 -u --skip-bad $dir -S 64K -T "$t1" \
+        --batch-size 3 -o "$work/got" "$work/u.csv" 2>/dev/null ||
+        fail "-u $dir -S: exit $?"
+    same "$work/want" "$work/got" "-u --skip-bad $dir: -S 64K as in memory"
+done
 tr '\n' '\0' <"$work/t.csv" >"$work/tz"
 "$PORTSORT" sort -z --type f64 -t, -k3 -o "$work/want" "$work/tz"
 "$PORTSORT" sort -z --type f64 -t, -k3 -S 64K -T "$t1" -o "$work/got" "$work/tz" ||
@@ -187,7 +201,7 @@ same "$work/want" "$work/got" "standard input in memory, -T unused"
 empty_tmp "automatic -S"
 
 # Usage: refused with exit 2 and a reason.
-for args in "-S 1M" "--type u32 -u -S 1M" "--type u32 -c -S 1M" \
+for args in "-S 1M" "--binary --type u32 -u -S 1M" "--type u32 -c -S 1M" \
             "--binary --type u32 -S 10" "-T $t1" "--type u8 --head 2 -T $t1" \
             "--binary --type u32 -S 1x" \
             "--binary --type u32 -S 1M --batch-size 1" \

@@ -298,9 +298,10 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
 /* The same for text with --type (opt: the type, field, separator and
  * --skip-bad): runs of whole lines, each parsed and sorted as in memory
  * and written as records of the key and the line, merged on the keys; the
- * lines without a valid key (with --skip-bad) last, in input order. */
+ * lines without a valid key (with --skip-bad) last, in input order; with
+ * `unique`, only the first line of each run of equal keys (-u). */
 int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
-                         unsigned flags, size_t bufsize,
+                         unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
                          const char *outpath);
 

@@ -49,6 +49,7 @@ typedef struct ext {
     run *runs;
     size_t nruns, cap;
     size_t batch;
+    int unique;                 /* text -u: the first line of equal keys */
     /* How runs are merged: records of rs bytes, or text records. */
     int (*merge)(struct ext *e, const run *r, size_t k, struct sink *s);
 } ext;
@@ -702,6 +703,8 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
 {
     size_t blk = e->bufsize / (k + 1), h = TEXT_HEAD(e->t->size), i, n = 0;
     size_t at = 0;
+    uint64_t last_key = 0;
+    int have_last = 0;
     cursor *cur = calloc(k, sizeof *cur);
     cursor **heap = malloc(k * sizeof *heap);
     unsigned char *ob = malloc(blk);
@@ -731,10 +734,18 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
         sift_down(heap, n, i);
     while (n > 0) {
         cursor *c = heap[0];
-        /* To a run the whole record; to the output the line alone. */
+        /* To a run the whole record; to the output the line alone, and
+         * with -u only the first of the lines with equal keys (the runs
+         * keep them all: equal keys may meet only in a later merge). */
         size_t skip = s->out != NULL ? h : 0;
-        int got;
-        if (text_put(s, ob, blk, &at, c->blk + c->lo + skip, c->len - skip) != 0)
+        int got, dup = 0;
+        if (s->out != NULL && e->unique && !c->bad) {
+            dup = have_last && c->key == last_key;
+            last_key = c->key;
+            have_last = 1;
+        }
+        if (!dup &&
+            text_put(s, ob, blk, &at, c->blk + c->lo + skip, c->len - skip) != 0)
             goto done;
         c->lo += c->len;
         got = tc_next(e, c);
@@ -756,7 +767,7 @@ done:
 }
 
 int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
-                         unsigned flags, size_t bufsize,
+                         unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
                          const char *outpath)
 {
@@ -775,6 +786,7 @@ int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
     e.batch = batch;
     e.bufsize = bufsize;
     e.merge = text_merge;
+    e.unique = unique;
     /* A chunk of text is a quarter of the buffer: its keys and line
      * offsets, and the library's scratch for sorting them, take about as
      * much again each for lines of 12 bytes or more. */

@@ -708,11 +708,11 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
 /* Refuse combinations of options that cannot work, saying why: 0 or 2.
  * Standard output becomes the output when -o did not name one. */
 /* Whether the external sort (ps_cli_external.c) can take this sort:
- * binary keys (and values), or text with --type, without -u, -c, --head
- * or text values. */
+ * binary keys (and values), or text with --type (and -u), without -c,
+ * --head or text values. */
 static int can_spill(const sort_args *a)
 {
-    return a->opt.t != NULL && !a->has_head && !a->check && !a->unique &&
+    return a->opt.t != NULL && !a->has_head && !a->check &&
            (a->binary || a->vpath == NULL);
 }
 
@@ -784,7 +784,7 @@ static int validate_sort_args(sort_args *a)
                 "files; %s sorted in memory (drop -S/-T/--batch-size)\n",
                 PS_CLI_NAME, a->opt.t == NULL ? "text without --type is" :
                 a->has_head ? "--head is" : a->check ? "-c is" :
-                a->unique ? "-u is" : "text with --values is");
+                "text with --values is");
         return 2;
     }
     if (can_spill(a) && a->ntmp == 0) {
@@ -920,8 +920,8 @@ static int run_sort(sort_args *a)
                                     a->voutpath);
     if (a->buffer != 0)
         return ps_cli_external_text(a->inputs, a->nin, &a->opt, a->flags,
-                                    a->buffer, a->tmpdirs, a->ntmp, a->batch,
-                                    a->outpath);
+                                    a->unique, a->buffer, a->tmpdirs, a->ntmp,
+                                    a->batch, a->outpath);
     if (ps_cli_read_inputs(a->inputs, a->nin, !a->binary, &in) != 0 ||
         (a->vpath != NULL &&
          ps_cli_read_inputs((char **)&a->vpath, 1, !a->binary, &vin) != 0))
