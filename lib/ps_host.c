@@ -120,7 +120,7 @@ void ps_release(void *p)
  * calls on other threads never share a budget. */
 static size_t mem_limit;
 static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
-static _Thread_local int call_open;
+static _Thread_local int call_open, call_nested;
 static _Thread_local size_t call_bytes, call_refused;
 
 int ps_mem_limit_check(char *why, size_t why_len)
@@ -152,9 +152,16 @@ int ps_set_memory_limit(size_t bytes)
 
 void ps_mem_call_begin(void)
 {
+    if (call_nested)
+        return;                 /* a public call made by the core's own */
     call_open = 1;
     call_bytes = 0;
     call_refused = 0;
+}
+
+void ps_mem_nest(int enter)
+{
+    call_nested += enter ? 1 : -1;
 }
 
 int ps_mem_admit(size_t bytes)

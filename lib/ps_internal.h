@@ -42,6 +42,11 @@ void ps_release(void *p);
  * remembers that for the call's messages, ps_mem_note).  Threads that
  * never began a call (the backends' workers) are not counted. */
 void ps_mem_call_begin(void);
+/* Around a public call the core makes inside one of its own (ps_records.c
+ * sorts its images with ps_sort_pairs...): ps_mem_nest(1) before, (0)
+ * after, so that the inner call counts on against the outer call's limit
+ * instead of starting a count of its own. */
+void ps_mem_nest(int enter);
 int ps_mem_admit(size_t bytes);
 /* Into buf, a clause for the call's error message when the limit refused
  * a block in this call ("" otherwise). */

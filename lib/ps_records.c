@@ -227,8 +227,8 @@ static size_t runs(const void *img, unsigned wb, size_t n, unsigned char *cut,
  * that tells the rows apart (a COO matrix's row and column) costs one
  * sort, whatever follows.  img holds n images of the widest word, off
  * n + 1 offsets and cut n bytes (used with several words only). */
-static int plan_argsort(const rec_plan *p, void *img, size_t *perm,
-                        size_t *off, unsigned char *cut)
+static int plan_argsort_in(const rec_plan *p, void *img, size_t *perm,
+                           size_t *off, unsigned char *cut)
 {
     const ps_backend_ops *ops;
     void *state;
@@ -254,6 +254,18 @@ static int plan_argsort(const rec_plan *p, void *img, size_t *perm,
                               word_type(p->word[w].bits), 0);
     }
     return st != PS_OK ? sort_failed(p, st) : PS_OK;
+}
+
+/* plan_argsort_in, its sorts counted against the caller's memory limit
+ * with the blocks the records call took before them. */
+static int plan_argsort(const rec_plan *p, void *img, size_t *perm,
+                        size_t *off, unsigned char *cut)
+{
+    int st;
+    ps_mem_nest(1);
+    st = plan_argsort_in(p, img, perm, off, cut);
+    ps_mem_nest(0);
+    return st;
 }
 
 /* The checks of one key (a field or a column), named `what` i. */
@@ -648,9 +660,11 @@ static int sort_direct(const rec_plan *p, unsigned char *rec,
         ops->run_jobs(state, d.chunks, pack_job, &d);
     else
         pack_job(&d, 0);
+    ps_mem_nest(1);             /* counted with block and vals */
     st = vb == 0 ? ps_sort_keys(block, n, word_type(p->word[0].bits), 0)
                  : ps_sort_pairs(block, vals, vb, n,
                                  word_type(p->word[0].bits), 0);
+    ps_mem_nest(0);
     if (st != PS_OK) {
         ps_scratch_put(block, kept);
         return sort_failed(p, st);

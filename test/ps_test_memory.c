@@ -204,6 +204,42 @@ static void scratch_bytes(uint64_t *rng)
     }
 }
 
+/* A records sort counts the sort it makes inside (ps_sort_pairs of its
+ * packed images) against its own limit, on top of the blocks it took for
+ * them: under a limit of exactly that inner sort's scratch the whole
+ * call does not fit, and is refused with the records unchanged (when the
+ * inner call started a count of its own, it went through). */
+static void records_nested(uint64_t *rng)
+{
+    size_t n = 200000, i;
+    unsigned char *rec = xmalloc(n * 16), *copy = xmalloc(n * 16);
+    ps_field f = { 0, PS_U64, 0 };
+    int st;
+
+    if (!says_scratch()) {
+        free(rec);
+        free(copy);
+        return;
+    }
+    for (i = 0; i < n * 16; i += 8) {
+        uint64_t r = t_rand(rng);
+        memcpy(rec + i, &r, 8);
+    }
+    memcpy(copy, rec, n * 16);
+    ps_set_memory_limit(ps_scratch_bytes(n, 8, PS_U64, 0));
+    st = ps_sort_records(rec, 16, n, &f, 1);
+    ps_set_memory_limit(0);
+    if (st != PS_ERR_NO_MEMORY)
+        t_fail("records under the inner sort's scratch alone: status %d, not "
+               "PS_ERR_NO_MEMORY (%s)", st, ps_error_detail());
+    if (memcmp(rec, copy, n * 16) != 0)
+        t_fail("records refused under the limit, but they changed");
+    if (ps_sort_records(rec, 16, n, &f, 1) != PS_OK)
+        t_fail("records without a limit: %s", ps_error_detail());
+    free(rec);
+    free(copy);
+}
+
 /* A child whose address space ends a little above what it holds: the
  * scratch of a sort of 2^25 u32 keys (128 MiB) cannot be mapped, so only
  * the in-place sort can finish.  Not under AddressSanitizer, whose
@@ -296,6 +332,7 @@ int main(void)
            "%s\n", cases, ps_backend_name());
     refused_under_limit(50000, &rng);
     scratch_bytes(&rng);
+    records_nested(&rng);
     address_space_capped();
     return 0;
 }
