@@ -6,7 +6,7 @@ lib_LTLIBRARIES += mpi/libportsort_mpi.la
 include_HEADERS += mpi/portsort_mpi.h
 pkgconfig_DATA += mpi/portsort-mpi.pc
 mpi_libportsort_mpi_la_SOURCES = mpi/ps_mpi_sort.c mpi/ps_mpi_agree.c \
-	mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c mpi/ps_mpi_exchange.c \
+	mpi/ps_mpi_order.c mpi/ps_mpi_grid.c mpi/ps_mpi_exchange.c \
 	mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c mpi/ps_mpi_cache.c \
 	mpi/ps_mpi_internal.h
 mpi_libportsort_mpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi $(MPI_CFLAGS)
@@ -41,7 +41,7 @@ EXTRA_DIST += test/mpi-common.sh test/cmake-app-mpi/CMakeLists.txt \
 # Distributed whatever the configuration (automake only lists conditional
 # sources it sees).
 EXTRA_DIST += mpi/portsort_mpi.h mpi/ps_mpi_internal.h mpi/ps_mpi_sort.c \
-	mpi/ps_mpi_agree.c mpi/ps_mpi_order.c mpi/ps_mpi_splitters.c \
+	mpi/ps_mpi_agree.c mpi/ps_mpi_order.c mpi/ps_mpi_grid.c \
 	mpi/ps_mpi_exchange.c mpi/ps_mpi_redistribute.c mpi/ps_mpi_partition.c \
 	mpi/ps_mpi_cache.c test/ps_test_mpi.c \
 	tools/cli/portsort_mpi.c tools/cli/ps_mpi_cli.h tools/cli/ps_mpi_cli_fail.c \

@@ -37,18 +37,19 @@ int ps_mpi_agree_args(ps_mpi_ctx *c, int op, size_t value_size, int local_status
      * capped so the negation cannot overflow; any cap above every real
      * size keeps a mismatch a mismatch. */
     int64_t vs = value_size > (size_t)INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)value_size;
-    int64_t mm = (int64_t)c->max_msg;
-    int64_t v[11] = {
+    int64_t mm = (int64_t)c->max_msg, gm = (int64_t)c->gather_max;
+    int64_t v[13] = {
         ps_mpi_status_rank(local_status),
         op, -(int64_t)op,
         (int64_t)c->type, -(int64_t)c->type,
         (int64_t)c->flags, -(int64_t)c->flags,
         vs, -vs,
         mm, -mm,
+        gm, -gm,
     };
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 11, MPI_INT64_T, MPI_MAX, c->comm) != MPI_SUCCESS)
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 13, MPI_INT64_T, MPI_MAX, c->comm) != MPI_SUCCESS)
         return PS_ERR_DEVICE;
-    for (int i = 1; i < 11; i += 2)
+    for (int i = 1; i < 13; i += 2)
         if (v[i] != -v[i + 1])
             return PS_ERR_INVALID_ARG;
     return ps_mpi_status_of_rank(v[0]);

@@ -49,6 +49,12 @@ static inline uint64_t ps_mpi_image(const ps_mpi_order *o, uint64_t bits)
     return bits ^ o->c0 ^ (o->c1 & (uint64_t)-(int64_t)(bits >> o->sign_shift));
 }
 
+/* The same for keys whose c1 is 0 (integers): one xor. */
+static inline uint64_t ps_mpi_image_int(const ps_mpi_order *o, uint64_t bits)
+{
+    return bits ^ o->c0;
+}
+
 /* A sample of the global order: (order image, rank, index in the rank's
  * input).  The triple is unique and sorts exactly as the global stable
  * order. */
@@ -57,6 +63,69 @@ typedef struct ps_mpi_sample {
     uint64_t rank;
     uint64_t pos;
 } ps_mpi_sample;
+
+/*
+ * The split of the global order into buckets (ps_mpi_grid.c builds it,
+ * ps_mpi_partition.c walks it): a tree of grids over the order images.
+ * A grid (node) cuts [lo, lo + ncells << shift) into ncells cells of
+ * 2^shift images; its cells' entries, in `entry` from `base` on, say
+ * where a key of the cell goes:
+ *   entry >= 0: that bucket (rank), for every key of the cell;
+ *   entry < 0: s = -(entry + 1) names, by s & 3, a finer grid over the
+ *   cell (PS_MPI_NODE, node s >> 2), a cell of one image whose keys are
+ *   split by (rank, index) (PS_MPI_EQUAL, equal[s >> 2]), a cell split by
+ *   gathered (image, rank, index) splitters (PS_MPI_SPLIT, split[s >> 2]),
+ *   or, while the plan is being built, a cell still to be counted
+ *   (PS_MPI_PENDING).
+ */
+enum { PS_MPI_NODE, PS_MPI_EQUAL, PS_MPI_SPLIT, PS_MPI_PENDING };
+
+static inline int32_t ps_mpi_special(unsigned kind, size_t index)
+{
+    return (int32_t)(-1 - (int64_t)(index << 2 | kind));
+}
+
+typedef struct ps_mpi_node {
+    uint64_t lo;           /* the image of the first cell's first key */
+    uint64_t start;        /* global position of the node's first key */
+    size_t base;           /* its first entry */
+    uint32_t ncells;
+    unsigned shift;
+} ps_mpi_node;
+
+/* A cut inside a cell: for EQUAL cells, this rank's keys of the cell go
+ * to `dest` from the one with ordinal `lo` on (hi unused); for SPLIT
+ * cells, a key (image x, index i) goes to `dest` when x > hi or x == hi
+ * and i >= lo (ps_mpi_grid.c, ps_mpi_split_cuts, says why). */
+typedef struct ps_mpi_cut {
+    uint64_t hi, lo;
+    int dest;
+} ps_mpi_cut;
+
+/* A cell with cuts inside: its keys go to d0 until they pass cut[first],
+ * then to that cut's dest, and so on.  EQUAL cells count this rank's keys
+ * as the partition meets them (seen), with the next cut to pass at `at`
+ * and the current bucket in `dest`. */
+typedef struct ps_mpi_cell {
+    uint64_t start;        /* global position of the cell's first key */
+    uint64_t count;        /* the cell's keys on all ranks */
+    uint64_t local;        /* ... on this rank */
+    uint64_t seen;
+    uint64_t lo;           /* the image of its first key (SPLIT) */
+    size_t first, ncuts, at;
+    int d0, dest;
+} ps_mpi_cell;
+
+typedef struct ps_mpi_plan {
+    ps_mpi_node *node;
+    int32_t *entry;
+    ps_mpi_cell *equal, *split;
+    ps_mpi_cut *cut;
+    size_t nnodes, nentries, nequal, nsplit, ncuts;
+    size_t cap[5];         /* room of the five arrays above, in that order */
+    size_t *cand;          /* this rank's keys in cells not yet resolved */
+    size_t ncand;
+} ps_mpi_plan;
 
 /* State of one call; every per-rank array has `size` entries. */
 typedef struct ps_mpi_ctx {
@@ -67,28 +136,37 @@ typedef struct ps_mpi_ctx {
     ps_mpi_order order;
     size_t key_size;
     size_t max_msg;        /* most bytes in one block of a message */
+    size_t gather_max;     /* most keys of cut cells to gather */
     uint64_t *n_all;       /* every rank's input count */
     uint64_t *m_all;       /* every rank's bucket count (after the exchange) */
+    uint64_t *target;      /* size + 1 words: bucket r holds the global
+                              positions [target[r], target[r + 1]) */
     uint64_t *gather;      /* 2 * size words, scratch of the agreements */
     size_t *scount, *sdispl, *rcount, *rdispl;  /* in elements */
     int *icount[4];        /* the same in bytes, for MPI_Alltoallv */
     int *wcount[2];        /* MPI_Alltoallw: per-peer counts, send/recv */
     int *wzero;            /* MPI_Alltoallw: all-zero displacements */
     MPI_Datatype *wtype[2];
-    ps_mpi_sample *samples;  /* room for ps_mpi_sample_room() samples */
-    size_t sample_room;
-    uint64_t *sample_keys;   /* the same room: the samples' keys, sorted */
-    uint32_t *sample_at;     /* the same room: where each came from */
-    /* The size - 1 splitters as this rank compares with them, in an
-     * implicit binary tree of 2^tree_levels leaves (nodes 1 ..
-     * 2^tree_levels - 1, 2 size entries allocated), thresholds in order
-     * (ps_mpi_splitters.c says what they hold, ps_mpi_partition.c how they
-     * are walked). */
-    uint64_t *tree_hi, *tree_lo;
-    unsigned tree_levels;
-    int tree_narrow;
+    /* One counting round (ps_mpi_grid.c): hist_room cells and a failure
+     * count, this rank's and everyone's; count32, the first round's
+     * per-cell counters. */
+    uint64_t *hist_mine, *hist_all;
+    uint32_t *count32;
+    size_t hist_room;
+    /* The gathered (image, rank, index) triples of the cells split by
+     * splitters: room for PS_MPI_GATHER_MAX, their images and places. */
+    ps_mpi_sample *samples;
+    uint64_t *sample_keys;
+    uint32_t *sample_at;
+    ps_mpi_plan plan;
     unsigned char **dkeys, **dvalues;  /* partition: where each bucket goes */
 } ps_mpi_ctx;
+
+/* Cells of the first grid, and the most cells one counting round adds. */
+#define PS_MPI_GRID_CELLS ((size_t)1 << 16)
+/* Cells holding at most this many keys in all are split by gathering
+ * their keys rather than by counting again. */
+#define PS_MPI_GATHER_MAX ((size_t)1 << 16)
 
 /* ps_mpi_cache.c: at least `bytes` of work memory, 64-byte aligned: the
  * block kept from an earlier call when there is one big enough, or NULL;
@@ -103,7 +181,7 @@ int64_t ps_mpi_status_rank(int status);
 int ps_mpi_status_of_rank(int64_t rank);
 /* Agree on the call's parameters and this rank's status so far.  Returns
  * the common status: PS_ERR_INVALID_ARG when op, type, flags, value_size
- * or the message limit differ between ranks, else the highest-ranked
+ * or the testing knobs differ between ranks, else the highest-ranked
  * local status, PS_OK when all are fine.  PS_ERR_DEVICE on an MPI error.
  * Needs no memory of the context, so a rank that could not allocate it
  * still takes part. */
@@ -115,19 +193,30 @@ int ps_mpi_agree_max(ps_mpi_ctx *c, int64_t *v, int n);
  * counts and returns the common status. */
 int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t *out);
 
-/* ps_mpi_splitters.c */
-size_t ps_mpi_sample_room(int size);
-/* Samples over all ranks that ps_mpi_split draws for `total` keys: one in
- * each stride of ceil(total / target) keys of every rank. */
-uint64_t ps_mpi_sample_step(int size, uint64_t total);
-/* Choose size - 1 splitters from a sample of every rank's keys (n_all
- * must be filled) and build this rank's splitter tree. */
+/* ps_mpi_grid.c: the plan that cuts the global order at c->target, from
+ * counting rounds over grids of the keys' images (every rank's n_all
+ * filled); on PS_OK scount[d] is how many of this rank's keys go to rank
+ * d.  Collective; the status is the same on every rank. */
 int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n);
+void ps_mpi_plan_free(ps_mpi_plan *p);
 
-/* ps_mpi_partition.c: scount[d] = how many of this rank's n keys belong
- * to rank d's bucket; then write each key (and value) to dkeys[d]
- * (dvalues[d]), in input order within each bucket. */
-void ps_mpi_count(ps_mpi_ctx *c, const void *keys, size_t n);
+/* ps_mpi_partition.c: the passes over the keys that the plan needs.
+ * ps_mpi_range: the smallest and largest image of the n keys.
+ * ps_mpi_count_first: the first grid's cells (node 0) into count32, for
+ * keys [from, from + n), n < 2^32.  ps_mpi_locate: the entry a key of
+ * image x ends at, walking down the grids.  ps_mpi_gather_cands:
+ * plan.cand = this rank's keys whose entry is PENDING or SPLIT, from all
+ * n keys (first) or from the candidates already there (in place).
+ * ps_mpi_dest: the bucket of key i of image x, counting EQUAL cells' keys
+ * (so each key is asked once, in input order).  ps_mpi_scatter: every key
+ * (and value) to dkeys[d] (dvalues[d]), in input order within each
+ * bucket. */
+void ps_mpi_range(const ps_mpi_ctx *c, const void *keys, size_t n, uint64_t *lo,
+                  uint64_t *hi);
+void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n);
+size_t ps_mpi_locate(const ps_mpi_plan *p, uint64_t x);
+void ps_mpi_gather_cands(ps_mpi_ctx *c, const void *keys, size_t n, int first);
+int ps_mpi_dest(ps_mpi_plan *p, uint64_t x, uint64_t i);
 void ps_mpi_scatter(ps_mpi_ctx *c, const void *keys, const void *values, size_t value_size,
                     size_t n);
 

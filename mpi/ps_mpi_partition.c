@@ -1,50 +1,195 @@
 /*
- * ps_mpi_partition.c - split this rank's unsorted keys into the buckets
- * of the ranks that sort them.
+ * ps_mpi_partition.c - the passes over this rank's unsorted keys: count
+ * them in the first grid, list those in cells still open, and scatter
+ * every key (and value) to the bucket of the rank that sorts it.
  *
- * This pass replaces both the copy of the input (which the error contract
- * needs anyway: the caller's arrays are only read until the end) and the
- * local sort that regular sampling would need: each key is then sorted
+ * The scatter replaces both the copy of the input (which the error
+ * contract needs anyway: the caller's arrays are only read until the end)
+ * and the local sort that regular sampling would need: each key is sorted
  * once, by the rank that owns its range, after the exchange.  A bucket is
  * written in input order, so after the exchange the concatenation of the
  * runs, in source-rank order, lists equal keys in (rank, index) order, and
  * the stable sort there gives the global stable order.
  *
- * A key's bucket is found as in super scalar sample sort: the splitters
- * sit in an implicit binary tree (ps_mpi_splitters.c), and the key walks
- * down it, one compare and no branch per level, j = 2 j + (key >= tree[j]).
- * The key compares with a splitter as the triple (order image, rank,
- * index); for keys of up to 4 bytes (and a rank with fewer than 2^32 - 1
- * keys) image and index fit in one 64-bit word, so each level is a single
- * compare ("narrow"); wider keys compare the image, then the index
- * ("wide").  One loop per key width and kind.  Two buckets (two ranks,
- * the benchmark's case) count with a sum, and scatter with their two
- * write pointers in registers rather than in memory.
+ * A key's bucket is one table look-up in almost every case: its cell of
+ * the first grid (ps_mpi_grid.c), whose entry is the bucket.  Only keys in
+ * the few cells that a cut crosses go further (ps_mpi_dest).  One loop per
+ * key width, so that the image and the cell are a few integer operations.
  */
 #include <config.h>
 
 #include "ps_mpi_internal.h"
 
-static inline size_t ps_mpi_leaf_narrow(const ps_mpi_ctx *c, uint64_t image, uint64_t i)
+/* Which loop a call takes: the key width, plus 16 for floats.  Integer
+ * keys' images are a single xor (ps_mpi_image_int), which took a third
+ * off each pass over 2^23 u32 keys here; floats need the sign's mask. */
+static int ps_mpi_kind(const ps_mpi_ctx *c)
 {
-    const uint64_t *t = c->tree_hi, y = image << 32 | i;
-    size_t j = 1;
-
-    for (unsigned l = 0; l < c->tree_levels; l++)
-        j = 2 * j + (y >= t[j]);
-    return j - ((size_t)1 << c->tree_levels);
+    return (int)c->key_size + (c->order.c1 != 0 ? 16 : 0);
 }
 
-static inline size_t ps_mpi_leaf_wide(const ps_mpi_ctx *c, uint64_t image, uint64_t i)
-{
-    const uint64_t *hi = c->tree_hi, *lo = c->tree_lo;
-    size_t j = 1;
+/* Two independent minima and maxima per step: one chain of compares per
+ * key would bound the pass by its latency, not by memory.  (Four chains,
+ * in arrays, ran slower at -O2: gcc kept them in memory.) */
+#define PS_MPI_RANGE(T, IMG)                                                      \
+    do {                                                                       \
+        const T *k = keys;                                                     \
+        uint64_t a0 = UINT64_MAX, a1 = UINT64_MAX, b0 = 0, b1 = 0;             \
+        size_t i = 0;                                                          \
+        for (; i + 2 <= n; i += 2) {                                           \
+            uint64_t x = IMG(&o, k[i]), y = IMG(&o, k[i + 1]);                 \
+            a0 = x < a0 ? x : a0;                                              \
+            b0 = x > b0 ? x : b0;                                              \
+            a1 = y < a1 ? y : a1;                                              \
+            b1 = y > b1 ? y : b1;                                              \
+        }                                                                      \
+        if (i < n) {                                                           \
+            uint64_t x = IMG(&o, k[i]);                                        \
+            a0 = x < a0 ? x : a0;                                              \
+            b0 = x > b0 ? x : b0;                                              \
+        }                                                                      \
+        *lo = a0 < a1 ? a0 : a1;                                               \
+        *hi = b0 > b1 ? b0 : b1;                                               \
+    } while (0)
 
-    for (unsigned l = 0; l < c->tree_levels; l++) {
-        uint64_t k = hi[j];
-        j = 2 * j + (size_t)((image > k) | ((image == k) & (i >= lo[j])));
+void ps_mpi_range(const ps_mpi_ctx *c, const void *keys, size_t n, uint64_t *lo,
+                  uint64_t *hi)
+{
+    const ps_mpi_order o = c->order;
+
+    switch (ps_mpi_kind(c)) {
+    case 1: PS_MPI_RANGE(uint8_t, ps_mpi_image_int); break;
+    case 2: PS_MPI_RANGE(uint16_t, ps_mpi_image_int); break;
+    case 4: PS_MPI_RANGE(uint32_t, ps_mpi_image_int); break;
+    case 8: PS_MPI_RANGE(uint64_t, ps_mpi_image_int); break;
+    case 2 + 16: PS_MPI_RANGE(uint16_t, ps_mpi_image); break;
+    case 4 + 16: PS_MPI_RANGE(uint32_t, ps_mpi_image); break;
+    default: PS_MPI_RANGE(uint64_t, ps_mpi_image); break;
     }
-    return j - ((size_t)1 << c->tree_levels);
+}
+#undef PS_MPI_RANGE
+
+void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n)
+{
+    const ps_mpi_order o = c->order;
+    const uint64_t lo = c->plan.node[0].lo;
+    const unsigned shift = c->plan.node[0].shift;
+    uint32_t *count = c->count32;
+
+#define PS_MPI_COUNT(T, IMG)                                                     \
+    do {                                                                       \
+        const T *k = (const T *)keys + from;                                   \
+        for (size_t i = 0; i < n; i++)                                         \
+            count[(IMG(&o, k[i]) - lo) >> shift]++;                            \
+    } while (0)
+    switch (ps_mpi_kind(c)) {
+    case 1: PS_MPI_COUNT(uint8_t, ps_mpi_image_int); break;
+    case 2: PS_MPI_COUNT(uint16_t, ps_mpi_image_int); break;
+    case 4: PS_MPI_COUNT(uint32_t, ps_mpi_image_int); break;
+    case 8: PS_MPI_COUNT(uint64_t, ps_mpi_image_int); break;
+    case 2 + 16: PS_MPI_COUNT(uint16_t, ps_mpi_image); break;
+    case 4 + 16: PS_MPI_COUNT(uint32_t, ps_mpi_image); break;
+    default: PS_MPI_COUNT(uint64_t, ps_mpi_image); break;
+    }
+#undef PS_MPI_COUNT
+}
+
+size_t ps_mpi_locate(const ps_mpi_plan *p, uint64_t x)
+{
+    const ps_mpi_node *nd = p->node;
+
+    for (;;) {
+        size_t at = nd->base + (size_t)((x - nd->lo) >> nd->shift);
+        int32_t e = p->entry[at];
+        uint32_t s = (uint32_t)(-(e + 1));
+        if (e >= 0 || (s & 3) != PS_MPI_NODE)
+            return at;
+        nd = &p->node[s >> 2];
+    }
+}
+
+/* Whether entry e is a cell whose keys the plan still needs listed. */
+static int ps_mpi_open_entry(int32_t e)
+{
+    uint32_t kind = (uint32_t)(-(e + 1)) & 3;
+    return e < 0 && (kind == PS_MPI_PENDING || kind == PS_MPI_SPLIT);
+}
+
+void ps_mpi_gather_cands(ps_mpi_ctx *c, const void *keys, size_t n, int first)
+{
+    ps_mpi_plan *p = &c->plan;
+    const unsigned char *kb = keys;
+    size_t ks = c->key_size, k = 0;
+
+    if (first) {
+        /* Over every key: most lie in cells of one bucket, which the first
+         * grid's entry says at once. */
+        const ps_mpi_order o = c->order;
+        const int32_t *entry = p->entry;
+        const uint64_t lo = p->node[0].lo;
+        const unsigned shift = p->node[0].shift;
+#define PS_MPI_LIST(T, IMG)                                                       \
+        do {                                                                   \
+            const T *kt = keys;                                                \
+            for (size_t i = 0; i < n; i++) {                                   \
+                uint64_t x = IMG(&o, kt[i]);                                   \
+                if (entry[(x - lo) >> shift] < 0                               \
+                    && ps_mpi_open_entry(entry[ps_mpi_locate(p, x)]))           \
+                    p->cand[k++] = i;                                          \
+            }                                                                  \
+        } while (0)
+        switch (ps_mpi_kind(c)) {
+        case 1: PS_MPI_LIST(uint8_t, ps_mpi_image_int); break;
+        case 2: PS_MPI_LIST(uint16_t, ps_mpi_image_int); break;
+        case 4: PS_MPI_LIST(uint32_t, ps_mpi_image_int); break;
+        case 8: PS_MPI_LIST(uint64_t, ps_mpi_image_int); break;
+        case 2 + 16: PS_MPI_LIST(uint16_t, ps_mpi_image); break;
+        case 4 + 16: PS_MPI_LIST(uint32_t, ps_mpi_image); break;
+        default: PS_MPI_LIST(uint64_t, ps_mpi_image); break;
+        }
+#undef PS_MPI_LIST
+    } else {
+        for (size_t j = 0; j < p->ncand; j++) {
+            size_t i = p->cand[j];
+            uint64_t x = ps_mpi_image(&c->order, ps_mpi_key_bits(kb + i * ks, ks));
+            if (ps_mpi_open_entry(p->entry[ps_mpi_locate(p, x)]))
+                p->cand[k++] = i;
+        }
+    }
+    p->ncand = k;
+}
+
+/* The bucket of a key whose cell is not one bucket's: e is its entry. */
+static int ps_mpi_dest_cut(ps_mpi_plan *p, int32_t e, uint64_t x, uint64_t i)
+{
+    uint32_t s = (uint32_t)(-(e + 1));
+    ps_mpi_cell *q;
+
+    if ((s & 3) == PS_MPI_EQUAL) {
+        /* The keys of one image, met in index order: the seen-th of this
+         * rank goes past every cut whose ordinal it has reached. */
+        q = &p->equal[s >> 2];
+        while (q->at < q->first + q->ncuts && q->seen >= p->cut[q->at].lo)
+            q->dest = p->cut[q->at++].dest;
+        q->seen++;
+        return q->dest;
+    }
+    q = &p->split[s >> 2];
+    int d = q->d0;
+    for (size_t k = q->first; k < q->first + q->ncuts; k++) {
+        const ps_mpi_cut *t = &p->cut[k];
+        if (x > t->hi || (x == t->hi && i >= t->lo))
+            d = t->dest;
+        else
+            break;
+    }
+    return d;
+}
+
+int ps_mpi_dest(ps_mpi_plan *p, uint64_t x, uint64_t i)
+{
+    int32_t e = p->entry[ps_mpi_locate(p, x)];
+    return e >= 0 ? e : ps_mpi_dest_cut(p, e, x, i);
 }
 
 static inline void ps_mpi_copy_value(unsigned char *d, const unsigned char *s, size_t n)
@@ -56,104 +201,28 @@ static inline void ps_mpi_copy_value(unsigned char *d, const unsigned char *s, s
     }
 }
 
-/* Key i (and its value) to the end of bucket d. */
-#define PS_MPI_PUT(W)                                                          \
-static inline void ps_mpi_put_##W(ps_mpi_ctx *c, size_t d, const void *key,     \
-                                  const unsigned char *values, size_t vs,      \
-                                  size_t i)                                    \
-{                                                                              \
-    memcpy(c->dkeys[d], key, W);                                               \
-    c->dkeys[d] += W;                                                          \
-    if (vs > 0) {                                                              \
-        ps_mpi_copy_value(c->dvalues[d], values + i * vs, vs);                 \
-        c->dvalues[d] += vs;                                                   \
-    }                                                                          \
-}
-PS_MPI_PUT(1)
-PS_MPI_PUT(2)
-PS_MPI_PUT(4)
-PS_MPI_PUT(8)
-
-/* Four keys walk the tree in step: four independent chains of loads for
- * the core to overlap, where one key's walk is a chain of dependent loads
- * (super scalar sample sort's unrolling). */
-static inline void ps_mpi_leaf4_narrow(const ps_mpi_ctx *c, const uint64_t *x, uint64_t i,
-                                       size_t *b)
-{
-    const uint64_t *t = c->tree_hi;
-    uint64_t y0 = x[0] << 32 | i, y1 = x[1] << 32 | (i + 1);
-    uint64_t y2 = x[2] << 32 | (i + 2), y3 = x[3] << 32 | (i + 3);
-    size_t j0 = 1, j1 = 1, j2 = 1, j3 = 1;
-
-    for (unsigned l = 0; l < c->tree_levels; l++) {
-        j0 = 2 * j0 + (y0 >= t[j0]);
-        j1 = 2 * j1 + (y1 >= t[j1]);
-        j2 = 2 * j2 + (y2 >= t[j2]);
-        j3 = 2 * j3 + (y3 >= t[j3]);
-    }
-    b[0] = j0 - ((size_t)1 << c->tree_levels);
-    b[1] = j1 - ((size_t)1 << c->tree_levels);
-    b[2] = j2 - ((size_t)1 << c->tree_levels);
-    b[3] = j3 - ((size_t)1 << c->tree_levels);
-}
-
-static inline void ps_mpi_leaf4_wide(const ps_mpi_ctx *c, const uint64_t *x, uint64_t i,
-                                     size_t *b)
-{
-    const uint64_t *hi = c->tree_hi, *lo = c->tree_lo;
-    size_t j[4] = { 1, 1, 1, 1 };
-
-    for (unsigned l = 0; l < c->tree_levels; l++)
-        for (int k = 0; k < 4; k++) {
-            uint64_t key = hi[j[k]];
-            j[k] = 2 * j[k] + (size_t)((x[k] > key)
-                                       | ((x[k] == key) & (i + (uint64_t)k >= lo[j[k]])));
-        }
-    for (int k = 0; k < 4; k++)
-        b[k] = j[k] - ((size_t)1 << c->tree_levels);
-}
-
-/* The loops of one key width W (type T) and one kind of tree walk. */
-#define PS_MPI_LOOPS(W, T, KIND)                                               \
-static void ps_mpi_count_##W##_##KIND(ps_mpi_ctx *c, const T *keys, size_t n)  \
+/* The loops of one key width W (type T).  The first grid's entry is read
+ * straight; only a negative one (a finer grid or a cut cell) goes through
+ * ps_mpi_dest.  Two buckets (two ranks, the benchmark's case) keep their
+ * write pointers in registers rather than in memory. */
+#define PS_MPI_SCATTER(N, W, T, IMG)                                              \
+static void ps_mpi_scatter_##N(ps_mpi_ctx *c, const T *keys,                   \
+                               const unsigned char *values, size_t vs,         \
+                               size_t n)                                       \
 {                                                                              \
     const ps_mpi_order o = c->order;                                           \
-    size_t *count = c->scount, i = 0;                                          \
-                                                                               \
-    if (c->size == 2) {                                                        \
-        size_t up = 0;                                                         \
-        for (; i < n; i++)                                                     \
-            up += ps_mpi_leaf_##KIND(c, ps_mpi_image(&o, keys[i]), i);         \
-        count[0] = n - up;                                                     \
-        count[1] = up;                                                         \
-        return;                                                                \
-    }                                                                          \
-    for (; i + 4 <= n; i += 4) {                                               \
-        uint64_t x[4];                                                         \
-        size_t b[4];                                                           \
-        for (int k = 0; k < 4; k++)                                            \
-            x[k] = ps_mpi_image(&o, keys[i + (size_t)k]);                      \
-        ps_mpi_leaf4_##KIND(c, x, i, b);                                       \
-        count[b[0]]++;                                                         \
-        count[b[1]]++;                                                         \
-        count[b[2]]++;                                                         \
-        count[b[3]]++;                                                         \
-    }                                                                          \
-    for (; i < n; i++)                                                         \
-        count[ps_mpi_leaf_##KIND(c, ps_mpi_image(&o, keys[i]), i)]++;          \
-}                                                                              \
-                                                                               \
-static void ps_mpi_scatter_##W##_##KIND(ps_mpi_ctx *c, const T *keys,          \
-                                        const unsigned char *values, size_t vs,  \
-                                        size_t n)                              \
-{                                                                              \
-    const ps_mpi_order o = c->order;                                           \
+    ps_mpi_plan *p = &c->plan;                                                 \
+    const int32_t *entry = p->entry;                                           \
+    const uint64_t lo = p->node[0].lo;                                         \
+    const unsigned shift = p->node[0].shift;                                   \
                                                                                \
     if (c->size == 2 && vs == 0) {                                             \
         unsigned char *d0 = c->dkeys[0], *d1 = c->dkeys[1];                    \
         for (size_t i = 0; i < n; i++) {                                       \
             T x = keys[i];                                                     \
-            size_t t = ps_mpi_leaf_##KIND(c, ps_mpi_image(&o, x), i);          \
+            uint64_t y = IMG(&o, x);                                           \
+            int32_t e = entry[(y - lo) >> shift];                              \
+            size_t t = (size_t)(e >= 0 ? e : ps_mpi_dest(p, y, i));               \
             memcpy(t ? d1 : d0, &x, W);                                        \
             d1 += t * W;                                                       \
             d0 += (1 - t) * W;                                                 \
@@ -162,53 +231,38 @@ static void ps_mpi_scatter_##W##_##KIND(ps_mpi_ctx *c, const T *keys,          \
         c->dkeys[1] = d1;                                                      \
         return;                                                                \
     }                                                                          \
-    size_t i = 0;                                                              \
-    for (; i + 4 <= n; i += 4) {                                               \
-        uint64_t x4[4];                                                        \
-        size_t b[4];                                                           \
-        for (int k = 0; k < 4; k++)                                            \
-            x4[k] = ps_mpi_image(&o, keys[i + (size_t)k]);                     \
-        ps_mpi_leaf4_##KIND(c, x4, i, b);                                      \
-        for (size_t k = 0; k < 4; k++)                                         \
-            ps_mpi_put_##W(c, b[k], &keys[i + k], values, vs, i + k);          \
+    for (size_t i = 0; i < n; i++) {                                           \
+        T x = keys[i];                                                         \
+        uint64_t y = IMG(&o, x);                                               \
+        int32_t e = entry[(y - lo) >> shift];                                  \
+        if (e < 0)                                                             \
+            e = ps_mpi_dest(p, y, i);                                          \
+        memcpy(c->dkeys[e], &x, W);                                            \
+        c->dkeys[e] += W;                                                      \
+        if (vs > 0) {                                                          \
+            ps_mpi_copy_value(c->dvalues[e], values + i * vs, vs);             \
+            c->dvalues[e] += vs;                                               \
+        }                                                                      \
     }                                                                          \
-    for (; i < n; i++)                                                         \
-        ps_mpi_put_##W(c, ps_mpi_leaf_##KIND(c, ps_mpi_image(&o, keys[i]), i),  \
-                       &keys[i], values, vs, i);                               \
 }
-PS_MPI_LOOPS(1, uint8_t, narrow)
-PS_MPI_LOOPS(2, uint16_t, narrow)
-PS_MPI_LOOPS(4, uint32_t, narrow)
-PS_MPI_LOOPS(1, uint8_t, wide)
-PS_MPI_LOOPS(2, uint16_t, wide)
-PS_MPI_LOOPS(4, uint32_t, wide)
-PS_MPI_LOOPS(8, uint64_t, wide)
-
-void ps_mpi_count(ps_mpi_ctx *c, const void *keys, size_t n)
-{
-    for (int d = 0; d < c->size; d++)
-        c->scount[d] = 0;
-    switch (c->key_size + (c->tree_narrow ? 0 : 16)) {
-    case 1: ps_mpi_count_1_narrow(c, keys, n); break;
-    case 2: ps_mpi_count_2_narrow(c, keys, n); break;
-    case 4: ps_mpi_count_4_narrow(c, keys, n); break;
-    case 17: ps_mpi_count_1_wide(c, keys, n); break;
-    case 18: ps_mpi_count_2_wide(c, keys, n); break;
-    case 20: ps_mpi_count_4_wide(c, keys, n); break;
-    default: ps_mpi_count_8_wide(c, keys, n); break;
-    }
-}
+PS_MPI_SCATTER(1, 1, uint8_t, ps_mpi_image_int)
+PS_MPI_SCATTER(2, 2, uint16_t, ps_mpi_image_int)
+PS_MPI_SCATTER(4, 4, uint32_t, ps_mpi_image_int)
+PS_MPI_SCATTER(8, 8, uint64_t, ps_mpi_image_int)
+PS_MPI_SCATTER(2f, 2, uint16_t, ps_mpi_image)
+PS_MPI_SCATTER(4f, 4, uint32_t, ps_mpi_image)
+PS_MPI_SCATTER(8f, 8, uint64_t, ps_mpi_image)
 
 void ps_mpi_scatter(ps_mpi_ctx *c, const void *keys, const void *values, size_t value_size,
                     size_t n)
 {
-    switch (c->key_size + (c->tree_narrow ? 0 : 16)) {
-    case 1: ps_mpi_scatter_1_narrow(c, keys, values, value_size, n); break;
-    case 2: ps_mpi_scatter_2_narrow(c, keys, values, value_size, n); break;
-    case 4: ps_mpi_scatter_4_narrow(c, keys, values, value_size, n); break;
-    case 17: ps_mpi_scatter_1_wide(c, keys, values, value_size, n); break;
-    case 18: ps_mpi_scatter_2_wide(c, keys, values, value_size, n); break;
-    case 20: ps_mpi_scatter_4_wide(c, keys, values, value_size, n); break;
-    default: ps_mpi_scatter_8_wide(c, keys, values, value_size, n); break;
+    switch (ps_mpi_kind(c)) {
+    case 1: ps_mpi_scatter_1(c, keys, values, value_size, n); break;
+    case 2: ps_mpi_scatter_2(c, keys, values, value_size, n); break;
+    case 4: ps_mpi_scatter_4(c, keys, values, value_size, n); break;
+    case 8: ps_mpi_scatter_8(c, keys, values, value_size, n); break;
+    case 2 + 16: ps_mpi_scatter_2f(c, keys, values, value_size, n); break;
+    case 4 + 16: ps_mpi_scatter_4f(c, keys, values, value_size, n); break;
+    default: ps_mpi_scatter_8f(c, keys, values, value_size, n); break;
     }
 }

@@ -86,32 +86,43 @@ static int ps_mpi_work_alloc(ps_mpi_work *w, size_t m, size_t send, size_t ks, s
     return PS_OK;
 }
 
-/* Largest bytes in one block of a message, into *out.  PORTSORT_MPI_MAX_MSG
- * lowers it, so that tests can drive small sorts through the path that
- * large ones take (ps_mpi_exchange.c); it must be the same on every rank,
- * and the argument agreement checks that it is.  A value that is not a
- * whole number from 1 to INT_MAX is PS_ERR_INVALID_ARG (ps_env.h: never
- * silently replaced by the default), agreed like any local check. */
-static int ps_mpi_max_msg(size_t *out)
+/* The testing knobs, into c: PORTSORT_MPI_MAX_MSG lowers the largest
+ * bytes in one block of a message, so that tests can drive small sorts
+ * through the path that large ones take (ps_mpi_exchange.c);
+ * PORTSORT_MPI_GATHER_MAX lowers the most keys of cut cells that are
+ * gathered rather than counted again, down to 0, so that small sorts take
+ * the counting rounds of large ones (ps_mpi_grid.c).  Each must be the
+ * same on every rank, and the argument agreement checks that it is.  A
+ * value out of range is PS_ERR_INVALID_ARG (ps_env.h: never silently
+ * replaced by the default), agreed like any local check. */
+static int ps_mpi_knobs(ps_mpi_ctx *c)
 {
-    unsigned long long v = INT_MAX;
+    unsigned long long v = INT_MAX, g = PS_MPI_GATHER_MAX;
     char why[256];          /* the message is not kept: no detail here */
-    if (ps_env_number("PORTSORT_MPI_MAX_MSG", 1, INT_MAX, &v, why, sizeof why) < 0)
+
+    if (ps_env_number("PORTSORT_MPI_MAX_MSG", 1, INT_MAX, &v, why, sizeof why) < 0
+        || ps_env_number("PORTSORT_MPI_GATHER_MAX", 0, PS_MPI_GATHER_MAX, &g, why,
+                         sizeof why) < 0)
         return PS_ERR_INVALID_ARG;
-    *out = (size_t)v;
+    c->max_msg = (size_t)v;
+    c->gather_max = (size_t)g;
     return PS_OK;
 }
 
-/* Carve every per-rank array of the context out of one allocation. */
+/* Carve every per-rank array of the context, and the plan's fixed
+ * arrays, out of one allocation. */
 static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
 {
-    size_t p = (size_t)c->size;
-    size_t room = ps_mpi_sample_room(c->size);
+    size_t p = (size_t)c->size, g = PS_MPI_GATHER_MAX;
+    /* A counting round has at most 2^16 cells, or two per open cell when
+     * there are more (fewer than p), and a failure count after them. */
+    size_t room = (PS_MPI_GRID_CELLS > 2 * p ? PS_MPI_GRID_CELLS : 2 * p) + 1;
     /* Largest alignment first, so each array stays aligned. */
-    size_t bytes = room * (sizeof(ps_mpi_sample) + sizeof(uint64_t) + sizeof(uint32_t))
-                 + 8 * p * sizeof(uint64_t)
+    size_t bytes = g * (sizeof(ps_mpi_sample) + sizeof(uint64_t))
+                 + 2 * room * sizeof(uint64_t) + (7 * p + 1) * sizeof(uint64_t)
                  + 4 * p * sizeof(size_t) + 2 * p * sizeof(void *)
-                 + 2 * p * sizeof(MPI_Datatype) + 7 * p * sizeof(int);
+                 + 2 * p * sizeof(MPI_Datatype) + 7 * p * sizeof(int)
+                 + g * sizeof(uint32_t) + PS_MPI_GRID_CELLS * sizeof(uint32_t);
     unsigned char *b;
 
     /* aligned_alloc, as for the work block (ps_mpi_cache.c). */
@@ -120,14 +131,15 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     if (b == NULL)
         return PS_ERR_NO_MEMORY;
     w->block = b;
-    c->samples = (ps_mpi_sample *)b;         b += room * sizeof(ps_mpi_sample);
-    c->sample_room = room;
-    c->sample_keys = (uint64_t *)b;          b += room * sizeof(uint64_t);
+    c->samples = (ps_mpi_sample *)b;         b += g * sizeof(ps_mpi_sample);
+    c->sample_keys = (uint64_t *)b;          b += g * sizeof(uint64_t);
+    c->hist_mine = (uint64_t *)b;            b += room * sizeof(uint64_t);
+    c->hist_all = (uint64_t *)b;             b += room * sizeof(uint64_t);
+    c->hist_room = room - 1;
     c->n_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->m_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
-    c->gather = (uint64_t *)b;               b += 2 * p * sizeof(uint64_t);
-    c->tree_hi = (uint64_t *)b;              b += 2 * p * sizeof(uint64_t);
-    c->tree_lo = (uint64_t *)b;              b += 2 * p * sizeof(uint64_t);
+    c->target = (uint64_t *)b;               b += (p + 1) * sizeof(uint64_t);
+    c->gather = (uint64_t *)b;               b += 4 * p * sizeof(uint64_t);
     c->scount = (size_t *)b;                 b += p * sizeof(size_t);
     c->sdispl = (size_t *)b;                 b += p * sizeof(size_t);
     c->rcount = (size_t *)b;                 b += p * sizeof(size_t);
@@ -141,12 +153,34 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     }
     c->wcount[0] = (int *)b;                 b += p * sizeof(int);
     c->wcount[1] = (int *)b;                 b += p * sizeof(int);
-    c->sample_at = (uint32_t *)b;            b += room * sizeof(uint32_t);
-    c->wzero = (int *)b;
+    c->wzero = (int *)b;                     b += p * sizeof(int);
+    c->sample_at = (uint32_t *)b;            b += g * sizeof(uint32_t);
+    c->count32 = (uint32_t *)b;
     memset(c->wzero, 0, p * sizeof(int));
     /* Read for _v's answer to "no room" even when the call fails earlier. */
     memset(c->m_all, 0, p * sizeof(uint64_t));
     return PS_OK;
+}
+
+/* Where the buckets end: bucket r holds global positions [target[r],
+ * target[r + 1]).  The in-place forms take each rank's own final
+ * positions when the input counts are about even (the largest within an
+ * eighth of the mean), so every key moves once and no redistribution
+ * follows; otherwise, and for _v, equal shares (differing by at most one
+ * key), and the in-place forms redistribute.  Returns 1 for the first. */
+static int ps_mpi_targets(ps_mpi_ctx *c, int in_place, uint64_t total)
+{
+    uint64_t p = (uint64_t)c->size, mean = total / p, rem = total % p, most = 0;
+    int own;
+
+    for (int r = 0; r < c->size; r++)
+        most = c->n_all[r] > most ? c->n_all[r] : most;
+    own = in_place && most - mean <= mean / 8;
+    c->target[0] = 0;
+    for (uint64_t r = 1; r <= p; r++)
+        c->target[r] = own ? c->target[r - 1] + c->n_all[r - 1]
+                           : r * mean + r * rem / p;
+    return own;
 }
 
 /* 1 when n_out shares a byte with in or out (ps_mpi_sort_keys_v): then it
@@ -230,7 +264,6 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
     st = ps_mpi_split(c, a->in, a->n);
     if (st != PS_OK)
         return st;
-    ps_mpi_count(c, a->in, a->n);
     for (int r = 0; r < c->size; r++)
         sent[r] = c->scount[r];
     if (MPI_Alltoall(sent, 1, MPI_UINT64_T, got, 1, MPI_UINT64_T, c->comm) != MPI_SUCCESS)
@@ -256,6 +289,9 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
     st = PS_OK;
     if ((uint64_t)(size_t)mm != mm)
         st = PS_ERR_TOO_LARGE;
+    /* The plan cut the order exactly at the targets. */
+    if (mm != c->target[me + 1] - c->target[me])
+        st = PS_ERR_DEVICE;
     *m = (size_t)mm;
     if (st == PS_OK)
         st = ps_mpi_work_alloc(w, *m, a->n - own, ks, vs);
@@ -293,7 +329,7 @@ static int ps_mpi_run(const ps_mpi_call *a)
 {
     ps_mpi_ctx c;
     ps_mpi_work w = { 0 };
-    int flag = 0, st;
+    int flag = 0, st, own = 0;
     size_t m = 0;
     uint64_t total = 0;
 
@@ -319,9 +355,10 @@ static int ps_mpi_run(const ps_mpi_call *a)
     c.flags = a->flags;
     c.key_size = ps_type_size(a->type);
     c.max_msg = INT_MAX;
+    c.gather_max = PS_MPI_GATHER_MAX;
     ps_mpi_order_init(&c.order, a->type, a->flags);
 
-    st = ps_mpi_max_msg(&c.max_msg);
+    st = ps_mpi_knobs(&c);
     if (st == PS_OK)
         st = ps_mpi_check(a, c.key_size);
     /* One rank alone: the library's own sort in place already keeps the
@@ -337,8 +374,10 @@ static int ps_mpi_run(const ps_mpi_call *a)
     if (st == PS_OK) {
         for (int r = 0; r < c.size; r++)
             total += c.n_all[r];
+        own = ps_mpi_targets(&c, a->op != PS_MPI_OP_KEYS_V, total);
         if (total > 0)
             st = ps_mpi_to_bucket(&c, a, &w, &m);
+        ps_mpi_plan_free(&c.plan);
     }
     if (a->op == PS_MPI_OP_KEYS_V && st == PS_ERR_TOO_LARGE && c.m_all != NULL)
         *a->n_out = (size_t)c.m_all[c.rank];
@@ -351,6 +390,13 @@ static int ps_mpi_run(const ps_mpi_call *a)
         if (m > 0)
             memcpy(a->out, w.rkeys, m * c.key_size);
         *a->n_out = m;
+    } else if (own) {
+        /* The bucket is this rank's part of the result already. */
+        if (m > 0) {
+            memcpy(a->keys, w.rkeys, m * c.key_size);
+            if (a->op == PS_MPI_OP_PAIRS)
+                memcpy(a->values, w.rvalues, m * a->value_size);
+        }
     } else {
         uint64_t largest = ps_mpi_largest(&c);
 

@@ -27,10 +27,10 @@ static const size_t mode_vsize[M_COUNT] = { 0, 4, 8, 3, 0 };
 static const char *mode_name[M_COUNT] = { "keys", "pairs4", "pairs8", "pairs3", "keys_v" };
 
 enum { S_RANDOM, S_EQUAL, S_ONE_RANK, S_EMPTY_RANKS, S_SORTED, S_REVERSE, S_FEW,
-       S_LOGUNIFORM, S_COUNT };
+       S_LOGUNIFORM, S_TWO_WIDE, S_COUNT };
 static const char *shape_name[S_COUNT] = { "random", "equal", "one-rank", "empty-ranks",
                                            "sorted", "reverse", "few-distinct",
-                                           "log-uniform" };
+                                           "log-uniform", "two-wide" };
 
 static int rank, size;
 
@@ -92,6 +92,11 @@ static void case_counts(uint64_t seed, int shape, int big, size_t *n)
     if (shape == S_EMPTY_RANKS)
         for (int r = 0; r < size; r += 2)
             n[r] = 0;
+    /* Every third case: counts within an eighth of each other, where the
+     * in-place forms send each key straight to its final rank. */
+    if (seed % 3 == 0 && shape != S_ONE_RANK && shape != S_EMPTY_RANKS)
+        for (int r = 0; r < size; r++)
+            n[r] = cap / 2 + (size_t)(r & 1);
 }
 
 static void gen_keys(uint64_t seed, int shape, ps_type t, size_t ks, void *keys, size_t n,
@@ -109,6 +114,12 @@ static void gen_keys(uint64_t seed, int shape, ps_type t, size_t ks, void *keys,
         case S_SORTED: put_int(keys, i, t, (int64_t)g - (int64_t)total / 2); break;
         case S_REVERSE: put_int(keys, i, t, (int64_t)total / 2 - (int64_t)g); break;
         case S_FEW: put_bits(keys, i, ks, few[r % 4]); break;
+        case S_TWO_WIDE:
+            /* Two neighbouring values and a few 2^16 above them: the
+             * first grid's cells are two images wide, and a cut falls
+             * inside the one holding both. */
+            put_bits(keys, i, ks, common + (r % 64 == 0 ? (uint64_t)1 << 16 : r & 1));
+            break;
         case S_LOGUNIFORM: {
             if (t == PS_F16 || t == PS_BF16 || t == PS_F32 || t == PS_F64) {
                 double v = ldexp(1.0 + (double)(r >> 12) / 4503599627370496.0,
@@ -172,25 +183,13 @@ static void expect_all(int st, int want, const char *what)
              st, want);
 }
 
-/* The sample target of ps_mpi_splitters.c, for the balance check of the
- * free-count form. */
-static size_t sample_target(void)
+/* The keys rank r's bucket holds in the free-count form: the split is
+ * exact, equal keys included, so the shares of the total differ by at
+ * most one key. */
+static size_t bucket_share(size_t total, int r)
 {
-    size_t t = (size_t)size * 1024;
-    return t > ((size_t)1 << 18) ? (size_t)1 << 18 : t;
-}
-
-/* The most keys a bucket may hold: with every key a sample (step 1) the
- * split is exact; otherwise a bucket's edge is off by about
- * step * sqrt(samples) / 2 keys (a standard deviation of the sample
- * quantile), and six of them are allowed.  Either way a bound far below
- * the total, so all-equal keys must spread too. */
-static size_t bucket_bound(size_t total)
-{
-    size_t tt = sample_target(), step = (total + tt - 1) / tt;
-    if (step <= 1)
-        return (total + (size_t)size - 1) / (size_t)size;
-    return total / (size_t)size + (size_t)(3.0 * (double)step * sqrt((double)tt)) + step + 1;
+    size_t p = (size_t)size, q = total / p, rem = total % p, r1 = (size_t)r + 1;
+    return (r1 * q + r1 * rem / p) - ((size_t)r * q + (size_t)r * rem / p);
 }
 
 static long cases_run;
@@ -210,12 +209,17 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
         total += n[r];
     }
     size_t me = n[rank];
-    snprintf(what, sizeof what, "case %llu: %s %s %s %s n=%zu total=%zu%s",
+    snprintf(what, sizeof what, "case %llu: %s %s %s %s n=%zu total=%zu%s%s",
              (unsigned long long)seed, t_type_name(t), mode_name[mode],
              flags ? "descending" : "ascending", shape_name[shape], me, total,
-             small_msgs ? " (alltoallw path)" : "");
+             small_msgs ? " (alltoallw path)" : "",
+             seed % 2 == 0 ? (seed % 4 == 0 ? " (gather none)" : " (gather 40)") : "");
     if (small_msgs)
         setenv("PORTSORT_MPI_MAX_MSG", (seed & 1) ? "1" : "40", 1);
+    /* Every other case counts cut cells again instead of gathering their
+     * keys (none, or up to 40, gathered): the rounds of large sorts. */
+    if (seed % 2 == 0)
+        setenv("PORTSORT_MPI_GATHER_MAX", seed % 4 == 0 ? "0" : "40", 1);
 
     /* Every fourth case: values right after the keys in one block, which
      * touch but do not overlap and must sort as separate arrays do. */
@@ -251,6 +255,7 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
     expect_all(st, PS_OK, what);
     if (small_msgs)
         unsetenv("PORTSORT_MPI_MAX_MSG");
+    unsetenv("PORTSORT_MPI_GATHER_MAX");
 
     /* Result counts: the input counts, or the free ones. */
     size_t *rn = n;
@@ -281,12 +286,12 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
                          j, perm[j]);
             }
         }
-        if (mode == M_KEYS_V && size > 1) {
-            /* Every bucket is balanced, equal keys included. */
-            size_t bound = bucket_bound(total);
+        if (mode == M_KEYS_V) {
+            /* Every bucket is its exact share, equal keys included. */
             for (int r = 0; r < size; r++)
-                if (rn[r] > bound)
-                    fail("%s: rank %d got %zu keys, bound %zu", what, r, rn[r], bound);
+                if (rn[r] != bucket_share(total, r))
+                    fail("%s: rank %d got %zu keys, its share is %zu", what, r, rn[r],
+                         bucket_share(total, r));
         }
         free(perm);
     }

@@ -113,3 +113,13 @@ PS_MPI_WRAP int MPI_Allreduce(const void *sb, void *rb, int count, MPI_Datatype 
         sent.control += type_bytes(t, count) * peers(comm);
     return PMPI_Allreduce(sb, rb, count, t, op, comm);
 }
+
+/* A scan sends at most its vector to each higher rank: counted as the
+ * reductions are, an upper bound. */
+PS_MPI_WRAP int MPI_Exscan(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op,
+                           MPI_Comm comm)
+{
+    if (counting)
+        sent.control += type_bytes(t, count) * peers(comm);
+    return PMPI_Exscan(sb, rb, count, t, op, comm);
+}
