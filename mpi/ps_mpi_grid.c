@@ -54,6 +54,7 @@ typedef struct ps_mpi_round {
     size_t nopen;
     uint64_t open_keys;    /* their keys on all ranks */
     uint64_t open_local;   /* ... on this rank */
+    uint64_t below, above; /* keys under and over the first grid's range */
     size_t first_node;     /* the nodes counted this round */
     size_t first_entry;    /* their first entry */
 } ps_mpi_round;
@@ -206,7 +207,11 @@ static void ps_mpi_resolve(ps_mpi_ctx *c, ps_mpi_round *rd)
                 /* No cut inside: the cell's keys all go to one bucket. */
                 p->entry[e] = (int32_t)(j - 1);
                 c->scount[j - 1] += (size_t)local;
-            } else if (nd.shift == 0) {
+            } else if (nd.shift == 0
+                       && !(v == 0 && ((k == 0 && rd->below > 0)
+                                       || (k == nd.ncells - 1 && rd->above > 0)))) {
+                /* One image wide, and not an edge of the first grid that
+                 * also holds keys beyond its range. */
                 ps_mpi_cut_cell(c, &p->equal[p->nequal], g, count, local, j, j_end);
                 p->entry[e] = ps_mpi_special(PS_MPI_EQUAL, p->nequal++);
             } else {
@@ -444,22 +449,54 @@ static void ps_mpi_count_round(ps_mpi_ctx *c, const void *keys, const ps_mpi_rou
     }
 }
 
-/* The first grid over [lo, hi], counted over all n keys: in runs of
- * fewer than 2^32 keys through 32-bit counters. */
-static void ps_mpi_count_all(ps_mpi_ctx *c, const void *keys, size_t n)
+/* The first grid, drawn over [lo, hi], counted over all n keys: in runs
+ * of fewer than 2^32 keys through 32-bit counters; the keys below lo and
+ * above hi into hist_mine[cells] and [cells + 1]. */
+static void ps_mpi_count_all(ps_mpi_ctx *c, const void *keys, size_t n, uint64_t hi)
 {
     uint32_t cells = c->plan.node[0].ncells;
+    uint64_t out[2] = { 0, 0 };
 
     for (uint32_t k = 0; k < cells; k++)
         c->hist_mine[k] = 0;
     for (size_t from = 0; from < n;) {
         size_t len = n - from < UINT32_MAX ? n - from : UINT32_MAX;
         memset(c->count32, 0, cells * sizeof *c->count32);
-        ps_mpi_count_first(c, keys, from, len);
+        ps_mpi_count_first(c, keys, from, len, hi, out);
         for (uint32_t k = 0; k < cells; k++)
             c->hist_mine[k] += c->count32[k];
         from += len;
     }
+    c->hist_mine[cells] = out[0];
+    c->hist_mine[cells + 1] = out[1];
+}
+
+/* The range of a sample of this rank's keys: up to 1024 of them, one from
+ * each stride at a hashed place (splitmix64's finaliser of rank and
+ * stride), so that periodic data cannot fool it and the same input always
+ * gives the same grid.  The first grid is drawn over the range on all
+ * ranks; keys beyond it fall into its edge cells, which then count as
+ * wider than one image.  Reading the range exactly would cost a pass over
+ * the keys. */
+static void ps_mpi_sample_range(const ps_mpi_ctx *c, const void *keys, size_t n, uint64_t *lo,
+                                uint64_t *hi)
+{
+    const unsigned char *kb = keys;
+    size_t ks = c->key_size, s = n < 1024 ? n : 1024, stride = s > 0 ? n / s : 1;
+    uint64_t a = UINT64_MAX, b = 0;
+
+    for (size_t k = 0; k < s; k++) {
+        uint64_t z = ((uint64_t)c->rank << 40) ^ k ^ UINT64_C(0x9E3779B97F4A7C15);
+        z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+        z ^= z >> 31;
+        size_t i = k * stride + (size_t)(z % stride);
+        uint64_t x = ps_mpi_image(&c->order, ps_mpi_key_bits(kb + i * ks, ks));
+        a = x < a ? x : a;
+        b = x > b ? x : b;
+    }
+    *lo = a;
+    *hi = b;
 }
 
 /* Cells of the first grid: about sqrt(3 (size - 1) total), a power of two
@@ -492,7 +529,7 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
 
     for (int d = 0; d < c->size; d++)
         c->scount[d] = 0;
-    ps_mpi_range(c, keys, n, &lo, &hi);
+    ps_mpi_sample_range(c, keys, n, &lo, &hi);
     r[0] = hi;
     r[1] = ~lo;
     if (MPI_Allreduce(MPI_IN_PLACE, r, 2, MPI_UINT64_T, MPI_MAX, c->comm) != MPI_SUCCESS)
@@ -505,7 +542,7 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
     size_t first_cells = ps_mpi_first_cells(c);
     if (!bad) {
         ps_mpi_add_node(p, lo, 0, hi - lo, first_cells);
-        ps_mpi_count_all(c, keys, n);
+        ps_mpi_count_all(c, keys, n, hi);
         cells = p->node[0].ncells;
     } else {
         /* Without the room to count, this rank still takes part in the
@@ -514,21 +551,30 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
         while (((hi - lo) >> shift) >= first_cells)
             shift++;
         cells = (size_t)((hi - lo) >> shift) + 1;
-        memset(c->hist_mine, 0, cells * sizeof *c->hist_mine);
+        memset(c->hist_mine, 0, (cells + 2) * sizeof *c->hist_mine);
     }
     for (;;) {
-        /* Room for what the round may add, and the failures, which ride
-         * in one more word of the counts. */
+        /* Room for what the round may add.  Three more words ride with
+         * the counts: the keys below and above the first grid's range
+         * (0 in later rounds) and the failures. */
         bad |= ps_mpi_reserve_round(c, &rd);
-        c->hist_mine[cells] = (uint64_t)bad;
-        if (MPI_Allreduce(c->hist_mine, c->hist_all, (int)cells + 1, MPI_UINT64_T, MPI_SUM,
+        if (!first)
+            c->hist_mine[cells] = c->hist_mine[cells + 1] = 0;
+        c->hist_mine[cells + 2] = (uint64_t)bad;
+        if (MPI_Allreduce(c->hist_mine, c->hist_all, (int)cells + 3, MPI_UINT64_T, MPI_SUM,
                           c->comm) != MPI_SUCCESS) {
             st = PS_ERR_DEVICE;
             break;
         }
-        if (c->hist_all[cells] != 0) {
+        if (c->hist_all[cells + 2] != 0) {
             st = PS_ERR_NO_MEMORY;
             break;
+        }
+        if (first) {
+            rd.below = c->hist_all[cells];
+            rd.above = c->hist_all[cells + 1];
+        } else {
+            rd.below = rd.above = 0;
         }
         ps_mpi_resolve(c, &rd);
         if (rd.nopen == 0)

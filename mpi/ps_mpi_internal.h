@@ -86,12 +86,24 @@ static inline int32_t ps_mpi_special(unsigned kind, size_t index)
 }
 
 typedef struct ps_mpi_node {
-    uint64_t lo;           /* the image of the first cell's first key */
+    uint64_t lo;           /* the image of the first cell's first key; the
+                              first grid's edge cells also hold the keys
+                              below and above it (ps_mpi_cell_at) */
     uint64_t start;        /* global position of the node's first key */
     size_t base;           /* its first entry */
     uint32_t ncells;
     unsigned shift;
 } ps_mpi_node;
+
+/* The cell of image x in a grid from lo of ncells cells of 2^shift
+ * images: images below the grid count in its first cell, above in its
+ * last.  Only the first grid, drawn over a sample's range, meets them;
+ * the finer ones cover their cells' keys exactly. */
+static inline size_t ps_mpi_cell_at(uint64_t lo, unsigned shift, uint32_t ncells, uint64_t x)
+{
+    uint64_t k = x < lo ? 0 : (x - lo) >> shift;
+    return (size_t)(k < ncells - 1 ? k : ncells - 1);
+}
 
 /* A cut inside a cell: for EQUAL cells, this rank's keys of the cell go
  * to `dest` from the one with ordinal `lo` on (hi unused); for SPLIT
@@ -147,9 +159,9 @@ typedef struct ps_mpi_ctx {
     int *wcount[2];        /* MPI_Alltoallw: per-peer counts, send/recv */
     int *wzero;            /* MPI_Alltoallw: all-zero displacements */
     MPI_Datatype *wtype[2];
-    /* One counting round (ps_mpi_grid.c): hist_room cells and a failure
-     * count, this rank's and everyone's; count32, the first round's
-     * per-cell counters. */
+    /* One counting round (ps_mpi_grid.c): hist_room cells and three words
+     * (keys beyond the first grid, failures), this rank's and everyone's;
+     * count32, the first round's per-cell counters. */
     uint64_t *hist_mine, *hist_all;
     uint32_t *count32;
     size_t hist_room;
@@ -201,9 +213,9 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n);
 void ps_mpi_plan_free(ps_mpi_plan *p);
 
 /* ps_mpi_partition.c: the passes over the keys that the plan needs.
- * ps_mpi_range: the smallest and largest image of the n keys.
  * ps_mpi_count_first: the first grid's cells (node 0) into count32, for
- * keys [from, from + n), n < 2^32.  ps_mpi_locate: the entry a key of
+ * keys [from, from + n), n < 2^32, adding to out[0] and out[1] the keys
+ * below and above the images [lo, hi] the grid was drawn over.  ps_mpi_locate: the entry a key of
  * image x ends at, walking down the grids.  ps_mpi_gather_cands:
  * plan.cand = this rank's keys whose entry is PENDING or SPLIT, from all
  * n keys (first) or from the candidates already there (in place).
@@ -211,9 +223,8 @@ void ps_mpi_plan_free(ps_mpi_plan *p);
  * (so each key is asked once, in input order).  ps_mpi_scatter: every key
  * (and value) to dkeys[d] (dvalues[d]), in input order within each
  * bucket. */
-void ps_mpi_range(const ps_mpi_ctx *c, const void *keys, size_t n, uint64_t *lo,
-                  uint64_t *hi);
-void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n);
+void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n, uint64_t hi,
+                        uint64_t out[2]);
 size_t ps_mpi_locate(const ps_mpi_plan *p, uint64_t x);
 void ps_mpi_gather_cands(ps_mpi_ctx *c, const void *keys, size_t n, int first);
 int ps_mpi_dest(ps_mpi_plan *p, uint64_t x, uint64_t i);

@@ -28,59 +28,25 @@ static int ps_mpi_kind(const ps_mpi_ctx *c)
     return (int)c->key_size + (c->order.c1 != 0 ? 16 : 0);
 }
 
-/* Two independent minima and maxima per step: one chain of compares per
- * key would bound the pass by its latency, not by memory.  (Four chains,
- * in arrays, ran slower at -O2: gcc kept them in memory.) */
-#define PS_MPI_RANGE(T, IMG)                                                      \
-    do {                                                                       \
-        const T *k = keys;                                                     \
-        uint64_t a0 = UINT64_MAX, a1 = UINT64_MAX, b0 = 0, b1 = 0;             \
-        size_t i = 0;                                                          \
-        for (; i + 2 <= n; i += 2) {                                           \
-            uint64_t x = IMG(&o, k[i]), y = IMG(&o, k[i + 1]);                 \
-            a0 = x < a0 ? x : a0;                                              \
-            b0 = x > b0 ? x : b0;                                              \
-            a1 = y < a1 ? y : a1;                                              \
-            b1 = y > b1 ? y : b1;                                              \
-        }                                                                      \
-        if (i < n) {                                                           \
-            uint64_t x = IMG(&o, k[i]);                                        \
-            a0 = x < a0 ? x : a0;                                              \
-            b0 = x > b0 ? x : b0;                                              \
-        }                                                                      \
-        *lo = a0 < a1 ? a0 : a1;                                               \
-        *hi = b0 > b1 ? b0 : b1;                                               \
-    } while (0)
-
-void ps_mpi_range(const ps_mpi_ctx *c, const void *keys, size_t n, uint64_t *lo,
-                  uint64_t *hi)
-{
-    const ps_mpi_order o = c->order;
-
-    switch (ps_mpi_kind(c)) {
-    case 1: PS_MPI_RANGE(uint8_t, ps_mpi_image_int); break;
-    case 2: PS_MPI_RANGE(uint16_t, ps_mpi_image_int); break;
-    case 4: PS_MPI_RANGE(uint32_t, ps_mpi_image_int); break;
-    case 8: PS_MPI_RANGE(uint64_t, ps_mpi_image_int); break;
-    case 2 + 16: PS_MPI_RANGE(uint16_t, ps_mpi_image); break;
-    case 4 + 16: PS_MPI_RANGE(uint32_t, ps_mpi_image); break;
-    default: PS_MPI_RANGE(uint64_t, ps_mpi_image); break;
-    }
-}
-#undef PS_MPI_RANGE
-
-void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n)
+void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n, uint64_t hi,
+                        uint64_t out[2])
 {
     const ps_mpi_order o = c->order;
     const uint64_t lo = c->plan.node[0].lo;
     const unsigned shift = c->plan.node[0].shift;
+    const uint32_t cells = c->plan.node[0].ncells;
     uint32_t *count = c->count32;
+    uint64_t below = 0, above = 0;
 
-#define PS_MPI_COUNT(T, IMG)                                                     \
+#define PS_MPI_COUNT(T, IMG)                                                   \
     do {                                                                       \
         const T *k = (const T *)keys + from;                                   \
-        for (size_t i = 0; i < n; i++)                                         \
-            count[(IMG(&o, k[i]) - lo) >> shift]++;                            \
+        for (size_t i = 0; i < n; i++) {                                       \
+            uint64_t x = IMG(&o, k[i]);                                        \
+            below += x < lo;                                                   \
+            above += x > hi;                                                   \
+            count[ps_mpi_cell_at(lo, shift, cells, x)]++;                         \
+        }                                                                      \
     } while (0)
     switch (ps_mpi_kind(c)) {
     case 1: PS_MPI_COUNT(uint8_t, ps_mpi_image_int); break;
@@ -92,6 +58,8 @@ void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n)
     default: PS_MPI_COUNT(uint64_t, ps_mpi_image); break;
     }
 #undef PS_MPI_COUNT
+    out[0] += below;
+    out[1] += above;
 }
 
 size_t ps_mpi_locate(const ps_mpi_plan *p, uint64_t x)
@@ -99,7 +67,7 @@ size_t ps_mpi_locate(const ps_mpi_plan *p, uint64_t x)
     const ps_mpi_node *nd = p->node;
 
     for (;;) {
-        size_t at = nd->base + (size_t)((x - nd->lo) >> nd->shift);
+        size_t at = nd->base + ps_mpi_cell_at(nd->lo, nd->shift, nd->ncells, x);
         int32_t e = p->entry[at];
         uint32_t s = (uint32_t)(-(e + 1));
         if (e >= 0 || (s & 3) != PS_MPI_NODE)
@@ -128,12 +96,13 @@ void ps_mpi_gather_cands(ps_mpi_ctx *c, const void *keys, size_t n, int first)
         const int32_t *entry = p->entry;
         const uint64_t lo = p->node[0].lo;
         const unsigned shift = p->node[0].shift;
+        const uint32_t cells = p->node[0].ncells;
 #define PS_MPI_LIST(T, IMG)                                                       \
         do {                                                                   \
             const T *kt = keys;                                                \
             for (size_t i = 0; i < n; i++) {                                   \
                 uint64_t x = IMG(&o, kt[i]);                                   \
-                if (entry[(x - lo) >> shift] < 0                               \
+                if (entry[ps_mpi_cell_at(lo, shift, cells, x)] < 0                \
                     && ps_mpi_open_entry(entry[ps_mpi_locate(p, x)]))           \
                     p->cand[k++] = i;                                          \
             }                                                                  \
@@ -215,13 +184,14 @@ static void ps_mpi_scatter_##N(ps_mpi_ctx *c, const T *keys,                   \
     const int32_t *entry = p->entry;                                           \
     const uint64_t lo = p->node[0].lo;                                         \
     const unsigned shift = p->node[0].shift;                                   \
+    const uint32_t cells = p->node[0].ncells;                                  \
                                                                                \
     if (c->size == 2 && vs == 0) {                                             \
         unsigned char *d0 = c->dkeys[0], *d1 = c->dkeys[1];                    \
         for (size_t i = 0; i < n; i++) {                                       \
             T x = keys[i];                                                     \
             uint64_t y = IMG(&o, x);                                           \
-            int32_t e = entry[(y - lo) >> shift];                              \
+            int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];               \
             size_t t = (size_t)(e >= 0 ? e : ps_mpi_dest(p, y, i));               \
             memcpy(t ? d1 : d0, &x, W);                                        \
             d1 += t * W;                                                       \
@@ -234,7 +204,7 @@ static void ps_mpi_scatter_##N(ps_mpi_ctx *c, const T *keys,                   \
     for (size_t i = 0; i < n; i++) {                                           \
         T x = keys[i];                                                         \
         uint64_t y = IMG(&o, x);                                               \
-        int32_t e = entry[(y - lo) >> shift];                                  \
+        int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];                   \
         if (e < 0)                                                             \
             e = ps_mpi_dest(p, y, i);                                          \
         memcpy(c->dkeys[e], &x, W);                                            \

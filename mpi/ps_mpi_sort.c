@@ -115,8 +115,8 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
 {
     size_t p = (size_t)c->size, g = PS_MPI_GATHER_MAX;
     /* A counting round has at most 2^16 cells, or two per open cell when
-     * there are more (fewer than p), and a failure count after them. */
-    size_t room = (PS_MPI_GRID_CELLS > 2 * p ? PS_MPI_GRID_CELLS : 2 * p) + 1;
+     * there are more (fewer than p), and three words after them. */
+    size_t room = (PS_MPI_GRID_CELLS > 2 * p ? PS_MPI_GRID_CELLS : 2 * p) + 3;
     /* Largest alignment first, so each array stays aligned. */
     size_t bytes = g * (sizeof(ps_mpi_sample) + sizeof(uint64_t))
                  + 2 * room * sizeof(uint64_t) + (7 * p + 1) * sizeof(uint64_t)
@@ -135,7 +135,7 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     c->sample_keys = (uint64_t *)b;          b += g * sizeof(uint64_t);
     c->hist_mine = (uint64_t *)b;            b += room * sizeof(uint64_t);
     c->hist_all = (uint64_t *)b;             b += room * sizeof(uint64_t);
-    c->hist_room = room - 1;
+    c->hist_room = room - 3;
     c->n_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->m_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->target = (uint64_t *)b;               b += (p + 1) * sizeof(uint64_t);

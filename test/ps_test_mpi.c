@@ -27,10 +27,10 @@ static const size_t mode_vsize[M_COUNT] = { 0, 4, 8, 3, 0 };
 static const char *mode_name[M_COUNT] = { "keys", "pairs4", "pairs8", "pairs3", "keys_v" };
 
 enum { S_RANDOM, S_EQUAL, S_ONE_RANK, S_EMPTY_RANKS, S_SORTED, S_REVERSE, S_FEW,
-       S_LOGUNIFORM, S_TWO_WIDE, S_COUNT };
+       S_LOGUNIFORM, S_TWO_WIDE, S_RARE, S_COUNT };
 static const char *shape_name[S_COUNT] = { "random", "equal", "one-rank", "empty-ranks",
                                            "sorted", "reverse", "few-distinct",
-                                           "log-uniform", "two-wide" };
+                                           "log-uniform", "two-wide", "rare-outliers" };
 
 static int rank, size;
 
@@ -119,6 +119,13 @@ static void gen_keys(uint64_t seed, int shape, ps_type t, size_t ks, void *keys,
              * first grid's cells are two images wide, and a cut falls
              * inside the one holding both. */
             put_bits(keys, i, ks, common + (r % 64 == 0 ? (uint64_t)1 << 16 : r & 1));
+            break;
+        case S_RARE:
+            /* One value and, one key in 5000, others above and below: the
+             * library's grid is drawn over a sample's range, and these
+             * keys, seldom in the sample, fall into its edge cells. */
+            put_bits(keys, i, ks, r % 5000 == 0 ? common + (r >> 40) - (r >> 41)
+                                                 : common);
             break;
         case S_LOGUNIFORM: {
             if (t == PS_F16 || t == PS_BF16 || t == PS_F32 || t == PS_F64) {
