@@ -461,7 +461,7 @@ static void ps_mpi_count_all(ps_mpi_ctx *c, const void *keys, size_t n, uint64_t
         c->hist_mine[k] = 0;
     for (size_t from = 0; from < n;) {
         size_t len = n - from < UINT32_MAX ? n - from : UINT32_MAX;
-        memset(c->count32, 0, cells * sizeof *c->count32);
+        memset(c->count32, 0, (cells + 2) * sizeof *c->count32);
         ps_mpi_count_first(c, keys, from, len, hi, out);
         for (uint32_t k = 0; k < cells; k++)
             c->hist_mine[k] += c->count32[k];
@@ -542,7 +542,7 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
     size_t first_cells = ps_mpi_first_cells(c);
     if (!bad) {
         ps_mpi_add_node(p, lo, 0, hi - lo, first_cells);
-        ps_mpi_count_all(c, keys, n, hi);
+        PS_MPI_TIMED(c, PS_MPI_T_COUNT, ps_mpi_count_all(c, keys, n, hi));
         cells = p->node[0].ncells;
     } else {
         /* Without the room to count, this rank still takes part in the
@@ -579,7 +579,7 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
         ps_mpi_resolve(c, &rd);
         if (rd.nopen == 0)
             break;
-        bad = ps_mpi_candidates(c, keys, n, &rd, first);
+        PS_MPI_TIMED(c, PS_MPI_T_LIST, bad = ps_mpi_candidates(c, keys, n, &rd, first));
         first = 0;
         if (rd.open_keys <= c->gather_max) {
             st = ps_mpi_split_cuts(c, keys, &rd, bad);
@@ -589,7 +589,7 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
         st = ps_mpi_refine(c, keys, &rd, bad);
         if (st != PS_OK)
             break;
-        ps_mpi_count_round(c, keys, &rd);
+        PS_MPI_TIMED(c, PS_MPI_T_LIST, ps_mpi_count_round(c, keys, &rd));
         cells = p->nentries - rd.first_entry;
     }
     free(rd.open);

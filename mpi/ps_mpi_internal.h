@@ -139,6 +139,21 @@ typedef struct ps_mpi_plan {
     size_t ncand;
 } ps_mpi_plan;
 
+/* PORTSORT_MPI_TRACE=1: where a call's time went on each rank, printed to
+ * standard error at its end (wall time, ms).  The count pass and the
+ * passes over the listed keys are the plan's local work; "plan" is the
+ * rest of building it (its reductions and gathers, waits included). */
+enum { PS_MPI_T_SPLIT, PS_MPI_T_COUNT, PS_MPI_T_LIST, PS_MPI_T_SCATTER, PS_MPI_T_EXCHANGE,
+       PS_MPI_T_SORT, PS_MPI_T_BACK, PS_MPI_T_N };
+
+#define PS_MPI_TIMED(c, slot, stmt)                                            \
+    do {                                                                       \
+        double t0_ = (c)->tracing ? MPI_Wtime() : 0.0;                         \
+        stmt;                                                                  \
+        if ((c)->tracing)                                                      \
+            (c)->trace[slot] += MPI_Wtime() - t0_;                             \
+    } while (0)
+
 /* State of one call; every per-rank array has `size` entries. */
 typedef struct ps_mpi_ctx {
     MPI_Comm comm;
@@ -172,6 +187,8 @@ typedef struct ps_mpi_ctx {
     uint32_t *sample_at;
     ps_mpi_plan plan;
     unsigned char **dkeys, **dvalues;  /* partition: where each bucket goes */
+    int tracing;
+    double trace[PS_MPI_T_N];
 } ps_mpi_ctx;
 
 /* Cells of the first grid, and the most cells one counting round adds. */

@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,12 +93,13 @@ static int ps_mpi_work_alloc(ps_mpi_work *w, size_t m, size_t send, size_t ks, s
  * PORTSORT_MPI_GATHER_MAX lowers the most keys of cut cells that are
  * gathered rather than counted again, down to 0, so that small sorts take
  * the counting rounds of large ones (ps_mpi_grid.c).  Each must be the
- * same on every rank, and the argument agreement checks that it is.  A
+ * same on every rank, and the argument agreement checks that it is.
+ * PORTSORT_MPI_TRACE=1 makes this rank print where the call's time went.  A
  * value out of range is PS_ERR_INVALID_ARG (ps_env.h: never silently
  * replaced by the default), agreed like any local check. */
 static int ps_mpi_knobs(ps_mpi_ctx *c)
 {
-    unsigned long long v = INT_MAX, g = PS_MPI_GATHER_MAX;
+    unsigned long long v = INT_MAX, g = PS_MPI_GATHER_MAX, t = 0;
     char why[256];          /* the message is not kept: no detail here */
 
     if (ps_env_number("PORTSORT_MPI_MAX_MSG", 1, INT_MAX, &v, why, sizeof why) < 0
@@ -106,6 +108,10 @@ static int ps_mpi_knobs(ps_mpi_ctx *c)
         return PS_ERR_INVALID_ARG;
     c->max_msg = (size_t)v;
     c->gather_max = (size_t)g;
+    /* A diagnostic of this rank alone: the ranks need not agree on it. */
+    if (ps_env_number("PORTSORT_MPI_TRACE", 0, 1, &t, why, sizeof why) < 0)
+        return PS_ERR_INVALID_ARG;
+    c->tracing = t == 1;
     return PS_OK;
 }
 
@@ -122,7 +128,7 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
                  + 2 * room * sizeof(uint64_t) + (7 * p + 1) * sizeof(uint64_t)
                  + 4 * p * sizeof(size_t) + 2 * p * sizeof(void *)
                  + 2 * p * sizeof(MPI_Datatype) + 7 * p * sizeof(int)
-                 + g * sizeof(uint32_t) + PS_MPI_GRID_CELLS * sizeof(uint32_t);
+                 + g * sizeof(uint32_t) + (PS_MPI_GRID_CELLS + 2) * sizeof(uint32_t);
     unsigned char *b;
 
     /* aligned_alloc, as for the work block (ps_mpi_cache.c). */
@@ -261,7 +267,7 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
     uint64_t mm = 0, *sent = c->gather, *got = c->gather + c->size;
     int me = c->rank, st;
 
-    st = ps_mpi_split(c, a->in, a->n);
+    PS_MPI_TIMED(c, PS_MPI_T_SPLIT, st = ps_mpi_split(c, a->in, a->n));
     if (st != PS_OK)
         return st;
     for (int r = 0; r < c->size; r++)
@@ -309,11 +315,13 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
         c->dvalues[r] = vs == 0 ? NULL : (unsigned char *)(mine ? w->rvalues : w->svalues)
                       + (mine ? own_at : c->sdispl[r]) * vs;
     }
-    ps_mpi_scatter(c, a->in, a->values, vs, a->n);
+    PS_MPI_TIMED(c, PS_MPI_T_SCATTER, ps_mpi_scatter(c, a->in, a->values, vs, a->n));
     uint64_t largest = ps_mpi_largest(c);
-    st = ps_mpi_exchange(c, w->skeys, w->rkeys, ks, largest);
-    if (st == PS_OK && vs > 0)
-        st = ps_mpi_exchange(c, w->svalues, w->rvalues, vs, largest);
+    PS_MPI_TIMED(c, PS_MPI_T_EXCHANGE, {
+        st = ps_mpi_exchange(c, w->skeys, w->rkeys, ks, largest);
+        if (st == PS_OK && vs > 0)
+            st = ps_mpi_exchange(c, w->svalues, w->rvalues, vs, largest);
+    });
     if (st != PS_OK)
         return st;
 
@@ -321,8 +329,23 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
      * order, so a stable sort of the bucket orders equal keys by (rank,
      * index): the global stable order.  The status is agreed on before
      * the caller's memory changes. */
-    int64_t v[1] = { ps_mpi_status_rank(ps_mpi_local_sort(a, w->rkeys, w->rvalues, *m)) };
+    int64_t v[1];
+    PS_MPI_TIMED(c, PS_MPI_T_SORT,
+                 v[0] = ps_mpi_status_rank(ps_mpi_local_sort(a, w->rkeys, w->rvalues, *m)));
     return ps_mpi_agree_max(c, v, 1);
+}
+
+/* One line per rank and call: the library prints only when asked. */
+static void ps_mpi_trace_print(const ps_mpi_ctx *c, size_t n, size_t m)
+{
+    const double *t = c->trace;
+    double plan = t[PS_MPI_T_SPLIT] - t[PS_MPI_T_COUNT] - t[PS_MPI_T_LIST];
+
+    fprintf(stderr, "portsort_mpi: rank %d of %d, %zu keys in, %zu out (ms): count %.3f "
+            "list %.3f plan %.3f scatter %.3f exchange %.3f sort %.3f back %.3f\n",
+            c->rank, c->size, n, m, 1e3 * t[PS_MPI_T_COUNT], 1e3 * t[PS_MPI_T_LIST],
+            1e3 * plan, 1e3 * t[PS_MPI_T_SCATTER], 1e3 * t[PS_MPI_T_EXCHANGE],
+            1e3 * t[PS_MPI_T_SORT], 1e3 * t[PS_MPI_T_BACK]);
 }
 
 static int ps_mpi_run(const ps_mpi_call *a)
@@ -386,6 +409,7 @@ static int ps_mpi_run(const ps_mpi_call *a)
         return st;
     }
 
+    double back = MPI_Wtime();
     if (a->op == PS_MPI_OP_KEYS_V) {
         if (m > 0)
             memcpy(a->out, w.rkeys, m * c.key_size);
@@ -406,6 +430,10 @@ static int ps_mpi_run(const ps_mpi_call *a)
             st = ps_mpi_exchange(&c, w.rvalues, a->values, a->value_size, largest);
     }
     ps_mpi_release(&w);
+    if (c.tracing) {
+        c.trace[PS_MPI_T_BACK] = MPI_Wtime() - back;
+        ps_mpi_trace_print(&c, a->n, m);
+    }
     return st;
 }
 

@@ -112,6 +112,21 @@ grep -q "PORTSORT_MPI_IO_CHUNK=4k2: invalid value" "$work/err" || fail "IO_CHUNK
 PORTSORT_MPI_MAX_MSG=0 refused 2 1 "PORTSORT_MPI_MAX_MSG=0" sort --type u32 \
     "$work/u32" -o "$work/x"
 grep -q "PORTSORT_MPI_MAX_MSG=0: invalid value" "$work/err" || fail "MAX_MSG: reason"
+PORTSORT_MPI_GATHER_MAX=65537 refused 2 1 "PORTSORT_MPI_GATHER_MAX=65537" sort --type u32 \
+    "$work/u32" -o "$work/x"
+grep -q "PORTSORT_MPI_GATHER_MAX=65537: invalid value" "$work/err" || fail "GATHER_MAX: reason"
+PORTSORT_MPI_TRACE=yes refused 2 1 "PORTSORT_MPI_TRACE=yes" sort --type u32 \
+    "$work/u32" -o "$work/x"
+grep -q "PORTSORT_MPI_TRACE=yes: invalid value" "$work/err" || fail "TRACE: reason"
+# Asked, each rank says where its sort's time went; not asked, nothing.
+rcs=$(PORTSORT_MPI_TRACE=1 run 2 sort --type u32 "$work/u32" -o "$work/x")
+[ "$rcs" = "0 " ] || fail "PORTSORT_MPI_TRACE=1: exit statuses $rcs"
+for r in 0 1; do
+    grep -Eq "^portsort_mpi: rank $r of 2, [0-9]+ keys in, [0-9]+ out \(ms\): count [0-9.]+ list" \
+        "$work/err" || fail "PORTSORT_MPI_TRACE=1: no line from rank $r"
+done
+rcs=$(PORTSORT_MPI_TRACE=0 run 2 sort --type u32 "$work/u32" -o "$work/x")
+[ "$rcs" = "0 " ] && [ ! -s "$work/err" ] || fail "PORTSORT_MPI_TRACE=0: not silent"
 ln -s x "$work/xlink"
 refused 2 2 "-o through a dangling link to --values-out" sort --type u32 \
     --values "$work/vals" --value-size 3 --values-out "$work/x" "$work/u32" -o "$work/xlink"

@@ -177,17 +177,31 @@ static const char *io_reason(int rc, char *buf)
     return buf;
 }
 
+/* 1 after a message (on every rank, said once) when variable `name` is
+ * set but not a whole number from lo to hi: the library's knobs, which it
+ * would refuse with PS_ERR_INVALID_ARG alone, without saying which. */
+static int bad_knob(const char *name, unsigned long long lo, unsigned long long hi)
+{
+    const char *m = getenv(name);
+    int bad = m != NULL && m[0] != '\0'
+              && (strspn(m, "0123456789") != strlen(m) || strlen(m) > 10
+                  || strtoull(m, NULL, 10) < lo || strtoull(m, NULL, 10) > hi);
+
+    return ps_mpi_cli_fail(bad, "%s=%.64s: invalid value (accepted: a whole number from "
+                           "%llu to %llu)", name, bad ? m : "", lo, hi);
+}
+
 /* Bytes per collective read or write call and rank, at most 1 GiB (MPI
  * counts are ints); PORTSORT_MPI_IO_CHUNK lowers it, so that the tests
  * run small files through several rounds.  The smallest over the ranks,
  * so that all make the same number of calls.  A malformed value, or a
- * malformed PORTSORT_MPI_MAX_MSG (which the library would refuse without
- * saying why), fails on every rank with a message instead of falling back
- * to the default.  Returns 0, or 1 after the message. */
+ * malformed knob of the library (PORTSORT_MPI_MAX_MSG,
+ * PORTSORT_MPI_GATHER_MAX, PORTSORT_MPI_TRACE), fails on every rank with
+ * a message instead of falling back to the default.  Returns 0, or 1
+ * after the message. */
 static int io_chunk(size_t *chunk)
 {
     const char *s = getenv("PORTSORT_MPI_IO_CHUNK");
-    const char *m = getenv("PORTSORT_MPI_MAX_MSG");
     unsigned long long v = 1ull << 30;
     size_t c = 0;
     int bad = s != NULL && s[0] != '\0' && (ps_cli_parse_size(s, &c) != 0 || c == 0);
@@ -196,11 +210,9 @@ static int io_chunk(size_t *chunk)
                         "size in bytes of 1 or more, such as 4096, 64K or 2^20; at most "
                         "1 GiB is used)", bad ? s : ""))
         return 1;
-    bad = m != NULL && m[0] != '\0'
-          && (strspn(m, "0123456789") != strlen(m) || strlen(m) > 10
-              || strtoull(m, NULL, 10) == 0 || strtoull(m, NULL, 10) > INT_MAX);
-    if (ps_mpi_cli_fail(bad, "PORTSORT_MPI_MAX_MSG=%.64s: invalid value (accepted: a "
-                        "whole number from 1 to 2147483647)", bad ? m : ""))
+    if (bad_knob("PORTSORT_MPI_MAX_MSG", 1, INT_MAX)
+        || bad_knob("PORTSORT_MPI_GATHER_MAX", 0, 65536)
+        || bad_knob("PORTSORT_MPI_TRACE", 0, 1))
         return 1;
     if (s != NULL && s[0] != '\0' && ps_cli_parse_size(s, &c) == 0 && c < v)
         v = c;
