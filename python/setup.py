@@ -101,7 +101,9 @@ def ensure_configure(src):
         raise BuildError(
             "portsort: %s was configured in place (config.status is there); "
             "the wheel builds in a directory of its own, which configure "
-            "refuses then: run `make distclean` in %s first." % (src, src))
+            "refuses then: run `make distclean` in %s first (or, to use "
+            "the library installed from there instead of bundling one, "
+            "set PORTSORT_BUNDLE=0)." % (src, src))
     if os.path.isfile(os.path.join(src, "configure")):
         return
     if shutil.which("autoreconf") is None:
