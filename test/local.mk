@@ -272,7 +272,7 @@ TESTS += test/relocate.sh
 # Each skips (77) where python3+numpy+pytest, or cmake, is missing.
 dist_check_SCRIPTS += test/python.sh test/cmake.sh
 TESTS += test/python.sh test/cmake.sh
-EXTRA_DIST += python/pyproject.toml python/README.md \
+EXTRA_DIST += python/pyproject.toml python/README.md python/setup.py \
 	python/portsort/__init__.py python/portsort/_clib.py \
 	python/portsort/_arrays.py python/portsort/_records.py \
 	python/tests/oracle.py python/tests/test_sort.py python/tests/test_api.py \
@@ -280,3 +280,8 @@ EXTRA_DIST += python/pyproject.toml python/README.md \
 	python/tests/test_topk.py python/tests/test_records.py \
 	python/tests/test_strings.py \
 	test/cmake-app/CMakeLists.txt test/cmake-app/main.c
+# The wheel (pip install ./python bundles the library it builds from this
+# tree): not in make check, since it builds the library twice and needs
+# PyPI; CI runs it as a step of its own (.ci/run), as can anyone from an
+# unpacked tarball.
+EXTRA_DIST += test/wheel.sh

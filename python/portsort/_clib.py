@@ -1,7 +1,9 @@
 """Finding, loading and declaring the C library (libportsort.so).
 
 Only the stable C ABI of <portsort.h> is used, through ctypes, so the package
-has no compiled part and works with whichever libportsort is installed.
+has no Python extension: it loads the copy of libportsort that a wheel
+bundles in portsort/_lib (python/setup.py builds it), or whichever
+libportsort is installed.
 """
 
 import ctypes
@@ -56,18 +58,31 @@ def _pkg_config_libdir():
     return libdir if out.returncode == 0 and libdir else None
 
 
+def bundled_path():
+    """The library a wheel bundles beside this file (its backend modules in
+    _lib/libportsort/ next to it, where the library looks first), or None
+    for a package installed without it."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib",
+                        "libportsort.so.%d" % SONAME_MAJOR)
+    return path if os.path.isfile(path) else None
+
+
 def _candidates():
     """Where to look for the library, in order, as (how, path) pairs.
 
     $PORTSORT_LIBRARY, when set, is the only candidate: a user who names a
     library must get that one or an error, never another copy found
-    elsewhere.
+    elsewhere.  Otherwise the bundled copy comes first: it is the build
+    this package was installed with, while a system library may be older.
     """
     soname = "libportsort.so.%d" % SONAME_MAJOR
     named = os.environ.get("PORTSORT_LIBRARY")
     if named:
         return [("PORTSORT_LIBRARY", named)]
     found = []
+    bundled = bundled_path()
+    if bundled:
+        found.append(("bundled", bundled))
     libdir = _pkg_config_libdir()
     if libdir:
         found.append(("pkg-config", os.path.join(libdir, soname)))

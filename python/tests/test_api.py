@@ -342,8 +342,9 @@ def test_threads_sort_at_once():
 
 
 def test_library_lookup_order(tmp_path, monkeypatch):
-    """$PORTSORT_LIBRARY alone when set; else pkg-config's libdir, then the
-    loader's search by soname."""
+    """$PORTSORT_LIBRARY alone when set; else the copy a wheel bundles (when
+    this package has one), pkg-config's libdir, then the loader's search by
+    soname."""
     from portsort import _clib
     monkeypatch.setenv("PORTSORT_LIBRARY", "/x/libportsort.so")
     assert _clib._candidates() == [("PORTSORT_LIBRARY", "/x/libportsort.so")]
@@ -355,8 +356,27 @@ def test_library_lookup_order(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ["PATH"])
     found = _clib._candidates()
     soname = "libportsort.so.%d" % _clib.SONAME_MAJOR
+    bundled = _clib.bundled_path()
+    if bundled:
+        assert found.pop(0) == ("bundled", bundled)
     assert found[0] == ("pkg-config", "/opt/ps/lib/" + soname)
     assert found[-1] == ("loader path", soname)
 
     fake.write_text("#!/bin/sh\nexit 1\n")
-    assert _clib._candidates()[0][0] != "pkg-config"
+    assert "pkg-config" not in [how for how, _ in _clib._candidates()]
+
+
+def test_bundled_library_comes_first(tmp_path, monkeypatch):
+    """A package with portsort/_lib/libportsort.so.0 tries it before any
+    system library, and $PORTSORT_LIBRARY still overrides it."""
+    from portsort import _clib
+    lib = tmp_path / "portsort" / "_lib" / ("libportsort.so.%d"
+                                            % _clib.SONAME_MAJOR)
+    lib.parent.mkdir(parents=True)
+    lib.write_bytes(b"")
+    monkeypatch.setattr(_clib, "__file__", str(tmp_path / "portsort" /
+                                               "_clib.py"))
+    monkeypatch.delenv("PORTSORT_LIBRARY", raising=False)
+    assert _clib._candidates()[0] == ("bundled", str(lib))
+    monkeypatch.setenv("PORTSORT_LIBRARY", "/x/libportsort.so")
+    assert _clib._candidates() == [("PORTSORT_LIBRARY", "/x/libportsort.so")]
