@@ -264,15 +264,11 @@ static int ps_mpi_sample_cmp(const void *pa, const void *pb)
     return 0;
 }
 
-/* The open cells' keys are few: gather their triples on every rank, sort
- * them, and cut each cell at its targets' triples. */
-static int ps_mpi_split_cuts(ps_mpi_ctx *c, const void *keys, ps_mpi_round *rd, int bad)
+/* The open cells' keys are few: they become SPLIT cells, whose cuts the
+ * gathered triples of their keys will place (ps_mpi_gather_cuts). */
+static void ps_mpi_split_cells(ps_mpi_ctx *c, const ps_mpi_round *rd)
 {
     ps_mpi_plan *p = &c->plan;
-    int *counts = c->icount[0], *displs = c->icount[1];
-    uint64_t *got = c->gather, me = (uint64_t)c->rank;
-    size_t all = 0, ks = c->key_size;
-    const unsigned char *kb = keys;
 
     for (size_t u = 0; u < rd->nopen; u++) {
         const ps_mpi_open *o = &rd->open[u];
@@ -283,6 +279,16 @@ static int ps_mpi_split_cuts(ps_mpi_ctx *c, const void *keys, ps_mpi_round *rd, 
         p->split[p->nsplit].lo = o->lo;
         p->entry[o->entry] = ps_mpi_special(PS_MPI_SPLIT, p->nsplit++);
     }
+}
+
+int ps_mpi_gather_cuts(ps_mpi_ctx *c, const void *keys, int bad)
+{
+    ps_mpi_plan *p = &c->plan;
+    int *counts = c->icount[0], *displs = c->icount[1];
+    uint64_t *got = c->gather, me = (uint64_t)c->rank;
+    size_t all = 0, ks = c->key_size;
+    const unsigned char *kb = keys;
+
     /* A rank that could not list its keys says so with its count. */
     uint64_t mine = bad ? UINT64_MAX : (uint64_t)p->ncand;
     if (MPI_Allgather(&mine, 1, MPI_UINT64_T, got, 1, MPI_UINT64_T, c->comm) != MPI_SUCCESS)
@@ -321,6 +327,7 @@ static int ps_mpi_split_cuts(ps_mpi_ctx *c, const void *keys, ps_mpi_round *rd, 
         for (size_t i = 0; i < all; i++)
             at[i] = (uint32_t)i;
     }
+    p->ngathered = all;
     /* The cells' keys lie one cell after the other in that order.  A key
      * (x, me, i) is at or past the cut's triple (hi, r, pos) when x > hi,
      * or x == hi and (me, i) >= (r, pos): i >= 0 when r < me, i >= pos
@@ -336,12 +343,42 @@ static int ps_mpi_split_cuts(ps_mpi_ctx *c, const void *keys, ps_mpi_round *rd, 
         }
         off += (size_t)q->count;
     }
+    return PS_OK;
+}
+
+void ps_mpi_gathered_from(const ps_mpi_ctx *c, size_t *from)
+{
+    const ps_mpi_plan *p = &c->plan;
+    uint64_t lo = c->target[c->rank], hi = c->target[c->rank + 1];
+    size_t off = 0;
+
+    for (int r = 0; r < c->size; r++)
+        from[r] = 0;
+    /* The k-th triple of a cell, in the global order, is the key at the
+     * cell's start + k. */
+    for (size_t v = 0; v < p->nsplit; v++) {
+        const ps_mpi_cell *q = &p->split[v];
+        for (uint64_t k = 0; k < q->count; k++) {
+            uint64_t g = q->start + k;
+            if (g >= lo && g < hi)
+                from[c->samples[c->sample_at[off + k]].rank]++;
+        }
+        off += (size_t)q->count;
+    }
+}
+
+/* This rank's listed keys, by the cuts now placed, into scount. */
+static void ps_mpi_count_cands(ps_mpi_ctx *c, const void *keys)
+{
+    ps_mpi_plan *p = &c->plan;
+    size_t ks = c->key_size;
+    const unsigned char *kb = keys;
+
     for (size_t k = 0; k < p->ncand; k++) {
         size_t i = p->cand[k];
         uint64_t x = ps_mpi_image(&c->order, ps_mpi_key_bits(kb + i * ks, ks));
         c->scount[ps_mpi_dest(p, x, i)]++;
     }
-    return PS_OK;
 }
 
 /* The EQUAL cells: the keys of the lower ranks in each (one exclusive
@@ -579,10 +616,23 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
         ps_mpi_resolve(c, &rd);
         if (rd.nopen == 0)
             break;
+        if (rd.open_keys <= c->gather_max && first) {
+            /* The usual case: the scatter lists the cut cells' keys on
+             * its way (ps_mpi_dest), and their cuts follow it. */
+            ps_mpi_split_cells(c, &rd);
+            p->deferred = 1;
+            p->cand = ps_mpi_alloc((rd.open_local > 0 ? (size_t)rd.open_local : 1)
+                                   * sizeof *p->cand);
+            p->bad = p->cand == NULL;
+            break;
+        }
         PS_MPI_TIMED(c, PS_MPI_T_LIST, bad = ps_mpi_candidates(c, keys, n, &rd, first));
         first = 0;
         if (rd.open_keys <= c->gather_max) {
-            st = ps_mpi_split_cuts(c, keys, &rd, bad);
+            ps_mpi_split_cells(c, &rd);
+            st = ps_mpi_gather_cuts(c, keys, bad);
+            if (st == PS_OK)
+                ps_mpi_count_cands(c, keys);
             break;
         }
         bad |= ps_mpi_reserve_round(c, &rd);
@@ -595,8 +645,10 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
     free(rd.open);
     if (st == PS_OK)
         st = ps_mpi_equal_cuts(c);
-    free(p->cand);
-    p->cand = NULL;
-    p->ncand = 0;
+    if (!p->deferred) {
+        free(p->cand);
+        p->cand = NULL;
+        p->ncand = 0;
+    }
     return st;
 }

@@ -137,6 +137,11 @@ typedef struct ps_mpi_plan {
     size_t cap[5];         /* room of the five arrays above, in that order */
     size_t *cand;          /* this rank's keys in cells not yet resolved */
     size_t ncand;
+    /* The SPLIT cells' cuts wait for the scatter, which lists their keys
+     * in cand (ps_mpi_dest answers -1 for them); bad: that list could not
+     * be allocated. */
+    int deferred, bad;
+    size_t ngathered;      /* triples gathered: samples, sample_at */
 } ps_mpi_plan;
 
 /* PORTSORT_MPI_TRACE=1: where a call's time went on each rank, printed to
@@ -228,6 +233,13 @@ int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t 
  * d.  Collective; the status is the same on every rank. */
 int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n);
 void ps_mpi_plan_free(ps_mpi_plan *p);
+/* Gather the triples of the keys listed in plan.cand on every rank (a
+ * rank passing bad = 1 makes every rank return PS_ERR_NO_MEMORY) and
+ * place the SPLIT cells' cuts.  Collective. */
+int ps_mpi_gather_cuts(ps_mpi_ctx *c, const void *keys, int bad);
+/* After ps_mpi_gather_cuts: from[r] = how many of rank r's listed keys
+ * belong to this rank's bucket. */
+void ps_mpi_gathered_from(const ps_mpi_ctx *c, size_t *from);
 
 /* ps_mpi_partition.c: the passes over the keys that the plan needs.
  * ps_mpi_count_first: the first grid's cells (node 0) into count32, for
@@ -237,7 +249,8 @@ void ps_mpi_plan_free(ps_mpi_plan *p);
  * plan.cand = this rank's keys whose entry is PENDING or SPLIT, from all
  * n keys (first) or from the candidates already there (in place).
  * ps_mpi_dest: the bucket of key i of image x, counting EQUAL cells' keys
- * (so each key is asked once, in input order).  ps_mpi_scatter: every key
+ * (so each key is asked once, in input order); while the SPLIT cells'
+ * cuts are deferred, -1 for their keys, which it appends to plan.cand.  ps_mpi_scatter: every key
  * (and value) to dkeys[d] (dvalues[d]), in input order within each
  * bucket. */
 void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n, uint64_t hi,

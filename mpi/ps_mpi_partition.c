@@ -146,6 +146,11 @@ static int ps_mpi_dest_cut(ps_mpi_plan *p, int32_t e, uint64_t x, uint64_t i)
         q->seen++;
         return q->dest;
     }
+    if (p->deferred) {
+        /* The cut waits for the scatter's end: list the key. */
+        p->cand[p->ncand++] = (size_t)i;
+        return -1;
+    }
     q = &p->split[s >> 2];
     int d = q->d0;
     for (size_t k = q->first; k < q->first + q->ncuts; k++) {
@@ -194,8 +199,10 @@ static void ps_mpi_scatter_##N(ps_mpi_ctx *c, const T *keys,                   \
         for (size_t i = 0; i < n; i++) {                                       \
             T x = keys[i];                                                     \
             uint64_t y = IMG(&o, x);                                           \
-            int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];               \
-            size_t t = (size_t)(e >= 0 ? e : ps_mpi_dest(p, y, i));               \
+            int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];            \
+            if (e < 0 && (e = ps_mpi_dest(p, y, i)) < 0)                       \
+                continue;                                                      \
+            size_t t = (size_t)e;                                              \
             memcpy(t ? d1 : d0, &x, W);                                        \
             d1 += t * W;                                                       \
             d0 += (1 - t) * W;                                                 \
@@ -208,8 +215,8 @@ static void ps_mpi_scatter_##N(ps_mpi_ctx *c, const T *keys,                   \
         T x = keys[i];                                                         \
         uint64_t y = IMG(&o, x);                                               \
         int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];                   \
-        if (e < 0)                                                             \
-            e = ps_mpi_dest(p, y, i);                                          \
+        if (e < 0 && (e = ps_mpi_dest(p, y, i)) < 0)                           \
+            continue;                                                          \
         memcpy(c->dkeys[e], &x, W);                                            \
         c->dkeys[e] += W;                                                      \
         if (vs > 0) {                                                          \

@@ -258,6 +258,68 @@ uint64_t ps_mpi_largest(const ps_mpi_ctx *c)
     return largest;
 }
 
+/* The keys of the cut cells that the scatter listed (ps_mpi_grid.c,
+ * deferred cuts): gather their triples, place the cuts, and send each to
+ * its bucket in a second, small exchange, after the bulk.  In a bucket
+ * they follow the bulk's runs (send_at, recv_at: where the bulk ends),
+ * again in source-rank and input order.  A cell is in one exchange or the
+ * other on every rank, so equal keys never straddle the two and the
+ * stable sort still sees them in (rank, index) order. */
+static int ps_mpi_send_cut_keys(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
+                                size_t send_at, size_t recv_at, size_t m)
+{
+    ps_mpi_plan *p = &c->plan;
+    size_t ks = c->key_size, vs = a->value_size, sat = send_at, rat = recv_at;
+    const unsigned char *kb = a->in, *vb = a->values;
+    int me = c->rank, st;
+
+    PS_MPI_TIMED(c, PS_MPI_T_LIST, st = ps_mpi_gather_cuts(c, a->in, 0));
+    if (st != PS_OK)
+        return st;
+    p->deferred = 0;
+    ps_mpi_gathered_from(c, c->rcount);
+    for (int r = 0; r < c->size; r++)
+        c->scount[r] = 0;
+    for (size_t k = 0; k < p->ncand; k++) {
+        size_t i = p->cand[k];
+        uint64_t x = ps_mpi_image(&c->order, ps_mpi_key_bits(kb + i * ks, ks));
+        c->scount[ps_mpi_dest(p, x, i)]++;
+    }
+    for (int r = 0; r < c->size; r++) {
+        c->sdispl[r] = sat;
+        sat += r == me ? 0 : c->scount[r];
+        c->rdispl[r] = rat;
+        rat += c->rcount[r];
+    }
+    /* Every key of the bucket is accounted for, or the plan is wrong. */
+    if (rat != m || c->rcount[me] != c->scount[me])
+        return PS_ERR_DEVICE;
+    for (size_t k = 0; k < p->ncand; k++) {
+        size_t i = p->cand[k];
+        uint64_t x = ps_mpi_image(&c->order, ps_mpi_key_bits(kb + i * ks, ks));
+        int d = ps_mpi_dest(p, x, i);
+        size_t slot = d == me ? c->rdispl[d]++ : c->sdispl[d]++;
+        unsigned char *kd = (unsigned char *)(d == me ? w->rkeys : w->skeys);
+        memcpy(kd + slot * ks, kb + i * ks, ks);
+        if (vs > 0)
+            memcpy((unsigned char *)(d == me ? w->rvalues : w->svalues) + slot * vs,
+                   vb + i * vs, vs);
+    }
+    /* The counters moved to the ends of their runs: back to the starts. */
+    for (int r = 0; r < c->size; r++) {
+        c->sdispl[r] -= r == me ? 0 : c->scount[r];
+        c->rdispl[r] -= r == me ? c->rcount[r] : 0;
+    }
+    c->rcount[me] = c->scount[me] = 0;
+    uint64_t largest = ps_mpi_largest(c);
+    PS_MPI_TIMED(c, PS_MPI_T_EXCHANGE, {
+        st = ps_mpi_exchange(c, w->skeys, w->rkeys, ks, largest);
+        if (st == PS_OK && vs > 0)
+            st = ps_mpi_exchange(c, w->svalues, w->rvalues, vs, largest);
+    });
+    return st;
+}
+
 /* From the agreed arguments and counts to this rank's bucket, received
  * and sorted in w->rkeys (w->rvalues): *m keys.  Returns the common
  * status; on PS_OK every rank knows every bucket count (m_all). */
@@ -265,11 +327,14 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
 {
     size_t ks = c->key_size, vs = a->value_size, own;
     uint64_t mm = 0, *sent = c->gather, *got = c->gather + c->size;
+    uint64_t want = c->target[c->rank + 1] - c->target[c->rank];
     int me = c->rank, st;
 
     PS_MPI_TIMED(c, PS_MPI_T_SPLIT, st = ps_mpi_split(c, a->in, a->n));
     if (st != PS_OK)
         return st;
+    /* The counts of the bulk: every key but the cut cells' when their
+     * cuts are deferred. */
     for (int r = 0; r < c->size; r++)
         sent[r] = c->scount[r];
     if (MPI_Alltoall(sent, 1, MPI_UINT64_T, got, 1, MPI_UINT64_T, c->comm) != MPI_SUCCESS)
@@ -292,13 +357,13 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
     /* Room for the bucket, for what goes to other ranks, and for _v room
      * in the caller's output, must be there on every rank before any
      * data moves. */
-    st = PS_OK;
-    if ((uint64_t)(size_t)mm != mm)
+    st = c->plan.bad ? PS_ERR_NO_MEMORY : PS_OK;
+    if ((uint64_t)(size_t)want != want)
         st = PS_ERR_TOO_LARGE;
     /* The plan cut the order exactly at the targets. */
-    if (mm != c->target[me + 1] - c->target[me])
+    if (c->plan.deferred ? mm > want : mm != want)
         st = PS_ERR_DEVICE;
-    *m = (size_t)mm;
+    *m = (size_t)want;
     if (st == PS_OK)
         st = ps_mpi_work_alloc(w, *m, a->n - own, ks, vs);
     if (st == PS_OK && a->op == PS_MPI_OP_KEYS_V && *m > a->capacity)
@@ -322,6 +387,8 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
         if (st == PS_OK && vs > 0)
             st = ps_mpi_exchange(c, w->svalues, w->rvalues, vs, largest);
     });
+    if (st == PS_OK && c->plan.deferred)
+        st = ps_mpi_send_cut_keys(c, a, w, (size_t)at, (size_t)mm, *m);
     if (st != PS_OK)
         return st;
 
