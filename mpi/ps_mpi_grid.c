@@ -15,7 +15,9 @@
  *     tells each rank which of its own keys lie past the cut (EQUAL);
  *   - when the cut cells hold at most PS_MPI_GATHER_MAX keys in all,
  *     every rank gathers those keys' triples, sorts them, and takes the
- *     triple at the cut as an exact splitter (SPLIT);
+ *     triple at the cut as an exact splitter (SPLIT); after the first
+ *     count, this waits for the scatter, which lists those keys on its
+ *     way (ps_mpi_sort.c sends them in a second exchange);
  *   - otherwise the cut cells are counted again in finer grids over
  *     their keys' own [min, max] (one more allreduce of the ranges, one
  *     of the counts), on the list of this rank's keys in them, and so on.
