@@ -71,3 +71,16 @@ int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t 
     }
     return ps_mpi_status_of_rank(worst);
 }
+
+int ps_mpi_max_u64(ps_mpi_ctx *c, uint64_t *v, int n)
+{
+    const uint64_t top = UINT64_C(1) << 63;
+    int rc;
+
+    for (int i = 0; i < n; i++)
+        v[i] ^= top;
+    rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, c->comm);
+    for (int i = 0; i < n; i++)
+        v[i] ^= top;
+    return rc == MPI_SUCCESS ? PS_OK : PS_ERR_DEVICE;
+}

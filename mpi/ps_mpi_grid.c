@@ -442,10 +442,10 @@ static int ps_mpi_refine(ps_mpi_ctx *c, const void *keys, ps_mpi_round *rd, int 
             mm[2 * u + 1] = ~x;
     }
     mm[2 * rd->nopen] = (uint64_t)bad;
-    if (MPI_Allreduce(mm, c->hist_all, (int)(2 * rd->nopen + 1), MPI_UINT64_T, MPI_MAX,
-                      c->comm) != MPI_SUCCESS)
-        return PS_ERR_DEVICE;
-    if (c->hist_all[2 * rd->nopen] != 0)
+    int st = ps_mpi_max_u64(c, mm, (int)(2 * rd->nopen + 1));
+    if (st != PS_OK)
+        return st;
+    if (mm[2 * rd->nopen] != 0)
         return PS_ERR_NO_MEMORY;
 
     /* Cells per new grid: a power of two, at least 2, PS_MPI_GRID_CELLS
@@ -456,7 +456,7 @@ static int ps_mpi_refine(ps_mpi_ctx *c, const void *keys, ps_mpi_round *rd, int 
     rd->first_entry = p->nentries;
     for (size_t u = 0; u < rd->nopen; u++) {
         const ps_mpi_open *o = &rd->open[u];
-        uint64_t hi = c->hist_all[2 * u], lo = ~c->hist_all[2 * u + 1];
+        uint64_t hi = mm[2 * u], lo = ~mm[2 * u + 1];
         if (lo == hi) {
             size_t j = ps_mpi_first_above(c, o->start), j_end = j;
             while (c->target[j_end] < o->start + o->count)
@@ -571,8 +571,9 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
     ps_mpi_sample_range(c, keys, n, &lo, &hi);
     r[0] = hi;
     r[1] = ~lo;
-    if (MPI_Allreduce(MPI_IN_PLACE, r, 2, MPI_UINT64_T, MPI_MAX, c->comm) != MPI_SUCCESS)
-        return PS_ERR_DEVICE;
+    st = ps_mpi_max_u64(c, r, 2);
+    if (st != PS_OK)
+        return st;
     lo = ~r[1];
     hi = r[0];
 

@@ -223,6 +223,12 @@ int ps_mpi_agree_args(ps_mpi_ctx *c, int op, size_t value_size, int local_status
 /* MPI_Allreduce(MPI_MAX) of v[0..n) in place; v[0] is a status rank.
  * Returns the common status or PS_ERR_DEVICE. */
 int ps_mpi_agree_max(ps_mpi_ctx *c, int64_t *v, int n);
+/* MPI_MAX of n unsigned 64-bit words in place, sent as signed words with
+ * the top bit flipped, which maps unsigned order onto signed order:
+ * Debian 12's MPICH 4.0.2 compares MPI_UINT64_T as signed under MPI_MAX,
+ * which put images of 2^63 and more below the others (CI's MPICH run).
+ * PS_OK or PS_ERR_DEVICE. */
+int ps_mpi_max_u64(ps_mpi_ctx *c, uint64_t *v, int n);
 /* Allgather of (count, status) from every rank: fills out[] with the
  * counts and returns the common status. */
 int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t *out);
