@@ -10,6 +10,7 @@ pkgconfig_DATA += lib/portsort.pc
 
 lib_libportsort_la_SOURCES = \
 	lib/ps_api.c \
+	lib/ps_chunks.c \
 	lib/ps_dispatch.c \
 	lib/ps_registry.c \
 	lib/ps_error.c \

@@ -80,7 +80,7 @@ int ps_sort_keys(void *keys, size_t n, ps_type type, unsigned flags)
     st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
-    return ops->sort_keys(state, keys, n, type, flags);
+    return ps_backend_sort(ops, state, keys, NULL, 0, n, type, flags);
 }
 
 /* The index route's step for ps_sort_pairs: the backend sorts the keys
@@ -95,7 +95,7 @@ typedef struct pairs_ctx {
 static int pairs_step(void *ctx, void *keys, void *idx, size_t w, size_t n)
 {
     pairs_ctx *c = ctx;
-    return c->ops->sort_pairs(c->state, keys, idx, w, n, c->type, c->flags);
+    return ps_backend_sort(c->ops, c->state, keys, idx, w, n, c->type, c->flags);
 }
 
 int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
@@ -136,7 +136,7 @@ int ps_sort_pairs(void *keys, void *values, size_t value_size, size_t n,
      * are opaque bytes to the caller, so a misaligned array is legal and
      * takes the byte-wise fallback instead. */
     if (ps_values_native(ops, values, value_size))
-        return ops->sort_pairs(state, keys, values, value_size, n, type, flags);
+        return ps_backend_sort(ops, state, keys, values, value_size, n, type, flags);
     {
         pairs_ctx c = { ops, state, type, flags };
         return ps_sort_by_index("ps_sort_pairs", keys, values, value_size, n,
@@ -237,7 +237,7 @@ int ps_argsort(const void *keys, size_t *perm, size_t n, ps_type type,
     }
     memcpy(copy, keys, n * kb);
     ps_index_fill(idx, w, n);
-    st = ops->sort_pairs(state, copy, idx, w, n, type, flags);
+    st = ps_backend_sort(ops, state, copy, idx, w, n, type, flags);
     if (st == PS_OK)
         for (i = 0; i < n; i++)
             perm[i] = ps_index_at(idx, w, i);

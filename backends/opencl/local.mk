@@ -63,11 +63,16 @@ test_ps_test_opencl_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
 test_ps_test_opencl_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
 endif
 dist_check_SCRIPTS += test/opencl-env.sh test/opencl-api.sh test/opencl-cache.sh \
-	test/opencl-select.sh test/opencl-devfault.sh
+	test/opencl-select.sh test/opencl-devfault.sh test/opencl-chunks.sh
 TESTS += test/opencl-api.sh test/opencl-cache.sh test/opencl-select.sh \
-	test/opencl-devfault.sh
+	test/opencl-devfault.sh test/opencl-chunks.sh
 # Device allocation failures (PORTSORT_TEST_FAIL_DEVICE_ALLOC); the program
 # uses only the public API and skips without a usable OpenCL backend.
 check_PROGRAMS += test/ps_test_devfault
 test_ps_test_devfault_SOURCES = test/ps_test_devfault.c test/ps_test_util.c
 test_ps_test_devfault_LDADD = lib/libportsort.la
+# Host arrays beyond the device's memory, sorted in pieces (the cap is
+# PORTSORT_TEST_DEVICE_MEMORY); public API only, like ps_test_devfault.
+check_PROGRAMS += test/ps_test_device_chunks
+test_ps_test_device_chunks_SOURCES = test/ps_test_device_chunks.c test/ps_test_util.c
+test_ps_test_device_chunks_LDADD = lib/libportsort.la

@@ -137,8 +137,13 @@ static long device_allocs;
 cl_mem ps_cl_create_buffer(cl_context ctx, size_t bytes, cl_int *err)
 {
     const char *k = ps_getenv("PORTSORT_TEST_FAIL_DEVICE_ALLOC");
+    /* A device smaller than it is (pocl's memory is the host's): no
+     * buffer larger than this many bytes, so that the core's sort in
+     * pieces (lib/ps_chunks.c) can be tested here. */
+    const char *cap = ps_getenv("PORTSORT_TEST_DEVICE_MEMORY");
     long c = __atomic_add_fetch(&device_allocs, 1, __ATOMIC_SEQ_CST);
-    if (k != NULL && atol(k) == c) {
+    if ((k != NULL && atol(k) == c)
+        || (cap != NULL && bytes > strtoull(cap, NULL, 10))) {
         *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
         return NULL;
     }
