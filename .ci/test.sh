@@ -51,15 +51,22 @@ timed make -j"$jobs" check || { cat test-suite.log; exit 1; }
 # Every dependency is installed here, so a test that skips tests nothing:
 # opencl-devfault.sh skipped unnoticed when relative module directories
 # became refused (its path was relative).  A skip fails the run.
-# Only the CUDA tests may skip, where no nvcc is installed (it is not a
-# Debian package: README's fresh machine may lack it).
+# What may skip: the GPU backends' own runs where there is no GPU (then
+# gpu-refused.sh checks that they refuse cleanly), and the CUDA build's
+# tests where no nvcc is installed (it is not a Debian package: README's
+# fresh machine may lack it).
 skipped=
 for t in $(grep -rl --include='*.trs' ':test-result: SKIP' . | sed 's|^\./||; s|\.trs$||'); do
+    allowed=no
     case $t in
-        test/cuda.sh|test/ptxas-report.sh|test/gpu-refused.sh)
-            [ -z "$gpu_flags" ] || case $gpu_flags in *--with-cuda*) skipped="$skipped $t" ;; esac ;;
-        *) skipped="$skipped $t" ;;
+        test/cuda.sh) if [ ! -e /dev/nvidia0 ]; then allowed=yes; fi ;;
+        test/hip.sh) if [ ! -e /dev/kfd ]; then allowed=yes; fi ;;
+        test/ptxas-report.sh|test/gpu-refused.sh)
+            case $gpu_flags in *--with-cuda*) ;; *) allowed=yes ;; esac ;;
     esac
+    if [ "$allowed" = no ]; then
+        skipped="$skipped $t"
+    fi
 done
 if [ -n "$skipped" ]; then
     echo "tests skipped although everything they need is installed:$skipped" >&2
