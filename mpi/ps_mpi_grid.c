@@ -4,8 +4,9 @@
  *
  * Bucket r must hold the global positions [target[r], target[r + 1]) of
  * the stable order of (image, rank, index) triples.  Every rank counts
- * its keys in a grid of up to 2^16 cells over the images' global range
- * [min, max], and one allreduce sums the counts: each cell's global
+ * its keys in a grid of up to 2^16 cells over the range of a sample of
+ * the images (keys beyond it in the edge cells), and one allreduce sums
+ * the counts: each cell's global
  * position is then known, and a cell that no target cuts goes whole to
  * one bucket, which is what almost every cell does.  A cell that a target
  * cuts is resolved by one of three means:
@@ -47,8 +48,6 @@
 typedef struct ps_mpi_open {
     size_t entry;
     uint64_t start, count, local;
-    uint64_t lo;           /* the image of its first key */
-    unsigned shift;        /* it spans 2^shift images */
 } ps_mpi_open;
 
 typedef struct ps_mpi_round {
@@ -183,6 +182,16 @@ static void ps_mpi_cut_cell(ps_mpi_ctx *c, ps_mpi_cell *q, uint64_t start, uint6
     }
 }
 
+/* An open cell becomes a cell record with the cuts inside it, in q. */
+static void ps_mpi_open_cut_cell(ps_mpi_ctx *c, const ps_mpi_open *o, ps_mpi_cell *q)
+{
+    size_t j = ps_mpi_first_above(c, o->start), j_end = j;
+
+    while (c->target[j_end] < o->start + o->count)
+        j_end++;
+    ps_mpi_cut_cell(c, q, o->start, o->count, o->local, j, j_end);
+}
+
 /* Resolve the cells counted this round (hist_all: global counts,
  * hist_mine: this rank's): whole cells to their bucket, one-image cells
  * to EQUAL, the others into rd->open. */
@@ -222,8 +231,6 @@ static void ps_mpi_resolve(ps_mpi_ctx *c, ps_mpi_round *rd)
                 o->start = g;
                 o->count = count;
                 o->local = local;
-                o->lo = nd.lo + ((uint64_t)k << nd.shift);
-                o->shift = nd.shift;
                 p->entry[e] = ps_mpi_special(PS_MPI_PENDING, rd->nopen++);
                 rd->open_keys += count;
                 rd->open_local += local;
@@ -274,11 +281,7 @@ static void ps_mpi_split_cells(ps_mpi_ctx *c, const ps_mpi_round *rd)
 
     for (size_t u = 0; u < rd->nopen; u++) {
         const ps_mpi_open *o = &rd->open[u];
-        size_t j = ps_mpi_first_above(c, o->start), j_end = j;
-        while (c->target[j_end] < o->start + o->count)
-            j_end++;
-        ps_mpi_cut_cell(c, &p->split[p->nsplit], o->start, o->count, o->local, j, j_end);
-        p->split[p->nsplit].lo = o->lo;
+        ps_mpi_open_cut_cell(c, o, &p->split[p->nsplit]);
         p->entry[o->entry] = ps_mpi_special(PS_MPI_SPLIT, p->nsplit++);
     }
 }
@@ -458,10 +461,7 @@ static int ps_mpi_refine(ps_mpi_ctx *c, const void *keys, ps_mpi_round *rd, int 
         const ps_mpi_open *o = &rd->open[u];
         uint64_t hi = mm[2 * u], lo = ~mm[2 * u + 1];
         if (lo == hi) {
-            size_t j = ps_mpi_first_above(c, o->start), j_end = j;
-            while (c->target[j_end] < o->start + o->count)
-                j_end++;
-            ps_mpi_cut_cell(c, &p->equal[p->nequal], o->start, o->count, o->local, j, j_end);
+            ps_mpi_open_cut_cell(c, o, &p->equal[p->nequal]);
             p->entry[o->entry] = ps_mpi_special(PS_MPI_EQUAL, p->nequal++);
         } else {
             size_t v = ps_mpi_add_node(p, lo, o->start, hi - lo, per);

@@ -123,7 +123,6 @@ typedef struct ps_mpi_cell {
     uint64_t count;        /* the cell's keys on all ranks */
     uint64_t local;        /* ... on this rank */
     uint64_t seen;
-    uint64_t lo;           /* the image of its first key (SPLIT) */
     size_t first, ncuts, at;
     int d0, dest;
 } ps_mpi_cell;

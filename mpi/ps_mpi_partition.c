@@ -28,6 +28,18 @@ static int ps_mpi_kind(const ps_mpi_ctx *c)
     return (int)c->key_size + (c->order.c1 != 0 ? 16 : 0);
 }
 
+/* Run LOOP(T, IMG), a pass written once, for the call's kind of key. */
+#define PS_MPI_BY_KIND(c, LOOP)                                                \
+    switch (ps_mpi_kind(c)) {                                                  \
+    case 1: LOOP(uint8_t, ps_mpi_image_int); break;                            \
+    case 2: LOOP(uint16_t, ps_mpi_image_int); break;                           \
+    case 4: LOOP(uint32_t, ps_mpi_image_int); break;                           \
+    case 8: LOOP(uint64_t, ps_mpi_image_int); break;                           \
+    case 2 + 16: LOOP(uint16_t, ps_mpi_image); break;                          \
+    case 4 + 16: LOOP(uint32_t, ps_mpi_image); break;                          \
+    default: LOOP(uint64_t, ps_mpi_image); break;                              \
+    }
+
 void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n, uint64_t hi,
                         uint64_t out[2])
 {
@@ -49,15 +61,7 @@ void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n, 
             count[x > hi ? cells + 1 : at]++;                                  \
         }                                                                      \
     } while (0)
-    switch (ps_mpi_kind(c)) {
-    case 1: PS_MPI_COUNT(uint8_t, ps_mpi_image_int); break;
-    case 2: PS_MPI_COUNT(uint16_t, ps_mpi_image_int); break;
-    case 4: PS_MPI_COUNT(uint32_t, ps_mpi_image_int); break;
-    case 8: PS_MPI_COUNT(uint64_t, ps_mpi_image_int); break;
-    case 2 + 16: PS_MPI_COUNT(uint16_t, ps_mpi_image); break;
-    case 4 + 16: PS_MPI_COUNT(uint32_t, ps_mpi_image); break;
-    default: PS_MPI_COUNT(uint64_t, ps_mpi_image); break;
-    }
+    PS_MPI_BY_KIND(c, PS_MPI_COUNT)
 #undef PS_MPI_COUNT
     out[0] += count[cells];
     out[1] += count[cells + 1];
@@ -110,15 +114,7 @@ void ps_mpi_gather_cands(ps_mpi_ctx *c, const void *keys, size_t n, int first)
                     p->cand[k++] = i;                                          \
             }                                                                  \
         } while (0)
-        switch (ps_mpi_kind(c)) {
-        case 1: PS_MPI_LIST(uint8_t, ps_mpi_image_int); break;
-        case 2: PS_MPI_LIST(uint16_t, ps_mpi_image_int); break;
-        case 4: PS_MPI_LIST(uint32_t, ps_mpi_image_int); break;
-        case 8: PS_MPI_LIST(uint64_t, ps_mpi_image_int); break;
-        case 2 + 16: PS_MPI_LIST(uint16_t, ps_mpi_image); break;
-        case 4 + 16: PS_MPI_LIST(uint32_t, ps_mpi_image); break;
-        default: PS_MPI_LIST(uint64_t, ps_mpi_image); break;
-        }
+        PS_MPI_BY_KIND(c, PS_MPI_LIST)
 #undef PS_MPI_LIST
     } else {
         for (size_t j = 0; j < p->ncand; j++) {
@@ -178,71 +174,55 @@ static inline void ps_mpi_copy_value(unsigned char *d, const unsigned char *s, s
     }
 }
 
-/* The loops of one key width W (type T).  The first grid's entry is read
- * straight; only a negative one (a finer grid or a cut cell) goes through
- * ps_mpi_dest.  Two buckets (two ranks, the benchmark's case) keep their
- * write pointers in registers rather than in memory. */
-#define PS_MPI_SCATTER(N, W, T, IMG)                                              \
-static void ps_mpi_scatter_##N(ps_mpi_ctx *c, const T *keys,                   \
-                               const unsigned char *values, size_t vs,         \
-                               size_t n)                                       \
-{                                                                              \
-    const ps_mpi_order o = c->order;                                           \
-    ps_mpi_plan *p = &c->plan;                                                 \
-    const int32_t *entry = p->entry;                                           \
-    const uint64_t lo = p->node[0].lo;                                         \
-    const unsigned shift = p->node[0].shift;                                   \
-    const uint32_t cells = p->node[0].ncells;                                  \
-                                                                               \
-    if (c->size == 2 && vs == 0) {                                             \
-        unsigned char *d0 = c->dkeys[0], *d1 = c->dkeys[1];                    \
+/* The loop of one kind of key (type T, image IMG).  The first grid's entry
+ * is read straight; only a negative one (a finer grid or a cut cell) goes
+ * through ps_mpi_dest.  Two buckets (two ranks, the benchmark's case) keep
+ * their write pointers in registers rather than in memory. */
+#define PS_MPI_SCATTER(T, IMG)                                                 \
+    do {                                                                       \
+        const T *kt = keys;                                                    \
+        if (c->size == 2 && vs == 0) {                                         \
+            unsigned char *d0 = c->dkeys[0], *d1 = c->dkeys[1];                \
+            for (size_t i = 0; i < n; i++) {                                   \
+                T x = kt[i];                                                   \
+                uint64_t y = IMG(&o, x);                                       \
+                int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];        \
+                if (e < 0 && (e = ps_mpi_dest(p, y, i)) < 0)                   \
+                    continue;                                                  \
+                size_t t = (size_t)e;                                          \
+                memcpy(t ? d1 : d0, &x, sizeof x);                             \
+                d1 += t * sizeof x;                                            \
+                d0 += (1 - t) * sizeof x;                                      \
+            }                                                                  \
+            c->dkeys[0] = d0;                                                  \
+            c->dkeys[1] = d1;                                                  \
+            break;                                                             \
+        }                                                                      \
         for (size_t i = 0; i < n; i++) {                                       \
-            T x = keys[i];                                                     \
+            T x = kt[i];                                                       \
             uint64_t y = IMG(&o, x);                                           \
             int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];            \
             if (e < 0 && (e = ps_mpi_dest(p, y, i)) < 0)                       \
                 continue;                                                      \
-            size_t t = (size_t)e;                                              \
-            memcpy(t ? d1 : d0, &x, W);                                        \
-            d1 += t * W;                                                       \
-            d0 += (1 - t) * W;                                                 \
+            memcpy(c->dkeys[e], &x, sizeof x);                                 \
+            c->dkeys[e] += sizeof x;                                           \
+            if (vs > 0) {                                                      \
+                ps_mpi_copy_value(c->dvalues[e], vb + i * vs, vs);             \
+                c->dvalues[e] += vs;                                           \
+            }                                                                  \
         }                                                                      \
-        c->dkeys[0] = d0;                                                      \
-        c->dkeys[1] = d1;                                                      \
-        return;                                                                \
-    }                                                                          \
-    for (size_t i = 0; i < n; i++) {                                           \
-        T x = keys[i];                                                         \
-        uint64_t y = IMG(&o, x);                                               \
-        int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];                   \
-        if (e < 0 && (e = ps_mpi_dest(p, y, i)) < 0)                           \
-            continue;                                                          \
-        memcpy(c->dkeys[e], &x, W);                                            \
-        c->dkeys[e] += W;                                                      \
-        if (vs > 0) {                                                          \
-            ps_mpi_copy_value(c->dvalues[e], values + i * vs, vs);             \
-            c->dvalues[e] += vs;                                               \
-        }                                                                      \
-    }                                                                          \
-}
-PS_MPI_SCATTER(1, 1, uint8_t, ps_mpi_image_int)
-PS_MPI_SCATTER(2, 2, uint16_t, ps_mpi_image_int)
-PS_MPI_SCATTER(4, 4, uint32_t, ps_mpi_image_int)
-PS_MPI_SCATTER(8, 8, uint64_t, ps_mpi_image_int)
-PS_MPI_SCATTER(2f, 2, uint16_t, ps_mpi_image)
-PS_MPI_SCATTER(4f, 4, uint32_t, ps_mpi_image)
-PS_MPI_SCATTER(8f, 8, uint64_t, ps_mpi_image)
+    } while (0)
 
-void ps_mpi_scatter(ps_mpi_ctx *c, const void *keys, const void *values, size_t value_size,
-                    size_t n)
+void ps_mpi_scatter(ps_mpi_ctx *c, const void *keys, const void *values, size_t vs, size_t n)
 {
-    switch (ps_mpi_kind(c)) {
-    case 1: ps_mpi_scatter_1(c, keys, values, value_size, n); break;
-    case 2: ps_mpi_scatter_2(c, keys, values, value_size, n); break;
-    case 4: ps_mpi_scatter_4(c, keys, values, value_size, n); break;
-    case 8: ps_mpi_scatter_8(c, keys, values, value_size, n); break;
-    case 2 + 16: ps_mpi_scatter_2f(c, keys, values, value_size, n); break;
-    case 4 + 16: ps_mpi_scatter_4f(c, keys, values, value_size, n); break;
-    default: ps_mpi_scatter_8f(c, keys, values, value_size, n); break;
-    }
+    const ps_mpi_order o = c->order;
+    ps_mpi_plan *p = &c->plan;
+    const int32_t *entry = p->entry;
+    const uint64_t lo = p->node[0].lo;
+    const unsigned shift = p->node[0].shift;
+    const uint32_t cells = p->node[0].ncells;
+    const unsigned char *vb = values;
+
+    PS_MPI_BY_KIND(c, PS_MPI_SCATTER)
 }
+#undef PS_MPI_SCATTER

@@ -284,4 +284,4 @@ EXTRA_DIST += python/pyproject.toml python/README.md python/setup.py \
 # tree): not in make check, since it builds the library twice and needs
 # PyPI; CI runs it as a step of its own (.ci/run), as can anyone from an
 # unpacked tarball.
-EXTRA_DIST += test/wheel.sh
+EXTRA_DIST += test/wheel.sh test/python-common.sh

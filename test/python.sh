@@ -18,17 +18,8 @@ if ldd "$lib" 2>/dev/null | grep -Eq 'lib(a|t|ub)san'; then
     exit 77
 fi
 
-# The first interpreter that has both: $PYTHON, python3 on PATH (which may
-# be a private Python without Debian's python3-numpy), the system one.
-python=
-for p in "${PYTHON:-}" python3 /usr/bin/python3; do
-    [ -n "$p" ] || continue
-    if "$p" -c 'import numpy, pytest' >/dev/null 2>&1; then
-        python=$p
-        break
-    fi
-done
-if [ -z "$python" ]; then
+. "$src/test/python-common.sh"
+if ! find_python numpy pytest; then
     echo "no python3 with numpy and pytest (Debian: python3-numpy python3-pytest): skipped"
     exit 77
 fi

@@ -40,18 +40,10 @@ fail() {
 }
 
 # The first interpreter with numpy, pytest and venv (Debian's python3 with
-# python3-numpy, python3-pytest, python3-venv; a python3 first on PATH may
-# be a private one without them).  The venvs see its site packages, so no
-# NumPy is downloaded.
-python=
-for p in "${PYTHON:-}" python3 /usr/bin/python3; do
-    [ -n "$p" ] || continue
-    if "$p" -c 'import numpy, pytest, venv, ensurepip' >/dev/null 2>&1; then
-        python=$p
-        break
-    fi
-done
-[ -n "$python" ] || fail "no python3 with numpy, pytest and venv (Debian: python3-numpy python3-pytest python3-venv)"
+# python3-numpy, python3-pytest, python3-venv).  The venvs see its site
+# packages, so no NumPy is downloaded.
+. "$(dirname "$0")/python-common.sh"
+find_python numpy pytest venv ensurepip || fail "no python3 with numpy, pytest and venv (Debian: python3-numpy python3-pytest python3-venv)"
 echo "python: $python ($("$python" -c 'import sys; print(sys.version.split()[0])'))"
 
 # logged WHAT CMD...: run CMD with its output in a log, shown on failure.
