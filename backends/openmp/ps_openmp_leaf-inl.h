@@ -26,7 +26,7 @@
 #define PS_SPLIT_SPARSE 8
 /* After a leaf whose buckets overflowed the networks' slots by more than
  * a sixteenth of its keys (skewed data), this many more leaves of the
- * same thread skip the networks (slots_fit): the team's leaf phase hands
+ * same thread skip the networks (slots_excess): the team's leaf phase hands
  * out runs of neighbouring buckets (PS_LEAF_GROUP, ps_openmp_msd.c),
  * which tend to be skewed alike. */
 #define PS_NET_SKIP 8
@@ -328,13 +328,13 @@ static void split_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where,
     finish_buckets(c, tl, where, a, m, lo, sh, mask, big > PS_SPLIT_SMALL);
 }
 
-/* Did the slot pass of a network leaf of m keys (net_leaf, pk_net_leaf)
- * keep every bucket within its PS_NET_MAX slots?  off[d] ends bucket d,
- * which starts at d * PS_NET_MAX.  When not, and more than a sixteenth of
- * the keys overflowed (skewed data), the thread's next PS_NET_SKIP leaves
- * go to the other leaf sorts without trying. */
-static int slots_fit(ps_omp_tls *tl, const uint32_t *off, unsigned mask,
-                     size_t m)
+/* How many keys did the slot pass of a network leaf of m keys (net_leaf,
+ * pk_net_leaf) put past their bucket's PS_NET_MAX slots?  0: every bucket
+ * fits.  off[d] ends bucket d, which starts at d * PS_NET_MAX.  When more
+ * than a sixteenth of the keys overflowed (skewed data), the thread's next
+ * PS_NET_SKIP leaves go to the other leaf sorts without trying. */
+static uint32_t slots_excess(ps_omp_tls *tl, const uint32_t *off,
+                             unsigned mask, size_t m)
 {
     uint32_t excess = 0;
     unsigned d;
@@ -342,11 +342,9 @@ static int slots_fit(ps_omp_tls *tl, const uint32_t *off, unsigned mask,
         uint32_t cnt = off[d] - d * PS_NET_MAX;
         excess += cnt > PS_NET_MAX ? cnt - PS_NET_MAX : 0;
     }
-    if (excess == 0)
-        return 1;
     if (excess > m / 16)
         tl->net_skip = PS_NET_SKIP;
-    return 0;
+    return excess;
 }
 
 /* Sort positions [a, a + m) of array `where` by image bits [., hi) into
@@ -363,33 +361,49 @@ static int slots_fit(ps_omp_tls *tl, const uint32_t *off, unsigned mask,
  * The pass goes without counting at all: bucket d fills a slot of
  * PS_NET_MAX keys at d * PS_NET_MAX, and the networks pack the buckets as
  * they go (5-25% faster than counting first, 2 threads, 1K-16M keys).
- * When a bucket overflows its slot (with random keys, about one leaf in
- * 20 at 16K 4-byte keys, one in 8 at 2^24 keys), the leaf goes to the
- * other leaf sorts: they handle skewed data better than networks do
- * (slots_fit).  The thread's buffer holds the slots and any overflow: at
+ * When a bucket overflows its slot by a few keys (with random keys, about
+ * one leaf in 20 at 16K 4-byte keys, one in 8 at 2^24 keys), the pass
+ * runs again on one bit more; when many keys overflow (skewed data), the
+ * leaf goes to the other leaf sorts, which handle skew better than
+ * networks do (slots_excess).  The thread's buffer holds the slots and any overflow: at
  * most (2^b - 1) * PS_NET_MAX + m < 9m keys, since net_bits leaves more
  * than 8 4-byte keys and more than 4 8-byte keys a bucket.
  *
  * Returns 0, having written nothing to array 0, when it did not sort. */
 static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
-                    size_t m, unsigned hi)
+                    size_t m, unsigned lo, unsigned hi)
 {
     const size_t kb = c->bits / 8;
     unsigned char *k0 = key_at(c, 0, a), *src = key_at(c, where, a);
-    unsigned b = net_bits(m, 512 / c->bits), sh = hi - b;
-    unsigned mask = (1u << b) - 1, d;
-    uint32_t *off = tl->split;
+    unsigned b = net_bits(m, 512 / c->bits), sh, mask, d;
+    uint32_t *off = tl->split, excess;
 
     if (where != 0)     /* the networks write array 0: warm it */
         prefetch_for_write(k0, m * kb);
-    for (d = 0; d <= mask; d++)
-        off[d] = d * PS_NET_MAX;
-    /* The pass leaves off[d] at the end of bucket d, and prefetches the
-     * next leaf as an LSD leaf's last pass does. */
-    c->kt->leaf_pass(c, src, tl->tmp, NULL, NULL, m, sh, mask, off,
-                     src + m * kb, k0 + m * kb, next_span(c, a, m));
-    if (!slots_fit(tl, off, mask, m))
-        return 0;
+    for (;;) {
+        sh = hi - b;
+        mask = (1u << b) - 1;
+        for (d = 0; d <= mask; d++)
+            off[d] = d * PS_NET_MAX;
+        /* The pass leaves off[d] at the end of bucket d, and prefetches
+         * the next leaf as an LSD leaf's last pass does. */
+        c->kt->leaf_pass(c, src, tl->tmp, NULL, NULL, m, sh, mask, off,
+                         src + m * kb, k0 + m * kb, next_span(c, a, m));
+        excess = slots_excess(tl, off, mask, m);
+        if (excess == 0)
+            break;
+        /* A few keys over (random data: a bucket of twice the mean, one
+         * leaf in 20 at 16K 4-byte keys, one in 8 at 2^24): once more on
+         * one bit more, half as many keys a bucket.  The LSD passes the
+         * leaf would go to cost 2.6 times the slot pass and networks (32K
+         * u32 keys: 3.4 against 1.3 ns a key, Zen 5).  The buffer holds
+         * the slots: net_bits left at most 16 4-byte keys a bucket, so
+         * 2^(b+1) * PS_NET_MAX < 8m. */
+        if (excess > m / 64 || b >= PS_LEAF_BITS || hi - lo <= b + 1
+            || ((size_t)2 << b) * PS_NET_MAX + m > 9 * m)
+            return 0;
+        b++;
+    }
     c->kt->net(tl->tmp, k0, off, (size_t)mask + 1, (uint32_t)m, c->xf, c->net);
     return 1;
 }
@@ -437,7 +451,7 @@ static void leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
         && hi - lo > net_bits(m, 512 / c->bits)) {
         if (tl->net_skip > 0)
             tl->net_skip--;
-        else if (net_leaf(c, tl, where, a, m, hi))
+        else if (net_leaf(c, tl, where, a, m, lo, hi))
             return;
     }
     if (m > 1 && hi - lo > 3 * PS_LEAF_BITS
@@ -465,7 +479,7 @@ static void leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
  * arrays.  Returns 0, having written nothing but the buffer, when it does
  * not apply: the key bits below the digit must fit the 27 bits of a lane's
  * sort key, and a bucket that overflows its slot (skewed data) sends the
- * leaf, and maybe the thread's next ones (slots_fit), to the LSD passes.
+ * leaf, and maybe the thread's next ones (slots_excess), to the LSD passes.
  * The buffer holds at most (2^b - 1) * PS_NET_MAX + m < 9m elements, since
  * net_bits leaves more than 4 a bucket. */
 static int pk_net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, size_t a,
@@ -486,7 +500,7 @@ static int pk_net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, size_t a,
     for (d = 0; d <= mask; d++)
         off[d] = d * PS_NET_MAX;
     pk->pass(c, e, buf, m, sh, mask, off, e + m, next_span(c, a, m));
-    if (!slots_fit(tl, off, mask, m))
+    if (slots_excess(tl, off, mask, m) != 0)
         return 0;
     pk->net(buf, key_at(c, 0, a), c->v[0] + a * 4, off, (size_t)mask + 1,
             (uint32_t)m, c->xf);
