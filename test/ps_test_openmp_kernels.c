@@ -398,6 +398,7 @@ typedef struct place {
     size_t voff[2];     /* bytes from a 256-byte unit */
     int from;           /* the source array */
     int stream;         /* ps_omp_place's argument */
+    int plain;          /* the scatter's: straight, no line buffers */
     unsigned slices;    /* callers sharing the range, one after another */
     size_t ra;          /* where the range starts */
 } place;
@@ -479,7 +480,7 @@ static void t_scatter(const cfg *g, size_t vs, size_t m, unsigned sh,
         if (packed)
             g->kt->packed->scatter(&c, &tl, slo, shi, sh, mask);
         else
-            g->kt->scatter(&c, &tl, from, slo, shi, sh, mask);
+            g->kt->scatter(&c, &tl, from, slo, shi, sh, mask, pl->plain);
         for (i = slo; i < shi; i++) {
             uint64_t x = kget(ksrc, kb, i);
             size_t q = cur[digit(g, x, sh, mask)]++;
@@ -926,6 +927,7 @@ static void sweep_scatter(const cfg *g, size_t vs, int packed, uint64_t *rng)
             memset(&pl, 0, sizeof pl);
             pl.from = packed ? 0 : (int)(r & 1);
             pl.stream = (int)(r >> 1 & 1);
+            pl.plain = (int)(r >> 48 & 1);
             pl.slices = 1 + (unsigned)(r >> 2) % 3;
             pl.ra = (r >> 4 & 1) ? 5 : 0;
             pl.koff[pl.from] = (r >> 8) % kplaces;
@@ -935,10 +937,10 @@ static void sweep_scatter(const cfg *g, size_t vs, int packed, uint64_t *rng)
                                        : (r >> 40) % PS_UNIT_BYTES;
             snprintf(where, sizeof where, "%s %s%s vs %zu: %zu keys from "
                      "%zu of array %d, digit %u bits at %u, %u slices, keys "
-                     "at +%zu/+%zu, values at +%zu/+%zu bytes, stream %d",
+                     "at +%zu/+%zu, values at +%zu/+%zu bytes, stream %d, plain %d",
                      name, t_type_name(g->type), g->flags ? " desc" : "", vs,
                      sz[s], pl.ra, pl.from, b[j], sh[j], pl.slices, pl.koff[0],
-                     pl.koff[1], pl.voff[0], pl.voff[1], pl.stream);
+                     pl.koff[1], pl.voff[0], pl.voff[1], pl.stream, pl.plain);
             t_scatter(g, vs, sz[s], sh[j], b[j], &pl, packed, (int)(s + j) % 3,
                       rng);
         }
