@@ -299,11 +299,12 @@ static void check(int shape, ps_type t, unsigned flags, size_t n, unsigned ops,
 
 int main(void)
 {
-    /* Around the thresholds: tiny leaves (16), GPU tiles (4K-8K), split
-     * leaves (2^14), OpenMP leaves (16K u64 .. 64K pairs), the
-     * calling-thread cutoff (48K), and two and three MSD levels. */
-    static const size_t mid[] = { 1, 2, 17, 300, 4097, 16385, 32769, 49153,
-                                  65537, 131073 };
+    /* Around the thresholds: tiny leaves (16), whole-input networks (up
+     * to 128 8-byte and 256 4-byte keys), GPU tiles (4K-8K), split leaves
+     * (2^14), OpenMP leaves (16K u64 .. 64K pairs), the calling-thread
+     * cutoff (48K), and two and three MSD levels. */
+    static const size_t mid[] = { 1, 2, 17, 129, 256, 300, 4097, 16385,
+                                  32769, 49153, 65537, 131073 };
     static const struct { ps_type t; unsigned flags, ops; } big[] = {
         { PS_U64, 0, 1u << OP_KEYS },
         { PS_I64, PS_DESCENDING, 1u << OP_PAIRS8 },

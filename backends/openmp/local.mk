@@ -13,6 +13,7 @@ backends_openmp_libps_openmp_la_SOURCES = backends/openmp/ps_openmp.c \
 	backends/openmp/ps_openmp_kernels-inl.h \
 	backends/openmp/ps_openmp_packed-inl.h \
 	backends/openmp/ps_openmp_net.c backends/openmp/ps_openmp_net.h \
+	backends/openmp/ps_openmp_small-inl.h \
 	backends/openmp/ps_openmp_team.c backends/openmp/ps_openmp_team.h
 lib_libportsort_la_LIBADD += backends/openmp/libps_openmp.la
 
@@ -33,6 +34,7 @@ EXTRA_DIST += backends/openmp/ps_openmp_plan.c backends/openmp/ps_openmp_plan.h 
 	backends/openmp/ps_openmp_kernels-inl.h \
 	backends/openmp/ps_openmp_packed-inl.h \
 	backends/openmp/ps_openmp_net.c backends/openmp/ps_openmp_net.h \
+	backends/openmp/ps_openmp_small-inl.h \
 	backends/openmp/ps_openmp_team.c backends/openmp/ps_openmp_team.h \
 	doc/results-openmp.md
 

@@ -522,4 +522,23 @@ PS_AVX2 void ps_omp_net_slots32_avx2(const uint32_t *slots, uint32_t *dst,
     }
 }
 
+/* ---- whole small arrays: one network over up to 16 registers ------- */
+
+/* merge16 in either direction (up as in sort16). */
+PS_NET_INLINE __m512i merge16_dir(__m512i v, __mmask16 up)
+{
+    PS_NET_STEP(v, PS_D8(v), (__mmask16)(0xff00 ^ ~up));
+    PS_NET_STEP(v, PS_D4(v), (__mmask16)(0xf0f0 ^ ~up));
+    PS_NET_STEP(v, PS_D2(v), (__mmask16)(0xcccc ^ ~up));
+    PS_NET_STEP(v, PS_D1(v), (__mmask16)(0xaaaa ^ ~up));
+    return v;
+}
+
+#define PS_W 32
+#include "ps_openmp_small-inl.h"
+#undef PS_W
+#define PS_W 64
+#include "ps_openmp_small-inl.h"
+#undef PS_W
+
 #endif /* PS_HAVE_AVX512_TARGET */

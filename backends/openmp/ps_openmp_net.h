@@ -62,6 +62,21 @@ void ps_omp_net_pairs32(const uint64_t *slots, void *keys, void *vals,
                         const uint32_t *ends, size_t nb, uint32_t m,
                         uint32_t flip, uint32_t fneg);
 
+/* The most keys ps_omp_net_small32 and ps_omp_net_small64 sort: sixteen
+ * registers. */
+#define PS_NET_SMALL32 256
+#define PS_NET_SMALL64 128
+
+/* Sort n (1..PS_NET_SMALL32) 4-byte keys in place by their order images
+ * (ps_enc32 with this flip and fneg): one bitonic network over all of
+ * them, for a whole input that small (no scratch, no passes). */
+void ps_omp_net_small32(uint32_t *keys, uint32_t n, uint32_t flip,
+                        uint32_t fneg);
+
+/* The same for 1..PS_NET_SMALL64 8-byte keys (ps_enc64). */
+void ps_omp_net_small64(uint64_t *keys, uint32_t n, uint64_t flip,
+                        uint64_t fneg);
+
 #endif
 
 #endif /* PS_OPENMP_NET_H */
