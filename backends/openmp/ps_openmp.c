@@ -154,8 +154,8 @@ static void team_jobs(void *team, size_t jobs,
  * network (ps_omp_net_small32/64), without plan, scratch or passes.
  * Returns 0 when that does not apply.  Against the slot pass and bucket
  * networks of a leaf, one thread on Zen 5, the call included: 256 u32
- * keys 580 -> 250 ns, 128 u64 keys 2x faster (bench/ps_cpubench 2^7-2^8:
- * 470-600 -> 640-1160 Mkeys/s). */
+ * keys 580 -> 250 ns; bench/ps_cpubench, 256 u32 keys, one thread,
+ * 541-579 -> 964-1077 Mkeys/s. */
 static int small_net(void *keys, size_t n, ps_type type, unsigned flags)
 {
 #if defined(PS_HAVE_AVX512_TARGET)

@@ -265,11 +265,9 @@ FN(scatter_body)(const ps_omp_ctx *c, ps_omp_tls *tl, int from, size_t a, size_t
 }
 
 /* scatter_body without the line buffers, for a pass whose range fits in
- * cache (ps_omp_plain_scatter): each element goes straight to its place.
- * The buffers and their flushes cost more than they save there: u32 keys,
- * one thread, 2^16 to 2^20 keys, the whole sort 2.6-2.7 -> 2.1-2.3 ns a
- * key (Zen 5); at 2^22 the two are even, at 2^24 the plain pass is 1.5x
- * slower. */
+ * a core's L2 (plain_scatter, ps_openmp_msd.c, has the measurements):
+ * each element goes straight to its place, where the buffers and their
+ * flushes would cost more than they save. */
 PS_FORCE_INLINE void
 FN(scatter_plain_body)(const ps_omp_ctx *c, ps_omp_tls *tl, int from, size_t a,
                        size_t b, unsigned sh, unsigned mask, const size_t vs,

@@ -77,12 +77,14 @@ static inline unsigned msd_bits(const ps_omp_ctx *c, size_t m, unsigned lo,
 
 /* Does an MSD pass over a range of m elements scatter straight
  * (scatter_plain_body) rather than through the write-combining buffers?
- * When the range fits in the caches: the buffers pay off where the 2^b
+ * When the range fits in a core's L2: the buffers pay off where the 2^b
  * write streams miss, and cost a flush a line where they hit.  Measured
- * on Zen 5 (1 MiB L2 a core, 32 MiB L3), u32 keys, one and two threads:
- * straight is 15-20% faster at 2^16-2^20 keys (4 MiB), even at 2^22,
- * 1.5x slower at 2^24. */
-#define PS_PLAIN_SCATTER_BYTES ((size_t)4 << 20)
+ * on Zen 5 (1 MiB L2 a core, 32 MiB L3), one thread, ps_cpubench (a 5 ms
+ * pause before each sort, another process compiling beside): u32 and u64
+ * keys at 256-512 KiB 1.25-1.4x faster, 1 MiB even, 2 MiB 0.72-0.75x.
+ * (Sorted back to back, with the caches warm, straight stays ahead up to
+ * 4 MiB; 1 MiB is the bound that never loses.) */
+#define PS_PLAIN_SCATTER_BYTES ((size_t)1 << 20)
 
 static inline int plain_scatter(const ps_omp_ctx *c, size_t m)
 {

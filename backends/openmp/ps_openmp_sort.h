@@ -189,7 +189,7 @@ struct ps_omp_kernels {
      * mask) into the other array: bucket d from tl->pos[d] on (advanced
      * as elements are written), this caller's part of it starting at
      * tl->start[d]; through tl's write-combining buffers, or straight
-     * when `plain` (ps_omp_plain_scatter). */
+     * when `plain` (plain_scatter, ps_openmp_msd.c). */
     void (*scatter)(const ps_omp_ctx *c, ps_omp_tls *tl, int from, size_t a,
                     size_t b, unsigned sh, unsigned mask, int plain);
 
