@@ -227,6 +227,10 @@ struct cursor {
      * bytes [lo, hi) read and not yet taken, `len` the current record's. */
     size_t cap, lo, hi, len;
     size_t skip;                /* the record's bytes before its line */
+    /* Key records: the images, the line and its length without its end,
+     * found once a record rather than at each comparison. */
+    const unsigned char *kp, *lp;
+    size_t ll;
     uint64_t off, left;         /* the file's next byte; records left */
 };
 
@@ -373,26 +377,41 @@ static void give_back(void)
 #endif
 }
 
-/* Merge the runs, batch at a time, until at most a batch is left. */
+/* Merge the runs, batch at a time, until at most a batch is left.  When
+ * fewer than a batch need merging for that (20 runs, 16 a batch: 5 into
+ * one), only the first ones are, as a whole pass would write every run
+ * once more (10M lines of text with -S 64M: 29 runs, and 0.5 s of 4.6 s
+ * in the second pass's writes).  Runs merged are consecutive, so the
+ * earlier run stays first on ties. */
 static int merge_passes(ext *e)
 {
     while (e->nruns > e->batch) {
         run *old = e->runs;
-        size_t nold = e->nruns, i;
+        size_t nold = e->nruns, i, k;
+        size_t first = nold - e->batch + 1 < e->batch ? nold - e->batch + 1
+                                                       : e->batch;
         e->runs = NULL;
         e->nruns = e->cap = 0;
-        for (i = 0; i < nold; i += e->batch) {
-            size_t k = nold - i < e->batch ? nold - i : e->batch;
+        for (i = 0; i < nold; i += k) {
             uint64_t keys = 0;
             size_t j;
             sink s = { -1, NULL, NULL, NULL };
+            k = i == 0 ? first : first < e->batch ? 1
+                : nold - i < e->batch ? nold - i : e->batch;
             for (j = 0; j < k; j++)
                 keys += old[i + j].keys;
-            s.fd = temp_open(e, &s.dir);
-            if (s.fd < 0 || e->merge(e, old + i, k, &s) != 0 ||
-                add_run(e, s.fd, keys, s.dir) != 0) {
-                if (s.fd >= 0)
+            if (k > 1) {
+                s.fd = temp_open(e, &s.dir);
+                if (s.fd >= 0 && e->merge(e, old + i, k, &s) != 0) {
                     close(s.fd);
+                    s.fd = -1;
+                }
+            } else {                    /* kept as it is */
+                s.fd = old[i].fd;
+                s.dir = old[i].dir;
+                old[i].fd = -1;
+            }
+            if (s.fd < 0 || add_run(e, s.fd, keys, s.dir) != 0) {
                 close_runs(old, nold);
                 free(old);
                 return -1;
@@ -400,7 +419,8 @@ static int merge_passes(ext *e)
             close_runs(old + i, k);
             for (j = 0; j < k; j++)
                 old[i + j].fd = -1;
-            give_back();
+            if (k > 1)
+                give_back();
         }
         free(old);
     }
@@ -1007,13 +1027,18 @@ int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
  * whole lines (the last resort, unless -s or -u), then the runs' order.
  *
  * Why images compared key by key rather than one memcmp over an escaped,
- * order-preserving concatenation of them: the concatenation must hold the
- * whole line again for the last resort (and escape it), where here the
- * last resort and a key that is the whole line (plain `sort`, the common
- * case) read the line the record holds anyway; and escaping makes every
- * image a copy byte by byte.  On 10M lines of 33 bytes, `-t, -k2,2`, the
- * merge's compare is a few percent of the time, the runs' writes and
- * reads of records most of it, so the smaller records win. */
+ * order-preserving concatenation of them (0 bytes doubled, each image
+ * ended by a pair that sorts first, complemented when reversed): that
+ * record must hold the line a second time for the last resort, escaped,
+ * where here the last resort and a key that is the whole line (plain
+ * `sort`, the commonest) read the line the record holds anyway.  Measured
+ * (perf, 10M CSV lines of 29 bytes, `-t, -k2,2 -S 64M`, 3.0-3.3 s): the
+ * merge's comparisons are 19% of the samples (memcmp 7%, the walk over
+ * the keys 12%), the runs' and the output's writes and reads about 20%,
+ * the runs' sorts and images most of the rest.  The concatenation would
+ * make the records 53 -> 83 bytes there (57% more to write and read back,
+ * and an escaping pass over every image) to save part of those 19%: no
+ * gain to expect, and a second format of the keys to keep right. */
 
 #define KEYS_HEAD (8 + 4)
 
@@ -1043,7 +1068,8 @@ static int kr_compare(const ext *e, const unsigned char *a,
 
 static int kr_before(const ext *e, const cursor *a, const cursor *b)
 {
-    int c = kr_compare(e, a->blk + a->lo, b->blk + b->lo, 1);
+    int c = ps_cli_keys_record_compare(e->ks, a->kp, a->lp, a->ll, b->kp,
+                                       b->lp, b->ll, 1);
     return c < 0 || (c == 0 && a->r < b->r);
 }
 
@@ -1068,6 +1094,7 @@ static int kr_next(const ext *e, cursor *c)
         return -1;
     c->skip = KEYS_HEAD + klen;
     c->len = c->skip + (size_t)len;
+    kr_parts(c->blk + c->lo, &c->kp, &c->lp, &c->ll);
     c->left--;
     return 1;
 }
@@ -1102,12 +1129,21 @@ static int keys_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
     if (s.fd < 0)
         goto done;
     for (i = 0; i < l.n; i++) {
+        /* Every line has its end of line, just before the next line: no
+         * scan for it (ps_cli_line_end here was a quarter of the time). */
         size_t off = (size_t)l.offs[perm[i]];
-        size_t end = ps_cli_line_end(in, off);  /* every line has its end */
+        size_t end = (size_t)l.offs[perm[i] + 1] - 1;
         const char *line = (const char *)in->data + off;
         uint64_t len = (uint64_t)(end - off) + 1;
         uint32_t klen;
         int got;
+#if defined(__GNUC__)
+        /* The lines in sorted order are all over the chunk: fetch ahead,
+         * as ps_cli_write_lines does (put_key's misses were 27% of the
+         * time without). */
+        if (i + 8 < l.n)
+            __builtin_prefetch(in->data + l.offs[perm[i + 8]]);
+#endif
         img->len = 0;
         ps_cli_bytes_put(img, zero, KEYS_HEAD);     /* its place */
         got = img->oom ? -1
@@ -1150,14 +1186,16 @@ int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
     text_init(&e, bufsize, dirs, ndirs, batch, unique, kr_next, kr_before,
               kr_same);
     e.ks = ks;
-    /* Runs of a quarter of SIZE and at most SIZE / 192 lines: a run's sort
-     * takes about 80 bytes a line (offsets, the permutation, the sort's
-     * indices and scratch) and the images of a key beside the text (-n on
-     * 3-byte lines: images of 11).  With -S 64M, 10M CSV lines of 29
-     * bytes by two keys peak at 136 MiB and 40M lines of 3 bytes at 128
-     * MiB (66 MiB of each the process before it reads: pocl's probe),
-     * where the latter, without the cap, took 364 MiB (548 with -n). */
-    rc = text_runs(&e, paths, npaths, bufsize / 4, bufsize / 192, keys_chunk,
+    /* Runs of a quarter of SIZE and at most SIZE / 160 lines: a run's sort
+     * takes 80 to 150 bytes a line (offsets, the permutation, the sort's
+     * indices and scratch, the images of a key beside the text: -n on
+     * 3-byte lines makes images of 11).  With -S 64M the peaks were 128
+     * to 144 MiB (10M CSV lines of 29 bytes by one and two keys, 40M
+     * lines of 3 bytes whole, by -n and by -g; 66 MiB of each is the
+     * process before it reads: pocl's probe), under 1.5 x SIZE + 64M;
+     * without the cap 3-byte lines took 364 MiB (548 with -n), and
+     * SIZE / 128 150 MiB. */
+    rc = text_runs(&e, paths, npaths, bufsize / 4, bufsize / 160, keys_chunk,
                    &img);
     free(img.p);
     return rc != 0 ? 1 : text_output(&e, outpath);
