@@ -219,6 +219,7 @@ sort_keys "-t, -k3g -s -r" -t, -k3g -s -r
 sort_keys "-t, -k2,2 -n -u -r" -t, -k2,2 -n -u -r
 sort_keys "-t, -k1.2,1.3b -k4,4rn -u" -t, -k1.2,1.3b -k4,4rn -u
 sort_keys "-b -k2" -b -k2
+sort_keys "-r -t, -k2,2n (the last resort reversed)" -r -t, -k2,2n
 # -z: the lines end with NUL, and the newlines of k.txt are inside them.
 tr '\n' '\0' <"$work/k.txt" >"$work/kz"
 for args in "-t, -k1,1 -k2,2n" "-u -r"; do
@@ -243,6 +244,11 @@ same "$work/want" "$work/got" "text -u from files and standard input, --batch-si
 "$PORTSORT" sort -S 64K -T "$t1" -T "$t2" --batch-size 2 -o "$work/got" \
     "$work/k1" - "$work/k3" <"$work/k2" || fail "three text inputs, whole: exit $?"
 same "$work/want" "$work/got" "whole lines from three inputs, --batch-size 2, two -T"
+cp "$work/k.txt" "$work/kself"
+"$PORTSORT" sort -t, -k3,3g -o "$work/want" "$work/k.txt"
+"$PORTSORT" sort -t, -k3,3g -S 64K -T "$t1" -o "$work/kself" "$work/kself" ||
+    fail "keys, -o an input: exit $?"
+same "$work/want" "$work/kself" "text -t, -k3,3g -S 64K -o its own input"
 empty_tmp "text without --type"
 # A failure leaves the output as it was: a missing -T directory, a write
 # that fails, a signal.
