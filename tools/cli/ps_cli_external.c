@@ -784,6 +784,7 @@ static int text_runs(ext *e, char **paths, size_t npaths, size_t chunk,
         int fd = std ? STDIN_FILENO : open(paths[i], O_RDONLY);
         size_t fill = 0, lines = 0;
         ssize_t got = 0;
+        int eof = 0;
         ps_cli_input in;
         if (fd < 0) {
             fprintf(stderr, "%s: %s: %s\n", PS_CLI_NAME, paths[i],
@@ -798,11 +799,13 @@ static int text_runs(ext *e, char **paths, size_t npaths, size_t chunk,
         for (;;) {
             size_t cut, nl = 0;
             const unsigned char *p, *q;
-            got = read_some(fd, paths[i], data + fill, chunk - fill);
+            /* Not read again once at its end: a terminal would wait. */
+            got = eof ? 0 : read_some(fd, paths[i], data + fill, chunk - fill);
             if (got < 0)
                 break;
             fill += (size_t)got;
             if (fill < chunk) {         /* this input's end */
+                eof = 1;
                 if (fill > 0 && data[fill - 1] != (unsigned char)ps_cli_eol)
                     data[fill++] = (unsigned char)ps_cli_eol;
                 cut = fill;
@@ -836,7 +839,7 @@ static int text_runs(ext *e, char **paths, size_t npaths, size_t chunk,
                     break;
                 }
             }
-            if (fill < chunk && cut == fill)
+            if (eof && cut == fill)
                 break;
             memmove(data, data + cut, fill - cut);
             fill -= cut;
