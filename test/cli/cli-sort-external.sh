@@ -7,8 +7,11 @@
 # directories, keys with --values (stable), several inputs with a key
 # across two of them, standard input, the output as an input; text with
 # --type (CSV fields, -z, --skip-bad, -u, a bad key's line number, inputs
-# without a last newline, a line longer than a run).  The temporary files never outlive a run, and a failure (a
-# write error, a signal, a missing directory) leaves the output as it was.
+# without a last newline, a line longer than a run); text without --type
+# (sort(1)'s keys: whole lines, -k sets with b n g r, -t, -s, -u, -r, -z,
+# several inputs, merges of 2).  The temporary files never outlive a run,
+# and a failure (a write error, a signal, a missing directory) leaves the
+# output as it was.
 . "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd perl
 
@@ -172,6 +175,101 @@ grep -q "line 2 is longer than a run" "$work/err" ||
     { cat "$work/err"; fail "a line longer than a run: not said"; }
 empty_tmp "text"
 
+# Text without --type, sort(1)'s keys: 2.2 MiB of lines (with -S 64K,
+# runs of 341 lines at most: about 200 of them, merged 16, 3 or 2 at a
+# time) against the in-memory sort of the same input, which
+# cli-sort-keys.sh checks against GNU sort.  The lines: a word with
+# leading blanks (a tab, which sorts below the newline, too), numbers for
+# -n with leading zeros, signs and fractions, values for -g (inf, nan,
+# -0, exponents, junk), then a counter; one line in 7 is a copy from a
+# pool of 40, so that whole lines and keys are equal across runs (the
+# last resort, -s, -u and the order of ties show).
+awk 'BEGIN { srand(11); split("pear apple fig kiwi lime plum", w, " ");
+    split("inf -inf nan 0 -0 1e3 -2.5e-3 abc 7 .5", g, " ");
+    for (i = 0; i < 40; i++)
+        pool[i] = sprintf("%s%s,%03d,%s,%d", i % 3 ? " " : "", w[1 + i % 6],
+                          i % 9, g[1 + i % 10], i % 4)
+    for (i = 0; i < 70000; i++) {
+        if (i % 7 == 3) { print pool[int(rand() * 40)]; continue }
+        pad = substr("    \t", 1 + int(rand() * 5), int(rand() * 2))
+        n = int((rand() - 0.5) * 2000); f = rand() < 0.5 ? "" : "." int(rand() * 100)
+        printf "%s%s,%s%s,%s,%d\n", pad, w[1 + int(rand() * 6)],
+               (rand() < 0.2 ? "00" : ""), n f,
+               rand() < 0.3 ? g[1 + int(rand() * 10)] : (rand() - 0.5) * 10 ^ int(rand() * 8),
+               int(rand() * 1000) }
+}' >"$work/k.txt"
+# sort_keys WHAT OPTIONS...: -S 64K against in memory, on k.txt.
+sort_keys() {
+    what=$1
+    shift
+    "$PORTSORT" sort "$@" -o "$work/want" "$work/k.txt" ||
+        fail "$what: in memory, exit $?"
+    "$PORTSORT" sort "$@" -S 64K -T "$t1" -o "$work/got" "$work/k.txt" ||
+        fail "$what -S 64K: exit $?"
+    same "$work/want" "$work/got" "text $what: -S 64K as in memory"
+}
+sort_keys "whole lines"
+sort_keys "whole lines -r" -r
+sort_keys "whole lines -u" -u
+sort_keys "-s -t, -k1,1" -s -t, -k1,1
+sort_keys "-k1,1 -k2,2n (blanks)" -k1,1 -k2,2n
+sort_keys "-t, -k2,2n -k1,1b" -t, -k2,2n -k1,1b
+sort_keys "-t, -k3,3g -k4,4nr" -t, -k3,3g -k4,4nr
+sort_keys "-t, -k3g -s -r" -t, -k3g -s -r
+sort_keys "-t, -k2,2 -n -u -r" -t, -k2,2 -n -u -r
+sort_keys "-t, -k1.2,1.3b -k4,4rn -u" -t, -k1.2,1.3b -k4,4rn -u
+sort_keys "-b -k2" -b -k2
+sort_keys "-r -t, -k2,2n (the last resort reversed)" -r -t, -k2,2n
+# -z: the lines end with NUL, and the newlines of k.txt are inside them.
+tr '\n' '\0' <"$work/k.txt" >"$work/kz"
+for args in "-t, -k1,1 -k2,2n" "-u -r"; do
+    # shellcheck disable=SC2086
+    "$PORTSORT" sort -z $args -o "$work/want" "$work/kz"
+    # shellcheck disable=SC2086
+    "$PORTSORT" sort -z $args -S 64K -T "$t1" -o "$work/got" "$work/kz" ||
+        fail "-z $args -S 64K: exit $?"
+    same "$work/want" "$work/got" "text -z $args: -S 64K as in memory"
+done
+# Three inputs, the second standard input, the last without its newline;
+# merges of 2 runs over two directories.
+head -n 20000 "$work/k.txt" >"$work/k1"
+sed -n '20001,45000p' "$work/k.txt" >"$work/k2"
+tail -n +45001 "$work/k.txt" | perl -pe 'chomp if eof' >"$work/k3"
+"$PORTSORT" sort -t, -k2,2n -u -o "$work/want" "$work/k1" "$work/k2" "$work/k3"
+"$PORTSORT" sort -t, -k2,2n -u -S 64K -T "$t1" -T "$t2" --batch-size 2 \
+    -o "$work/got" "$work/k1" - "$work/k3" <"$work/k2" ||
+    fail "three text inputs: exit $?"
+same "$work/want" "$work/got" "text -u from files and standard input, --batch-size 2, two -T"
+"$PORTSORT" sort -o "$work/want" "$work/k1" "$work/k2" "$work/k3"
+"$PORTSORT" sort -S 64K -T "$t1" -T "$t2" --batch-size 2 -o "$work/got" \
+    "$work/k1" - "$work/k3" <"$work/k2" || fail "three text inputs, whole: exit $?"
+same "$work/want" "$work/got" "whole lines from three inputs, --batch-size 2, two -T"
+cp "$work/k.txt" "$work/kself"
+"$PORTSORT" sort -t, -k3,3g -o "$work/want" "$work/k.txt"
+"$PORTSORT" sort -t, -k3,3g -S 64K -T "$t1" -o "$work/kself" "$work/kself" ||
+    fail "keys, -o an input: exit $?"
+same "$work/want" "$work/kself" "text -t, -k3,3g -S 64K -o its own input"
+empty_tmp "text without --type"
+# A failure leaves the output as it was: a missing -T directory, a write
+# that fails, a signal.
+"$PORTSORT" sort -t, -k2,2n -S 64K -T "$work/missing" -o "$work/out" \
+    "$work/k.txt" 2>"$work/err" && fail "keys, a missing -T directory: exit 0"
+grep -q "cannot create a temporary file in $work/missing" "$work/err" ||
+    { cat "$work/err"; fail "keys, a missing -T directory: not said"; }
+same "$work/out.was" "$work/out" "keys, a missing -T directory: the output kept"
+for fault in write:30 write:30:TERM; do
+    PORTSORT_TEST_FAIL_IO=$fault "$PORTSORT" sort -k2 -S 64K -T "$t1" \
+        -o "$work/out" "$work/k.txt" 2>"$work/err" && fail "keys $fault: exit 0"
+    same "$work/out.was" "$work/out" "keys $fault: the output kept"
+done
+empty_tmp "text without --type, failures"
+# A line longer than a run is refused with its place.
+"$PORTSORT" sort -k2 -S 64K -T "$t1" -o "$work/got" "$work/long" \
+    2>"$work/err" && fail "keys, a line longer than a run: exit 0"
+grep -q "long: line 2 is longer than a run" "$work/err" ||
+    { cat "$work/err"; fail "keys, a line longer than a run: not said"; }
+same "$work/out.was" "$work/out" "keys, a line longer than a run: the output kept"
+
 # Without -S, input files that would not fit in the available memory
 # (PORTSORT_TEST_AVAIL_MEMORY plays a small machine) take the external sort
 # with a quarter of it: seen through -T naming no directory, then checked
@@ -190,6 +288,13 @@ same "$work/want" "$work/got" "binary, automatic -S (a quarter of 1 MB)"
 PORTSORT_TEST_AVAIL_MEMORY=2000000 "$PORTSORT" sort --type f64 -t, -k3 \
     -T "$t1" -o "$work/got" "$work/t.csv" || fail "text, automatic -S: exit $?"
 same "$work/want" "$work/got" "text, automatic -S (a quarter of 2 MB)"
+"$PORTSORT" sort -t, -k3,3g -o "$work/want" "$work/k.txt"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort -t, -k3,3g \
+    -T "$work/missing" -o "$work/got" "$work/k.txt" 2>/dev/null &&
+    fail "text keys, 1 MB available: not sorted through -T"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort -t, -k3,3g -T "$t1" \
+    -o "$work/got" "$work/k.txt" || fail "text keys, automatic -S: exit $?"
+same "$work/want" "$work/got" "text keys, automatic -S (a quarter of 1 MB)"
 PORTSORT_TEST_AVAIL_MEMORY=100000000 "$PORTSORT" sort --binary --type u32 \
     -T "$work/missing" -o "$work/got" "$work/in.bin" ||
     fail "keys that fit: not sorted in memory (exit $?)"
@@ -201,8 +306,8 @@ same "$work/want" "$work/got" "standard input in memory, -T unused"
 empty_tmp "automatic -S"
 
 # Usage: refused with exit 2 and a reason.
-for args in "-S 1M" "--binary --type u32 -u -S 1M" "--type u32 -c -S 1M" \
-            "--binary --type u32 -S 10" "-T $t1" "--type u8 --head 2 -T $t1" \
+for args in "-c -S 1M" "--binary --type u32 -u -S 1M" "--type u32 -c -S 1M" \
+            "--binary --type u32 -S 10" "--head 2 -T $t1" "--type u8 --head 2 -T $t1" \
             "--binary --type u32 -S 1x" \
             "--binary --type u32 -S 1M --batch-size 1" \
             "--binary --type u32 -S 1M --head 3"; do

@@ -271,6 +271,34 @@ int ps_cli_keys_sort(const ps_cli_input *in, const uint64_t *offs, size_t n,
 int ps_cli_keys_compare(const ps_cli_input *in, const ps_cli_keys *ks, uint64_t a,
                         uint64_t b, int last, int *oom);
 
+/* A growing byte buffer: len bytes used of cap at p; oom set once an
+ * allocation failed (later appends then do nothing). */
+typedef struct ps_cli_bytes {
+    unsigned char *p;
+    size_t len, cap;
+    int oom;
+} ps_cli_bytes;
+
+/* Append len bytes of src to b (nothing once b->oom is set). */
+void ps_cli_bytes_put(ps_cli_bytes *b, const void *src, size_t len);
+
+/* For the external sort of text without --type (ps_cli_external.c): append
+ * to b the images of the keys of the line [s, lim) (without its end of
+ * line), each one's unsigned byte order that of its key, the line's own
+ * bytes left out where a key is the whole line.  Returns 0, -1 out of
+ * memory, or -2 when an image would exceed 4 GiB. */
+int ps_cli_keys_record(const ps_cli_keys *ks, const char *s, const char *lim,
+                       ps_cli_bytes *b);
+
+/* sort(1)'s comparison of two lines from what ps_cli_keys_record made of
+ * them (ka, kb) and the lines (la, lb, of lla and llb bytes, without their
+ * ends of line): < 0, 0, > 0; the last resort only with `last`.  The same
+ * answer as ps_cli_keys_compare on the lines. */
+int ps_cli_keys_record_compare(const ps_cli_keys *ks, const unsigned char *ka,
+                               const unsigned char *la, size_t lla,
+                               const unsigned char *kb, const unsigned char *lb,
+                               size_t llb, int last);
+
 /* Parse a size such as 1048576, 2^20, 1M, 16Mi.  Returns 0 or -1. */
 int ps_cli_parse_size(const char *s, size_t *out);
 
@@ -304,5 +332,14 @@ int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
                          unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
                          const char *outpath);
+
+/* The same for text without --type (sort(1)'s keys `ks`, -u as `unique`):
+ * runs of whole lines sorted by ps_cli_keys_sort, as in memory, written as
+ * records of the lines' key images and the lines, merged key by key; the
+ * output is the in-memory sort's, byte for byte. */
+int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
+                          int unique, size_t bufsize,
+                          const char *const *dirs, size_t ndirs, size_t batch,
+                          const char *outpath);
 
 #endif /* PS_CLI_H */

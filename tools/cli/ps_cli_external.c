@@ -26,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "ps_cli.h"
 
@@ -37,6 +40,12 @@ typedef struct run {
 } run;
 
 struct sink;
+struct cursor;
+struct ext;
+
+/* Whether a's record goes before b's in a merge. */
+typedef int before_fn(const struct ext *e, const struct cursor *a,
+                      const struct cursor *b);
 
 typedef struct ext {
     const ps_cli_type *t;
@@ -52,6 +61,14 @@ typedef struct ext {
     int unique;                 /* text -u: the first line of equal keys */
     /* How runs are merged: records of rs bytes, or text records. */
     int (*merge)(struct ext *e, const run *r, size_t k, struct sink *s);
+    /* Text records: step a cursor to its next record (1, 0 at the run's
+     * end, -1), their order, and with -u whether records a and b have
+     * equal keys. */
+    int (*next)(const struct ext *e, struct cursor *c);
+    before_fn *before;
+    int (*same)(const struct ext *e, const unsigned char *a,
+                const unsigned char *b);
+    const ps_cli_keys *ks;      /* text without --type: sort(1)'s keys */
 } ext;
 
 static void close_runs(run *r, size_t n)
@@ -198,7 +215,8 @@ static int sink_write(const ext *e, sink *s, unsigned char *p, size_t n)
 }
 
 /* One run's place in a merge: its block of the buffer, and what is left. */
-typedef struct cursor {
+typedef struct cursor cursor;
+struct cursor {
     const run *r;
     unsigned char *blk;
     size_t at, have;            /* records: the next one, how many in blk */
@@ -208,8 +226,13 @@ typedef struct cursor {
     /* Text runs (variable records): the block is the cursor's own, the
      * bytes [lo, hi) read and not yet taken, `len` the current record's. */
     size_t cap, lo, hi, len;
+    size_t skip;                /* the record's bytes before its line */
+    /* Key records: the images, the line and its length without its end,
+     * found once a record rather than at each comparison. */
+    const unsigned char *kp, *lp;
+    size_t ll;
     uint64_t off, left;         /* the file's next byte; records left */
-} cursor;
+};
 
 static uint64_t order_of(const ext *e, const unsigned char *p)
 {
@@ -253,21 +276,25 @@ static int refill(const ext *e, cursor *c, size_t blk_recs)
 /* Whether cursor a's record goes before b's: lines with keys before lines
  * without (text, --skip-bad), then by order key, then by run, so that
  * equal keys keep their order (runs are in input order). */
-static int before(const cursor *a, const cursor *b)
+static int before(const ext *e, const cursor *a, const cursor *b)
 {
+    (void)e;
     if (a->bad != b->bad)
         return b->bad;
     return a->key < b->key || (a->key == b->key && a->r < b->r);
 }
 
-static void sift_down(cursor **h, size_t n, size_t i)
+/* The heap's order; inlined with a constant `lt` for the binary merge,
+ * whose records are the smallest (an indirect call each would show). */
+static inline void sift(const ext *e, before_fn *lt, cursor **h, size_t n,
+                        size_t i)
 {
     for (;;) {
         size_t l = 2 * i + 1, m = i;
         cursor *t;
-        if (l < n && before(h[l], h[m]))
+        if (l < n && lt(e, h[l], h[m]))
             m = l;
-        if (l + 1 < n && before(h[l + 1], h[m]))
+        if (l + 1 < n && lt(e, h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
             return;
@@ -305,7 +332,7 @@ static int merge(ext *e, const run *r, size_t k, sink *s)
             heap[n++] = &cur[i];
     }
     for (i = n; i-- > 0;)
-        sift_down(heap, n, i);
+        sift(e, before, heap, n, i);
     while (n > 0) {
         cursor *c = heap[0];
         memcpy(ob + out * rs, c->blk + c->at * rs, rs);
@@ -323,7 +350,7 @@ static int merge(ext *e, const run *r, size_t k, sink *s)
             if (got == 0)
                 heap[0] = heap[--n];
         }
-        sift_down(heap, n, 0);
+        sift(e, before, heap, n, 0);
     }
     rc = out > 0 ? sink_write(e, s, ob, out) : 0;
 done:
@@ -336,26 +363,55 @@ done:
     return rc;
 }
 
-/* Merge the runs, batch at a time, until at most a batch is left. */
+/* Return the memory a phase is done with to the system before the next
+ * takes the buffer again: the library keeps the runs' sort scratch for a
+ * later sort, and glibc keeps freed blocks (its threshold for mapping them
+ * rises once a large one is freed) up to a trim threshold that rises too:
+ * 27 MiB of a 64M buffer's text runs, 19 MiB of a merge's blocks, held
+ * through the next merge (151 MiB at the peak, over 1.5 x SIZE + 64M). */
+static void give_back(void)
+{
+    ps_release_cache();
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+/* Merge the runs, batch at a time, until at most a batch is left.  When
+ * fewer than a batch need merging for that (20 runs, 16 a batch: 5 into
+ * one), only the first ones are, as a whole pass would write every run
+ * once more (10M lines of text with -S 64M: 29 runs, and 0.5 s of 4.6 s
+ * in the second pass's writes).  Runs merged are consecutive, so the
+ * earlier run stays first on ties. */
 static int merge_passes(ext *e)
 {
     while (e->nruns > e->batch) {
         run *old = e->runs;
-        size_t nold = e->nruns, i;
+        size_t nold = e->nruns, i, k;
+        size_t first = nold - e->batch + 1 < e->batch ? nold - e->batch + 1
+                                                       : e->batch;
         e->runs = NULL;
         e->nruns = e->cap = 0;
-        for (i = 0; i < nold; i += e->batch) {
-            size_t k = nold - i < e->batch ? nold - i : e->batch;
+        for (i = 0; i < nold; i += k) {
             uint64_t keys = 0;
             size_t j;
             sink s = { -1, NULL, NULL, NULL };
+            k = i == 0 ? first : first < e->batch ? 1
+                : nold - i < e->batch ? nold - i : e->batch;
             for (j = 0; j < k; j++)
                 keys += old[i + j].keys;
-            s.fd = temp_open(e, &s.dir);
-            if (s.fd < 0 || e->merge(e, old + i, k, &s) != 0 ||
-                add_run(e, s.fd, keys, s.dir) != 0) {
-                if (s.fd >= 0)
+            if (k > 1) {
+                s.fd = temp_open(e, &s.dir);
+                if (s.fd >= 0 && e->merge(e, old + i, k, &s) != 0) {
                     close(s.fd);
+                    s.fd = -1;
+                }
+            } else {                    /* kept as it is */
+                s.fd = old[i].fd;
+                s.dir = old[i].dir;
+                old[i].fd = -1;
+            }
+            if (s.fd < 0 || add_run(e, s.fd, keys, s.dir) != 0) {
                 close_runs(old, nold);
                 free(old);
                 return -1;
@@ -363,6 +419,8 @@ static int merge_passes(ext *e)
             close_runs(old + i, k);
             for (j = 0; j < k; j++)
                 old[i + j].fd = -1;
+            if (k > 1)
+                give_back();
         }
         free(old);
     }
@@ -547,84 +605,42 @@ done:
     return rc;
 }
 
-/* ---- text with --type ---------------------------------------------------
+/* ---- text: runs of whole lines ------------------------------------------
  *
- * A text run is a file of records: a byte (0: a line with a valid key, 1:
- * one without, --skip-bad), the key (its kb bytes; zeros for none), the
- * line's length with its end of line (8 bytes, little-endian), the line.
  * Runs are cut at line ends, a file at a time (a run never spans two
  * inputs, so that a message names the right file and line); a line longer
- * than the run's share of the buffer is refused with its place. */
+ * than the run's share of the buffer is refused with its place.  Each run
+ * is a file of records, one per line, each holding the line (with its end
+ * of line) after a header the merge orders the records by. */
 
-#define TEXT_HEAD(kb) (1 + (kb) + 8)
 /* Bytes of records a spill stages before each write. */
 #define TEXT_STAGE ((size_t)1 << 20)
 
-/* Write the records of a parsed, sorted chunk as a run. */
-static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
-                      unsigned char *stage)
+/* Output through a block: records to a run's file, lines to the output. */
+static int text_put(sink *s, unsigned char *ob, size_t cap, size_t *at,
+                    const unsigned char *p, size_t n)
 {
-    size_t kb = e->t->size, h = TEXT_HEAD(kb), at = 0, i;
-    const char *dir;
-    int fd = temp_open(e, &dir);
-    if (fd < 0)
-        return -1;
-    for (i = 0; i < l->n + l->nbad; i++) {
-        int bad = i >= l->n;
-        size_t off = (size_t)(bad ? l->bad[i - l->n] : l->offs[i]);
-        size_t end = ps_cli_line_end(in, off);
-        uint64_t len = (uint64_t)(end - off) + (end < in->size);
-        if (at + h + len > TEXT_STAGE && at > 0) {
-            if (write_all(fd, stage, at, dir) != 0)
-                goto fail;
-            at = 0;
-        }
-        stage[at] = (unsigned char)bad;
-        if (bad)
-            memset(stage + at + 1, 0, kb);
-        else
-            memcpy(stage + at + 1, (const unsigned char *)l->keys + i * kb, kb);
-        memcpy(stage + at + 1 + kb, &len, 8);
-        at += h;
-        if (at + len > TEXT_STAGE) {    /* a long line: straight out */
-            if (write_all(fd, stage, at, dir) != 0 ||
-                write_all(fd, in->data + off, (size_t)len, dir) != 0)
-                goto fail;
-            at = 0;
-        } else {
-            memcpy(stage + at, in->data + off, (size_t)len);
-            at += (size_t)len;
-        }
+    if (*at + n > cap) {
+        if (*at > 0 && (s->out != NULL ? ps_cli_out_write(s->out, ob, *at)
+                                       : write_all(s->fd, ob, *at, s->dir)) != 0)
+            return -1;
+        *at = 0;
+        if (n > cap)            /* longer than the block: straight out */
+            return s->out != NULL ? ps_cli_out_write(s->out, p, n)
+                                  : write_all(s->fd, p, n, s->dir);
     }
-    if (at > 0 && write_all(fd, stage, at, dir) != 0)
-        goto fail;
-    return add_run(e, fd, l->n + l->nbad, dir);
-fail:
-    close(fd);
-    return -1;
+    memcpy(ob + *at, p, n);
+    *at += n;
+    return 0;
 }
 
-/* Parse and sort one chunk of whole lines, then write it as a run. */
-static int text_chunk(ext *e, const ps_cli_input *in, const ps_cli_text *opt,
-                      unsigned char *stage, size_t *nbad, size_t *nlines)
+/* Write what a block holds: 0 or -1. */
+static int text_flush(sink *s, const unsigned char *ob, size_t at)
 {
-    ps_cli_lines l;
-    int st, rc = -1;
-    memset(&l, 0, sizeof l);
-    if (ps_cli_parse_lines(in, opt, &l) != 0)
-        goto done;
-    st = ps_sort_pairs(l.keys, l.offs, sizeof *l.offs, l.n, e->t->type,
-                       e->flags);
-    if (st != PS_OK) {
-        sort_failed(st);
-        goto done;
-    }
-    *nbad += l.nbad;
-    *nlines += l.n + l.nbad;
-    rc = text_spill(e, in, &l, stage);
-done:
-    ps_cli_lines_free(&l);
-    return rc;
+    if (at == 0)
+        return 0;
+    return s->out != NULL ? ps_cli_out_write(s->out, ob, at)
+                          : write_all(s->fd, ob, at, s->dir);
 }
 
 /* Make the first `need` bytes from lo available: 0, or -1. */
@@ -662,49 +678,15 @@ static int tc_have(cursor *c, size_t need)
     return 0;
 }
 
-/* Step c to its next record: 1, 0 at its run's end, -1. */
-static int tc_next(const ext *e, cursor *c)
-{
-    size_t kb = e->t->size, h = TEXT_HEAD(kb);
-    uint64_t len;
-    if (c->left == 0)
-        return 0;
-    if (tc_have(c, h) != 0)
-        return -1;
-    memcpy(&len, c->blk + c->lo + 1 + kb, 8);
-    if (len > (uint64_t)SIZE_MAX - h || tc_have(c, h + (size_t)len) != 0)
-        return -1;
-    c->bad = c->blk[c->lo] != 0;
-    c->key = c->bad ? 0 : order_of(e, c->blk + c->lo + 1);
-    c->len = h + (size_t)len;
-    c->left--;
-    return 1;
-}
-
-/* Output through a block: records to a run's file, lines to the output. */
-static int text_put(sink *s, unsigned char *ob, size_t cap, size_t *at,
-                    const unsigned char *p, size_t n)
-{
-    if (*at + n > cap) {
-        if (*at > 0 && (s->out != NULL ? ps_cli_out_write(s->out, ob, *at)
-                                       : write_all(s->fd, ob, *at, s->dir)) != 0)
-            return -1;
-        *at = 0;
-        if (n > cap)            /* longer than the block: straight out */
-            return s->out != NULL ? ps_cli_out_write(s->out, p, n)
-                                  : write_all(s->fd, p, n, s->dir);
-    }
-    memcpy(ob + *at, p, n);
-    *at += n;
-    return 0;
-}
-
+/* Merge text runs r[0 .. k - 1] into s: to a run the whole records, to
+ * the output the lines alone, and with -u only the first of the lines
+ * with equal keys (the runs keep them all: equal keys may meet only in
+ * the last merge). */
 static int text_merge(ext *e, const run *r, size_t k, sink *s)
 {
-    size_t blk = e->bufsize / (k + 1), h = TEXT_HEAD(e->t->size), i, n = 0;
-    size_t at = 0;
-    uint64_t last_key = 0;
-    int have_last = 0;
+    size_t blk = e->bufsize / (k + 1), i, n = 0, at = 0;
+    ps_cli_bytes last = { NULL, 0, 0, 0 };  /* -u: the last record written */
+    int unique = s->out != NULL && e->unique;
     cursor *cur = calloc(k, sizeof *cur);
     cursor **heap = malloc(k * sizeof *heap);
     unsigned char *ob = malloc(blk);
@@ -724,75 +706,70 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
             fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
             goto done;
         }
-        got = tc_next(e, &cur[i]);
+        got = e->next(e, &cur[i]);
         if (got < 0)
             goto done;
         if (got > 0)
             heap[n++] = &cur[i];
     }
     for (i = n; i-- > 0;)
-        sift_down(heap, n, i);
+        sift(e, e->before, heap, n, i);
     while (n > 0) {
         cursor *c = heap[0];
-        /* To a run the whole record; to the output the line alone, and
-         * with -u only the first of the lines with equal keys (the runs
-         * keep them all: equal keys may meet only in a later merge). */
-        size_t skip = s->out != NULL ? h : 0;
+        const unsigned char *rec = c->blk + c->lo;
+        size_t skip = s->out != NULL ? c->skip : 0;
         int got, dup = 0;
-        if (s->out != NULL && e->unique && !c->bad) {
-            dup = have_last && c->key == last_key;
-            last_key = c->key;
-            have_last = 1;
+        if (unique && !c->bad) {
+            dup = last.len > 0 && e->same(e, last.p, rec);
+            if (!dup) {
+                last.len = 0;
+                ps_cli_bytes_put(&last, rec, c->len);
+                if (last.oom) {
+                    fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+                    goto done;
+                }
+            }
         }
-        if (!dup &&
-            text_put(s, ob, blk, &at, c->blk + c->lo + skip, c->len - skip) != 0)
+        if (!dup && text_put(s, ob, blk, &at, rec + skip, c->len - skip) != 0)
             goto done;
         c->lo += c->len;
-        got = tc_next(e, c);
+        got = e->next(e, c);
         if (got < 0)
             goto done;
         if (got == 0)
             heap[0] = heap[--n];
-        sift_down(heap, n, 0);
+        sift(e, e->before, heap, n, 0);
     }
-    rc = at == 0 ? 0 : s->out != NULL ? ps_cli_out_write(s->out, ob, at)
-                                      : write_all(s->fd, ob, at, s->dir);
+    rc = text_flush(s, ob, at);
 done:
     for (i = 0; cur != NULL && i < k; i++)
         free(cur[i].blk);
     free(cur);
     free(heap);
     free(ob);
+    free(last.p);
     return rc;
 }
 
-int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
-                         unsigned flags, int unique, size_t bufsize,
-                         const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath)
+/* What a chunk of whole lines becomes: a sorted run (e->nruns grows),
+ * written through `stage` (TEXT_STAGE bytes), its lines counted into
+ * *lines.  0, or -1 after a message. */
+typedef int chunk_fn(ext *e, const ps_cli_input *in, unsigned char *stage,
+                     void *arg, size_t *lines);
+
+/* Read the inputs (none: standard input) a chunk of at most `chunk` bytes
+ * and `max_lines` lines at a time, each chunk whole lines of one input, a
+ * last line without its end of line given one (as in memory), and hand
+ * each to fn.  0, or -1 after a message (the runs then closed). */
+static int text_runs(ext *e, char **paths, size_t npaths, size_t chunk,
+                     size_t max_lines, chunk_fn *fn, void *arg)
 {
     static char *stdin_only[] = { "-" };
-    ext e;
-    size_t chunk, i, nbad = 0, zero = 0;
-    unsigned char *data = NULL, *stage = NULL;
-    ps_cli_out out;
-    int rc = 1, opened = 0;
+    unsigned char *data = malloc(chunk + 1);    /* + an end of line */
+    unsigned char *stage = malloc(TEXT_STAGE);
+    size_t i, zero = 0;
+    int rc = -1;
 
-    memset(&e, 0, sizeof e);
-    e.t = opt->t;
-    e.flags = flags;
-    e.dirs = dirs;
-    e.ndirs = ndirs;
-    e.batch = batch;
-    e.bufsize = bufsize;
-    e.merge = text_merge;
-    e.unique = unique;
-    /* A chunk of text is a quarter of the buffer: its keys and line
-     * offsets, and the library's scratch for sorting them, take about as
-     * much again each for lines of 12 bytes or more. */
-    chunk = bufsize / 4;
-    data = malloc(chunk + 1);   /* + an end of line for a last line */
-    stage = malloc(TEXT_STAGE);
     if (data == NULL || stage == NULL) {
         fprintf(stderr, "%s: cannot allocate the buffer of %zu bytes (-S)\n",
                 PS_CLI_NAME, chunk);
@@ -807,6 +784,7 @@ int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
         int fd = std ? STDIN_FILENO : open(paths[i], O_RDONLY);
         size_t fill = 0, lines = 0;
         ssize_t got = 0;
+        int eof = 0;
         ps_cli_input in;
         if (fd < 0) {
             fprintf(stderr, "%s: %s: %s\n", PS_CLI_NAME, paths[i],
@@ -819,39 +797,49 @@ int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
         in.names = (const char **)&paths[i];
         in.starts = &zero;
         for (;;) {
-            size_t cut;
-            got = read_some(fd, paths[i], data + fill, chunk - fill);
+            size_t cut, nl = 0;
+            const unsigned char *p, *q;
+            /* Not read again once at its end: a terminal would wait. */
+            got = eof ? 0 : read_some(fd, paths[i], data + fill, chunk - fill);
             if (got < 0)
                 break;
             fill += (size_t)got;
             if (fill < chunk) {         /* this input's end */
+                eof = 1;
                 if (fill > 0 && data[fill - 1] != (unsigned char)ps_cli_eol)
                     data[fill++] = (unsigned char)ps_cli_eol;
                 cut = fill;
             } else {
-                unsigned char *last = data + fill;
-                while (last > data && last[-1] != (unsigned char)ps_cli_eol)
-                    last--;
-                if (last == data) {
+                unsigned char *end = data + fill;
+                while (end > data && end[-1] != (unsigned char)ps_cli_eol)
+                    end--;
+                if (end == data) {
                     fprintf(stderr, "%s: %s: line %zu is longer than a run "
                             "of -S (%zu bytes): give -S four times the "
-                            "longest line at least\n", PS_CLI_NAME,
-                            strcmp(paths[i], "-") == 0 ? "-" : paths[i],
+                            "longest line at least\n", PS_CLI_NAME, paths[i],
                             lines + 1, chunk);
                     got = -1;
                     break;
                 }
-                cut = (size_t)(last - data);
+                cut = (size_t)(end - data);
+            }
+            /* At most max_lines lines: short lines cost more per byte. */
+            for (p = data; max_lines != SIZE_MAX && p < data + cut; p = q + 1) {
+                q = memchr(p, ps_cli_eol, (size_t)(data + cut - p));
+                if (++nl == max_lines) {
+                    cut = (size_t)(q + 1 - data);
+                    break;
+                }
             }
             if (cut > 0) {
                 in.size = cut;
                 in.line0 = lines;
-                if (text_chunk(&e, &in, opt, stage, &nbad, &lines) != 0) {
+                if (fn(e, &in, stage, arg, &lines) != 0) {
                     got = -1;
                     break;
                 }
             }
-            if (fill < chunk)
+            if (eof && cut == fill)
                 break;
             memmove(data, data + cut, fill - cut);
             fill -= cut;
@@ -861,28 +849,357 @@ int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
         if (got < 0)
             goto done;
     }
-    free(data);
-    data = NULL;
-    if (nbad > 0)
-        fprintf(stderr, "%s: %zu line%s without a valid %s key %s put at the "
-                "end\n", PS_CLI_NAME, nbad, nbad == 1 ? "" : "s",
-                opt->t->name, nbad == 1 ? "was" : "were");
-    if (ps_cli_out_open(&out, outpath) != 0)
-        goto done;
-    opened = 1;
-    if (e.nruns > 0) {
-        sink s = { -1, NULL, &out, NULL };
-        if (merge_passes(&e) != 0 || text_merge(&e, e.runs, e.nruns, &s) != 0)
-            goto done;
-    }
-    opened = 0;
-    rc = ps_cli_out_commit(&out, 1) == 0 ? 0 : 1;
+    rc = 0;
 done:
-    if (opened)
-        ps_cli_out_discard(&out);
-    close_runs(e.runs, e.nruns);
-    free(e.runs);
     free(data);
     free(stage);
+    if (rc != 0) {
+        close_runs(e->runs, e->nruns);
+        free(e->runs);
+    }
     return rc;
+}
+
+/* The last merge into outpath, all or nothing, and the runs closed: the
+ * exit status. */
+static int text_output(ext *e, const char *outpath)
+{
+    ps_cli_out out;
+    sink s = { -1, NULL, NULL, NULL };
+    int rc = 1;
+    give_back();
+    if (ps_cli_out_open(&out, outpath) == 0) {
+        s.out = &out;
+        if (e->nruns > 0 && (merge_passes(e) != 0 ||
+                             text_merge(e, e->runs, e->nruns, &s) != 0))
+            ps_cli_out_discard(&out);
+        else
+            rc = ps_cli_out_commit(&out, 1) == 0 ? 0 : 1;
+    }
+    close_runs(e->runs, e->nruns);
+    free(e->runs);
+    return rc;
+}
+
+/* The setup the two text forms share: their records' ways. */
+static void text_init(ext *e, size_t bufsize, const char *const *dirs,
+                      size_t ndirs, size_t batch, int unique,
+                      int (*next)(const ext *, cursor *), before_fn *lt,
+                      int (*same)(const ext *, const unsigned char *,
+                                  const unsigned char *))
+{
+    memset(e, 0, sizeof *e);
+    e->dirs = dirs;
+    e->ndirs = ndirs;
+    e->batch = batch;
+    e->bufsize = bufsize;
+    e->merge = text_merge;
+    e->unique = unique;
+    e->next = next;
+    e->before = lt;
+    e->same = same;
+}
+
+/* ---- text with --type ---------------------------------------------------
+ *
+ * A record: a byte (0: a line with a valid key, 1: one without,
+ * --skip-bad), the key (its kb bytes; zeros for none), the line's length
+ * with its end of line (8 bytes, little-endian), the line. */
+
+#define TEXT_HEAD(kb) (1 + (kb) + 8)
+
+/* The parsed chunk's records, sorted, as a run, staged in arg. */
+static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
+                      unsigned char *stage)
+{
+    size_t kb = e->t->size, at = 0, i;
+    unsigned char head[TEXT_HEAD(sizeof(uint64_t))];
+    sink s = { -1, NULL, NULL, NULL };
+    s.fd = temp_open(e, &s.dir);
+    if (s.fd < 0)
+        return -1;
+    for (i = 0; i < l->n + l->nbad; i++) {
+        int bad = i >= l->n;
+        size_t off = (size_t)(bad ? l->bad[i - l->n] : l->offs[i]);
+        size_t end = ps_cli_line_end(in, off);
+        uint64_t len = (uint64_t)(end - off) + (end < in->size);
+        head[0] = (unsigned char)bad;
+        if (bad)
+            memset(head + 1, 0, kb);
+        else
+            memcpy(head + 1, (const unsigned char *)l->keys + i * kb, kb);
+        memcpy(head + 1 + kb, &len, 8);
+        if (text_put(&s, stage, TEXT_STAGE, &at, head, TEXT_HEAD(kb)) != 0 ||
+            text_put(&s, stage, TEXT_STAGE, &at, in->data + off, (size_t)len) != 0)
+            goto fail;
+    }
+    if (text_flush(&s, stage, at) != 0)
+        goto fail;
+    return add_run(e, s.fd, l->n + l->nbad, s.dir);
+fail:
+    close(s.fd);
+    return -1;
+}
+
+/* What text_chunk needs beside the chunk. */
+typedef struct typed_arg {
+    const ps_cli_text *opt;
+    size_t nbad;
+} typed_arg;
+
+/* Parse and sort one chunk of whole lines, then write it as a run. */
+static int text_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
+                      void *arg, size_t *lines)
+{
+    typed_arg *a = arg;
+    ps_cli_lines l;
+    int st, rc = -1;
+    memset(&l, 0, sizeof l);
+    if (ps_cli_parse_lines(in, a->opt, &l) != 0)
+        goto done;
+    st = ps_sort_pairs(l.keys, l.offs, sizeof *l.offs, l.n, e->t->type,
+                       e->flags);
+    if (st != PS_OK) {
+        sort_failed(st);
+        goto done;
+    }
+    a->nbad += l.nbad;
+    *lines += l.n + l.nbad;
+    rc = text_spill(e, in, &l, stage);
+done:
+    ps_cli_lines_free(&l);
+    return rc;
+}
+
+/* Step c to its next record: 1, 0 at its run's end, -1. */
+static int tc_next(const ext *e, cursor *c)
+{
+    size_t kb = e->t->size, h = TEXT_HEAD(kb);
+    uint64_t len;
+    if (c->left == 0)
+        return 0;
+    if (tc_have(c, h) != 0)
+        return -1;
+    memcpy(&len, c->blk + c->lo + 1 + kb, 8);
+    if (len > (uint64_t)SIZE_MAX - h || tc_have(c, h + (size_t)len) != 0)
+        return -1;
+    c->bad = c->blk[c->lo] != 0;
+    c->key = c->bad ? 0 : order_of(e, c->blk + c->lo + 1);
+    c->len = h + (size_t)len;
+    c->skip = h;
+    c->left--;
+    return 1;
+}
+
+/* -u: whether two records (of lines with keys) have equal keys. */
+static int tc_same(const ext *e, const unsigned char *a, const unsigned char *b)
+{
+    return order_of(e, a + 1) == order_of(e, b + 1);
+}
+
+int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
+                         unsigned flags, int unique, size_t bufsize,
+                         const char *const *dirs, size_t ndirs, size_t batch,
+                         const char *outpath)
+{
+    ext e;
+    typed_arg a = { opt, 0 };
+
+    text_init(&e, bufsize, dirs, ndirs, batch, unique, tc_next, before, tc_same);
+    e.t = opt->t;
+    e.flags = flags;
+    /* A chunk of text is a quarter of the buffer: its keys and line
+     * offsets, and the library's scratch for sorting them, take about as
+     * much again each for lines of 12 bytes or more. */
+    if (text_runs(&e, paths, npaths, bufsize / 4, SIZE_MAX, text_chunk, &a) != 0)
+        return 1;
+    if (a.nbad > 0)
+        fprintf(stderr, "%s: %zu line%s without a valid %s key %s put at the "
+                "end\n", PS_CLI_NAME, a.nbad, a.nbad == 1 ? "" : "s",
+                opt->t->name, a.nbad == 1 ? "was" : "were");
+    return text_output(&e, outpath);
+}
+
+/* ---- text without --type: sort(1)'s keys --------------------------------
+ *
+ * A record: the line's length with its end of line (8 bytes), the length
+ * of its key images (4 bytes), the images (ps_cli_keys_record), the line.
+ * A run is a chunk sorted by ps_cli_keys_sort, the in-memory sort itself;
+ * the merge compares two records key by key (ps_cli_keys_record_compare),
+ * each key's images as unsigned bytes, reversed for an r key, then the
+ * whole lines (the last resort, unless -s or -u), then the runs' order.
+ *
+ * Why images compared key by key rather than one memcmp over an escaped,
+ * order-preserving concatenation of them (0 bytes doubled, each image
+ * ended by a pair that sorts first, complemented when reversed): that
+ * record must hold the line a second time for the last resort, escaped,
+ * where here the last resort and a key that is the whole line (plain
+ * `sort`, the commonest) read the line the record holds anyway.  Measured
+ * (perf, 10M CSV lines of 29 bytes, `-t, -k2,2 -S 64M`, 3.0-3.3 s): the
+ * merge's comparisons are 19% of the samples (memcmp 7%, the walk over
+ * the keys 12%), the runs' and the output's writes and reads about 20%,
+ * the runs' sorts and images most of the rest.  The concatenation would
+ * make the records 53 -> 83 bytes there (57% more to write and read back,
+ * and an escaping pass over every image) to save part of those 19%: no
+ * gain to expect, and a second format of the keys to keep right. */
+
+#define KEYS_HEAD (8 + 4)
+
+/* A key record's parts: its images, its line and the line's length
+ * without the end of line. */
+static void kr_parts(const unsigned char *rec, const unsigned char **keys,
+                     const unsigned char **line, size_t *llen)
+{
+    uint64_t len;
+    uint32_t klen;
+    memcpy(&len, rec, 8);
+    memcpy(&klen, rec + 8, 4);
+    *keys = rec + KEYS_HEAD;
+    *line = rec + KEYS_HEAD + klen;
+    *llen = (size_t)len - 1;
+}
+
+static int kr_compare(const ext *e, const unsigned char *a,
+                      const unsigned char *b, int last)
+{
+    const unsigned char *ka, *la, *kb, *lb;
+    size_t na, nb;
+    kr_parts(a, &ka, &la, &na);
+    kr_parts(b, &kb, &lb, &nb);
+    return ps_cli_keys_record_compare(e->ks, ka, la, na, kb, lb, nb, last);
+}
+
+static int kr_before(const ext *e, const cursor *a, const cursor *b)
+{
+    int c = ps_cli_keys_record_compare(e->ks, a->kp, a->lp, a->ll, b->kp,
+                                       b->lp, b->ll, 1);
+    return c < 0 || (c == 0 && a->r < b->r);
+}
+
+static int kr_same(const ext *e, const unsigned char *a, const unsigned char *b)
+{
+    return kr_compare(e, a, b, 0) == 0;
+}
+
+static int kr_next(const ext *e, cursor *c)
+{
+    uint64_t len;
+    uint32_t klen;
+    (void)e;
+    if (c->left == 0)
+        return 0;
+    if (tc_have(c, KEYS_HEAD) != 0)
+        return -1;
+    memcpy(&len, c->blk + c->lo, 8);
+    memcpy(&klen, c->blk + c->lo + 8, 4);
+    if (len > (uint64_t)SIZE_MAX - KEYS_HEAD - klen ||
+        tc_have(c, KEYS_HEAD + klen + (size_t)len) != 0)
+        return -1;
+    c->skip = KEYS_HEAD + klen;
+    c->len = c->skip + (size_t)len;
+    kr_parts(c->blk + c->lo, &c->kp, &c->lp, &c->ll);
+    c->left--;
+    return 1;
+}
+
+/* Sort one chunk as the in-memory sort does and write it as a run; arg is
+ * a ps_cli_bytes for a line's record. */
+static int keys_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
+                      void *arg, size_t *lines)
+{
+    static const unsigned char zero[KEYS_HEAD];
+    ps_cli_bytes *img = arg;
+    ps_cli_text split = { NULL, -1, 0, 0 };
+    ps_cli_lines l;
+    size_t *perm = NULL, i, at = 0;
+    sink s = { -1, NULL, NULL, NULL };
+    int st, rc = -1;
+
+    memset(&l, 0, sizeof l);
+    if (ps_cli_parse_lines(in, &split, &l) != 0)
+        goto done;
+    perm = malloc((l.n ? l.n : 1) * sizeof *perm);
+    st = perm == NULL ? -1 : ps_cli_keys_sort(in, l.offs, l.n, e->ks, perm);
+    if (st != PS_OK) {
+        if (st == -1)
+            fprintf(stderr, "%s: out of memory for %zu lines\n", PS_CLI_NAME,
+                    l.n);
+        else
+            sort_failed(st);
+        goto done;
+    }
+    s.fd = temp_open(e, &s.dir);
+    if (s.fd < 0)
+        goto done;
+    for (i = 0; i < l.n; i++) {
+        /* Every line has its end of line, just before the next line: no
+         * scan for it (ps_cli_line_end here was a quarter of the time). */
+        size_t off = (size_t)l.offs[perm[i]];
+        size_t end = (size_t)l.offs[perm[i] + 1] - 1;
+        const char *line = (const char *)in->data + off;
+        uint64_t len = (uint64_t)(end - off) + 1;
+        uint32_t klen;
+        int got;
+#if defined(__GNUC__)
+        /* The lines in sorted order are all over the chunk: fetch ahead,
+         * as ps_cli_write_lines does (put_key's misses were 27% of the
+         * time without). */
+        if (i + 8 < l.n)
+            __builtin_prefetch(in->data + l.offs[perm[i + 8]]);
+#endif
+        img->len = 0;
+        ps_cli_bytes_put(img, zero, KEYS_HEAD);     /* its place */
+        got = img->oom ? -1
+              : ps_cli_keys_record(e->ks, line, line + (end - off), img);
+        if (got != 0) {
+            fprintf(stderr, "%s: %s\n", PS_CLI_NAME, got == -1 ?
+                    "out of memory" : "a key longer than 4 GiB");
+            goto done;
+        }
+        klen = (uint32_t)(img->len - KEYS_HEAD);
+        memcpy(img->p, &len, 8);
+        memcpy(img->p + 8, &klen, 4);
+        if (text_put(&s, stage, TEXT_STAGE, &at, img->p, img->len) != 0 ||
+            text_put(&s, stage, TEXT_STAGE, &at, in->data + off,
+                     (size_t)len) != 0)
+            goto done;
+    }
+    if (text_flush(&s, stage, at) != 0)
+        goto done;
+    *lines += l.n;
+    rc = add_run(e, s.fd, l.n, s.dir);
+    s.fd = -1;                  /* add_run closes it on failure */
+done:
+    if (s.fd >= 0)
+        close(s.fd);
+    free(perm);
+    ps_cli_lines_free(&l);
+    return rc;
+}
+
+int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
+                          int unique, size_t bufsize,
+                          const char *const *dirs, size_t ndirs, size_t batch,
+                          const char *outpath)
+{
+    ext e;
+    ps_cli_bytes img = { NULL, 0, 0, 0 };
+    int rc;
+
+    text_init(&e, bufsize, dirs, ndirs, batch, unique, kr_next, kr_before,
+              kr_same);
+    e.ks = ks;
+    /* Runs of a quarter of SIZE and at most SIZE / 160 lines: a run's sort
+     * takes 80 to 150 bytes a line (offsets, the permutation, the sort's
+     * indices and scratch, the images of a key beside the text: -n on
+     * 3-byte lines makes images of 11).  With -S 64M the peaks were 128
+     * to 144 MiB (10M CSV lines of 29 bytes by one and two keys, 40M
+     * lines of 3 bytes whole, by -n and by -g; 66 MiB of each is the
+     * process before it reads: pocl's probe), under 1.5 x SIZE + 64M;
+     * without the cap 3-byte lines took 364 MiB (548 with -n), and
+     * SIZE / 128 150 MiB. */
+    rc = text_runs(&e, paths, npaths, bufsize / 4, bufsize / 160, keys_chunk,
+                   &img);
+    free(img.p);
+    return rc != 0 ? 1 : text_output(&e, outpath);
 }

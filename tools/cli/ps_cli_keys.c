@@ -217,14 +217,10 @@ static const char *key_limit(const char *p, const char *lim, const ps_cli_key *k
     return p;
 }
 
-/* A growing byte buffer. */
-typedef struct bytes {
-    unsigned char *p;
-    size_t len, cap;
-    int oom;
-} bytes;
+/* A growing byte buffer (ps_cli_bytes, which the external sort shares). */
+typedef ps_cli_bytes bytes;
 
-static void put(bytes *b, const void *src, size_t len)
+void ps_cli_bytes_put(ps_cli_bytes *b, const void *src, size_t len)
 {
     if (b->oom || len == 0)
         return;
@@ -240,6 +236,11 @@ static void put(bytes *b, const void *src, size_t len)
     }
     memcpy(b->p + b->len, src, len);
     b->len += len;
+}
+
+static void put(bytes *b, const void *src, size_t len)
+{
+    ps_cli_bytes_put(b, src, len);
 }
 
 static void put1(bytes *b, unsigned char c)
@@ -414,6 +415,14 @@ static int eol_sorts_first(const ps_cli_input *in)
     return 1;
 }
 
+/* 1 when key k's image is the line itself (a plain key over the whole
+ * line); NULL, the last resort, is one too. */
+static int key_is_line(const ps_cli_key *k)
+{
+    return k == NULL || (!k->numeric && !k->general && k->sword == 0 &&
+                         k->schar == 0 && k->eword == SIZE_MAX && !k->skip_sblanks);
+}
+
 int ps_cli_keys_sort(const ps_cli_input *in, const uint64_t *offs, size_t n,
                      const ps_cli_keys *ks, size_t *perm)
 {
@@ -436,9 +445,7 @@ int ps_cli_keys_sort(const ps_cli_input *in, const uint64_t *offs, size_t n,
         const ps_cli_key *k = level == 0 ? NULL : &ks->k[ks->n - level];
         unsigned flags = (level == 0 ? ks->reverse : k->reverse) ? PS_DESCENDING : 0;
         const void *bytes_at;
-        int whole = k == NULL || (!k->numeric && !k->general && k->sword == 0 &&
-                                  k->schar == 0 && k->eword == SIZE_MAX &&
-                                  !k->skip_sblanks);
+        int whole = key_is_line(k);
         sat = at;
         if (whole && first && eol_sorts_first(in)) {
             /* Whole lines in input order: the input itself is the strings'
@@ -526,5 +533,73 @@ int ps_cli_keys_compare(const ps_cli_input *in, const ps_cli_keys *ks, uint64_t 
         return 0;
     c = cmp_bytes((const unsigned char *)sa, (size_t)(la - sa),
                   (const unsigned char *)sb, (size_t)(lb - sb));
+    return ks->reverse ? -c : c;
+}
+
+/* The external sort's images: each key's image after a 4-byte length
+ * (host order: the files never leave this process), none for a key that
+ * is the line itself, which the record holds anyway (the whole-line sort,
+ * the commonest, then stores nothing twice).  Images are canonical (equal
+ * keys, equal bytes: -n drops the zeros that do not count, -g maps -0 to
+ * +0), so comparing them is comparing the keys. */
+int ps_cli_keys_record(const ps_cli_keys *ks, const char *s, const char *lim,
+                       ps_cli_bytes *b)
+{
+    static bytes tmp;
+    size_t i;
+    for (i = 0; i < ks->n; i++) {
+        size_t at = b->len, len;
+        uint32_t len32 = 0;
+        if (key_is_line(&ks->k[i]))
+            continue;
+        put(b, &len32, sizeof len32);
+        put_key(b, s, lim, &ks->k[i], ks->sep, &tmp);
+        if (b->oom || tmp.oom)
+            return -1;
+        len = b->len - at - sizeof len32;
+        if (len > UINT32_MAX)
+            return -2;
+        len32 = (uint32_t)len;
+        memcpy(b->p + at, &len32, sizeof len32);
+    }
+    return 0;
+}
+
+/* The next image of a record, advancing *p: the line itself for a key
+ * that is the line. */
+static const unsigned char *record_image(const ps_cli_key *k, const unsigned char **p,
+                                         const unsigned char *line, size_t llen,
+                                         size_t *len)
+{
+    const unsigned char *img;
+    uint32_t len32;
+    if (key_is_line(k)) {
+        *len = llen;
+        return line;
+    }
+    memcpy(&len32, *p, sizeof len32);
+    img = *p + sizeof len32;
+    *p = img + len32;
+    *len = len32;
+    return img;
+}
+
+int ps_cli_keys_record_compare(const ps_cli_keys *ks, const unsigned char *ka,
+                               const unsigned char *la, size_t lla,
+                               const unsigned char *kb, const unsigned char *lb,
+                               size_t llb, int last)
+{
+    size_t i, na, nb;
+    int c;
+    for (i = 0; i < ks->n; i++) {
+        const unsigned char *ia = record_image(&ks->k[i], &ka, la, lla, &na);
+        const unsigned char *ib = record_image(&ks->k[i], &kb, lb, llb, &nb);
+        c = cmp_bytes(ia, na, ib, nb);
+        if (c != 0)
+            return ks->k[i].reverse ? -c : c;
+    }
+    if (!last || !ks->last_resort)
+        return 0;
+    c = cmp_bytes(la, lla, lb, llb);
     return ks->reverse ? -c : c;
 }

@@ -58,9 +58,9 @@ static void usage(FILE *f)
 "                        N bytes per key, else one line per key\n"
 "      --value-size N    bytes per value (--binary)\n"
 "      --values-out VOUT where the sorted values go (required with --values)\n"
-"  -S, --buffer-size SIZE  with --binary (and --values) or text with --type:\n"
-"                        sort in runs of memory SIZE merged through temporary\n"
-"                        files, for inputs larger than memory; SIZE in KiB, or\n"
+"  -S, --buffer-size SIZE  sort in runs of memory SIZE merged through temporary\n"
+"                        files, for inputs larger than memory (not with -c,\n"
+"                        --head or text --values); SIZE in KiB, or\n"
 "                        with a suffix b K M G T,\n"
 "                        or %% of the physical memory (at least 64K); without\n"
 "                        -S, inputs larger than memory take a quarter of it\n"
@@ -708,12 +708,11 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
 /* Refuse combinations of options that cannot work, saying why: 0 or 2.
  * Standard output becomes the output when -o did not name one. */
 /* Whether the external sort (ps_cli_external.c) can take this sort:
- * binary keys (and values), or text with --type (and -u), without -c,
- * --head or text values. */
+ * binary keys (and values), or text with --type or sort(1)'s keys (and
+ * -u), without -c, --head or text values. */
 static int can_spill(const sort_args *a)
 {
-    return a->opt.t != NULL && !a->has_head && !a->check &&
-           (a->binary || a->vpath == NULL);
+    return !a->has_head && !a->check && (a->binary || a->vpath == NULL);
 }
 
 /* The memory a new allocation can have without swapping: Linux's
@@ -776,15 +775,13 @@ static size_t auto_buffer(const sort_args *a)
 static int validate_sort_args(sort_args *a)
 {
     size_t i;
-    /* The external sort (ps_cli_external.c) sorts binary keys alone; text,
-     * values and --head are sorted in memory, and say so. */
+    /* The external sort (ps_cli_external.c) takes sorts; -c, --head and
+     * text values are done in memory, and say so. */
     if ((a->buffer != 0 || a->ntmp != 0 || a->batch != 0) && !can_spill(a)) {
-        fprintf(stderr, "%s: -S, -T and --batch-size sort --binary keys (and "
-                "their --values) and text with --type through temporary "
-                "files; %s sorted in memory (drop -S/-T/--batch-size)\n",
-                PS_CLI_NAME, a->opt.t == NULL ? "text without --type is" :
-                a->has_head ? "--head is" : a->check ? "-c is" :
-                "text with --values is");
+        fprintf(stderr, "%s: -S, -T and --batch-size sort through temporary "
+                "files; %s in memory (drop -S/-T/--batch-size)\n",
+                PS_CLI_NAME, a->has_head ? "--head is done" :
+                a->check ? "-c is done" : "text with --values is sorted");
         return 2;
     }
     if (can_spill(a) && a->ntmp == 0) {
@@ -918,6 +915,10 @@ static int run_sort(sort_args *a)
                                     a->buffer, a->tmpdirs, a->ntmp, a->batch,
                                     a->outpath, a->vpath, a->value_size,
                                     a->voutpath);
+    if (a->buffer != 0 && a->opt.t == NULL)
+        return ps_cli_external_lines(a->inputs, a->nin, &a->keys, a->unique,
+                                     a->buffer, a->tmpdirs, a->ntmp, a->batch,
+                                     a->outpath);
     if (a->buffer != 0)
         return ps_cli_external_text(a->inputs, a->nin, &a->opt, a->flags,
                                     a->unique, a->buffer, a->tmpdirs, a->ntmp,
