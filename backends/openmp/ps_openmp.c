@@ -150,36 +150,6 @@ static void team_jobs(void *team, size_t jobs,
  * (reference/ps_inplace.h), slower but without allocating; pairs fail
  * with PS_ERR_NO_MEMORY, as an in-place sort of them would not be
  * stable. */
-/* Sort a whole input of keys that fits sixteen 512-bit registers with one
- * network (ps_omp_net_small32/64), without plan, scratch or passes.
- * Returns 0 when that does not apply.  Against the slot pass and bucket
- * networks of a leaf, one thread on Zen 5, the call included: 256 u32
- * keys 580 -> 250 ns; bench/ps_cpubench, 256 u32 keys, one thread,
- * 541-579 -> 964-1077 Mkeys/s. */
-static int small_net(void *keys, size_t n, ps_type type, unsigned flags)
-{
-#if defined(PS_HAVE_AVX512_TARGET)
-    size_t kb = ps_type_bytes(type);
-    ps_xf xf;
-    if (ps_omp_nets != PS_NET_AVX512
-        || n > (kb == 4 ? PS_NET_SMALL32 : kb == 8 ? PS_NET_SMALL64 : 0))
-        return 0;
-    xf = ps_xf_make(type, flags);
-    if (kb == 4)
-        ps_omp_net_small32(keys, (uint32_t)n, (uint32_t)xf.flip,
-                           (uint32_t)xf.fneg);
-    else
-        ps_omp_net_small64(keys, (uint32_t)n, xf.flip, xf.fneg);
-    return 1;
-#else
-    (void)keys;
-    (void)n;
-    (void)type;
-    (void)flags;
-    return 0;
-#endif
-}
-
 static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
                        ps_type type, unsigned flags)
 {
@@ -194,7 +164,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
                                                        ps_xf_make(type, flags));
         return PS_OK;
     }
-    if (values == NULL && small_net(keys, n, type, flags))
+    if (values == NULL && ps_omp_small_net(keys, n, type, flags))
         return PS_OK;
     /* The team first: the scratch has an area per member it got. */
     team = n >= PS_PARALLEL_MIN ? ps_omp_team_open() : NULL;

@@ -35,6 +35,14 @@ extern int ps_omp_nets;
  * sort, with no scratch at all. */
 #define PS_SMALL_N 24
 
+/* Sort n keys (no values) that fit sixteen 512-bit registers (at most
+ * PS_NET_SMALL32 4-byte or PS_NET_SMALL64 8-byte ones) by one sorting
+ * network, in place, without scratch, when the CPU runs the AVX-512
+ * networks (ps_omp_nets).  Returns 1 when it sorted, 0 when that does not
+ * apply (ps_openmp_plan.c): a whole sort of that size and a segment of it
+ * (ps_openmp_segments.c) then take their usual routes. */
+int ps_omp_small_net(void *keys, size_t n, ps_type type, unsigned flags);
+
 /* The kernels of keys of kb bytes (1, 2, 4 or 8). */
 static inline const ps_omp_kernels *ps_omp_kernels_of(size_t kb)
 {

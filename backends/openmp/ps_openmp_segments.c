@@ -36,6 +36,8 @@ static void segment_solo(unsigned char *keys, unsigned char *values,
                                                        ps_xf_make(type, flags));
         return;
     }
+    if (values == NULL && ps_omp_small_net(keys, m, type, flags))
+        return;
     ps_omp_plan(&c, keys, values, vs, m, type, flags, NULL);
     ps_omp_run(&c, mine);
 }
