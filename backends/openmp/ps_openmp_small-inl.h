@@ -58,6 +58,79 @@ PS_NET_INLINE __m512i SM(dec)(__m512i t, __m512i flip, __m512i fneg)
     return _mm512_xor_si512(u, _mm512_and_si512(SM_SRAI(u), fneg));
 }
 
+#if PS_W == 32
+/* The first stage of sort_regs for sixteen registers of 16 lanes, in
+ * fewer instructions than sixteen sort16 (about 200 against 480): sort
+ * the 16 columns at once by a network across the registers (Batcher's
+ * odd-even merge sort, 63 compare-exchanges of a min and a max each),
+ * transpose, so that each register holds a sorted column, and reverse
+ * every other one, as sort_regs wants them up and down in turn. */
+/* Batcher's odd-even merge sort of 16 inputs: its compare-exchanges,
+ * layer by layer. */
+static const unsigned char batcher16[63][2] = {
+    { 0, 1 }, { 2, 3 }, { 4, 5 }, { 6, 7 }, { 8, 9 }, { 10, 11 }, { 12, 13 },
+    { 14, 15 }, { 0, 2 }, { 1, 3 }, { 4, 6 }, { 5, 7 }, { 8, 10 }, { 9, 11 },
+    { 12, 14 }, { 13, 15 }, { 1, 2 }, { 5, 6 }, { 9, 10 }, { 13, 14 },
+    { 0, 4 }, { 1, 5 }, { 2, 6 }, { 3, 7 }, { 8, 12 }, { 9, 13 }, { 10, 14 },
+    { 11, 15 }, { 2, 4 }, { 3, 5 }, { 10, 12 }, { 11, 13 }, { 1, 2 },
+    { 3, 4 }, { 5, 6 }, { 9, 10 }, { 11, 12 }, { 13, 14 }, { 0, 8 },
+    { 1, 9 }, { 2, 10 }, { 3, 11 }, { 4, 12 }, { 5, 13 }, { 6, 14 },
+    { 7, 15 }, { 4, 8 }, { 5, 9 }, { 6, 10 }, { 7, 11 }, { 2, 4 }, { 3, 5 },
+    { 6, 8 }, { 7, 9 }, { 10, 12 }, { 11, 13 }, { 1, 2 }, { 3, 4 }, { 5, 6 },
+    { 7, 8 }, { 9, 10 }, { 11, 12 }, { 13, 14 }
+};
+
+#define PS_CE(a, b)                                                          \
+    do {                                                                     \
+        __m512i lo_ = _mm512_min_epu32(r[a], r[b]);                          \
+        r[b] = _mm512_max_epu32(r[a], r[b]);                                 \
+        r[a] = lo_;                                                          \
+    } while (0)
+
+PS_NET_INLINE void cols16(__m512i *r)
+{
+    __m512i t[16], u[16];
+    const __m512i rev = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                         11, 12, 13, 14, 15);
+    unsigned i, c;
+
+#pragma GCC unroll 63
+    for (i = 0; i < sizeof batcher16 / sizeof batcher16[0]; i++)
+        PS_CE(batcher16[i][0], batcher16[i][1]);
+
+    /* Transpose: pairs of rows interleaved by 32, then by 64 bits, which
+     * leaves in u[4g + c] rows 4g..4g+3 of columns c, c+4, c+8, c+12, one
+     * in each 128-bit lane; then the lanes of four such gathered. */
+#pragma GCC unroll 8
+    for (i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+#pragma GCC unroll 4
+    for (i = 0; i < 16; i += 4) {
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+#pragma GCC unroll 4
+    for (c = 0; c < 4; c++) {
+        __m512i a = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x88);
+        __m512i b = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x88);
+        __m512i a2 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xdd);
+        __m512i b2 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xdd);
+        r[c] = _mm512_shuffle_i32x4(a, b, 0x88);
+        r[c + 8] = _mm512_shuffle_i32x4(a, b, 0xdd);
+        r[c + 4] = _mm512_shuffle_i32x4(a2, b2, 0x88);
+        r[c + 12] = _mm512_shuffle_i32x4(a2, b2, 0xdd);
+    }
+#pragma GCC unroll 8
+    for (i = 1; i < 16; i += 2)
+        r[i] = _mm512_permutexvar_epi32(rev, r[i]);
+}
+#undef PS_CE
+#endif
+
 /* Bitonic sort of the nr (a power of two, at most 16) registers r, lane
  * order within a register, register order across: each register sorted,
  * alternately up and down, then blocks of 2, 4, ... registers merged, a
@@ -67,6 +140,11 @@ PS_NET_INLINE __m512i SM(dec)(__m512i t, __m512i flip, __m512i fneg)
 PS_NET_INLINE void SM(sort_regs)(__m512i *r, const unsigned nr)
 {
     unsigned s, j, d, i;
+#if PS_W == 32
+    if (nr == 16)
+        cols16(r);
+    else
+#endif
 #pragma GCC unroll 16
     for (i = 0; i < nr; i++)
         r[i] = SM_SORT1(r[i], (i & 1) ? 0 : SM_ALL);
