@@ -328,23 +328,33 @@ static void split_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where,
     finish_buckets(c, tl, where, a, m, lo, sh, mask, big > PS_SPLIT_SMALL);
 }
 
-/* How many keys did the slot pass of a network leaf of m keys (net_leaf,
+/* How many keys did the slot pass of a network leaf (net_leaf,
  * pk_net_leaf) put past their bucket's PS_NET_MAX slots?  0: every bucket
- * fits.  off[d] ends bucket d, which starts at d * PS_NET_MAX.  When more
- * than a sixteenth of the keys overflowed (skewed data), the thread's next
- * PS_NET_SKIP leaves go to the other leaf sorts without trying. */
-static uint32_t slots_excess(ps_omp_tls *tl, const uint32_t *off,
-                             unsigned mask, size_t m)
+ * fits.  off[d] ends bucket d, which starts at d * PS_NET_MAX; *most
+ * is the largest bucket's count, *used how many buckets got any. */
+static uint32_t slots_excess(const uint32_t *off, unsigned mask,
+                             uint32_t *most, unsigned *used)
 {
     uint32_t excess = 0;
     unsigned d;
+    *most = 0;
+    *used = 0;
     for (d = 0; d <= mask; d++) {
         uint32_t cnt = off[d] - d * PS_NET_MAX;
         excess += cnt > PS_NET_MAX ? cnt - PS_NET_MAX : 0;
+        *most = cnt > *most ? cnt : *most;
+        *used += cnt > 0;
     }
+    return excess;
+}
+
+/* A network leaf of m keys gave up with `excess` keys past their slots:
+ * when more than a sixteenth (skewed data), the thread's next
+ * PS_NET_SKIP leaves go to the other leaf sorts without trying. */
+static void slots_gave_up(ps_omp_tls *tl, uint32_t excess, size_t m)
+{
     if (excess > m / 16)
         tl->net_skip = PS_NET_SKIP;
-    return excess;
 }
 
 /* Sort positions [a, a + m) of array `where` by image bits [., hi) into
@@ -375,8 +385,8 @@ static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
 {
     const size_t kb = c->bits / 8;
     unsigned char *k0 = key_at(c, 0, a), *src = key_at(c, where, a);
-    unsigned b = net_bits(m, 512 / c->bits), sh, mask, d;
-    uint32_t *off = tl->split, excess;
+    unsigned b = net_bits(m, 512 / c->bits), sh, mask, d, used;
+    uint32_t *off = tl->split, excess, most;
 
     if (where != 0)     /* the networks write array 0: warm it */
         prefetch_for_write(k0, m * kb);
@@ -389,19 +399,29 @@ static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
          * the next leaf as an LSD leaf's last pass does. */
         c->kt->leaf_pass(c, src, tl->tmp, NULL, NULL, m, sh, mask, off,
                          src + m * kb, k0 + m * kb, next_span(c, a, m));
-        excess = slots_excess(tl, off, mask, m);
+        excess = slots_excess(off, mask, &most, &used);
         if (excess == 0)
             break;
-        /* A few keys over (random data: a bucket of twice the mean, one
-         * leaf in 20 at 16K 4-byte keys, one in 8 at 2^24): once more on
-         * one bit more, half as many keys a bucket.  The LSD passes the
-         * leaf would go to cost 2.6 times the slot pass and networks (32K
-         * u32 keys: 3.4 against 1.3 ns a key, Zen 5).  The buffer holds
-         * the slots: net_bits left at most 16 4-byte keys a bucket, so
-         * 2^(b+1) * PS_NET_MAX < 8m. */
-        if (excess > m / 64 || b >= PS_LEAF_BITS || hi - lo <= b + 1
-            || ((size_t)2 << b) * PS_NET_MAX + m > 9 * m)
+        /* Once more on one bit more, half as many keys a bucket, when a
+         * few keys are over (random data now and then: a bucket of twice
+         * the mean, one leaf in 20 at 16K 4-byte keys, one in 8 at 2^24),
+         * or when the keys left a quarter of the buckets empty and no
+         * bucket got more than twice its slot: a range that ends just past
+         * a power of two, as the smallest half of random keys (top-k's
+         * candidates) does, fills half of the buckets with twice the mean
+         * (10^5 such segments of 500 u32 keys: 3.0 -> 1.0 ns a key).
+         * Retrying on every bucket within twice its slot cost random f32
+         * keys 15% (their buckets by exponent).  Skewed data overflows by
+         * more and goes to the LSD passes, which cost 2.6 times the slot
+         * pass and networks (32K u32 keys: 3.4 against 1.3 ns a key, Zen
+         * 5).  The buffer must hold the slots and the keys. */
+        if ((excess > m / 64
+             && (4 * used > 3 * (mask + 1) || most > 2 * PS_NET_MAX))
+            || b >= PS_LEAF_BITS || hi - lo <= b + 1
+            || ((size_t)2 << b) * PS_NET_MAX + m > 9 * m) {
+            slots_gave_up(tl, excess, m);
             return 0;
+        }
         b++;
     }
     c->kt->net(tl->tmp, k0, off, (size_t)mask + 1, (uint32_t)m, c->xf, c->net);
@@ -488,8 +508,8 @@ static int pk_net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, size_t a,
     const ps_omp_packed *pk = c->kt->packed;
     const uint64_t *e = (const uint64_t *)c->k[1] + a;
     uint64_t *buf = (uint64_t *)(void *)tl->tmp;
-    unsigned b = net_bits(m, 8), sh = hi - b, mask = (1u << b) - 1, d;
-    uint32_t *off = tl->split;
+    unsigned b = net_bits(m, 8), sh = hi - b, mask = (1u << b) - 1, d, used;
+    uint32_t *off = tl->split, excess, most;
 
     if (m <= PS_NET_MAX || m > c->leaf_cap || hi - lo <= b || sh > 27)
         return 0;
@@ -500,8 +520,11 @@ static int pk_net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, size_t a,
     for (d = 0; d <= mask; d++)
         off[d] = d * PS_NET_MAX;
     pk->pass(c, e, buf, m, sh, mask, off, e + m, next_span(c, a, m));
-    if (slots_excess(tl, off, mask, m) != 0)
+    excess = slots_excess(off, mask, &most, &used);
+    if (excess != 0) {
+        slots_gave_up(tl, excess, m);
         return 0;
+    }
     pk->net(buf, key_at(c, 0, a), c->v[0] + a * 4, off, (size_t)mask + 1,
             (uint32_t)m, c->xf);
     return 1;
