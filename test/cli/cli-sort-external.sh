@@ -306,7 +306,7 @@ same "$work/want" "$work/got" "standard input in memory, -T unused"
 empty_tmp "automatic -S"
 
 # Usage: refused with exit 2 and a reason.
-for args in "-c -S 1M" "--binary --type u32 -u -S 1M" "--type u32 -c -S 1M" \
+for args in "--binary --type u32 -c -S 1M" "--binary --type u32 -u -S 1M" \
             "--binary --type u32 -S 10" "--head 2 -T $t1" "--type u8 --head 2 -T $t1" \
             "--binary --type u32 -S 1x" \
             "--binary --type u32 -S 1M --batch-size 1" \

@@ -1203,3 +1203,65 @@ int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
     free(img.p);
     return rc != 0 ? 1 : text_output(&e, outpath);
 }
+
+/* ---- -c: the order checked a block at a time ----------------------------
+ *
+ * No run is written: each block of whole lines (text_runs, as for a sort)
+ * is split, or parsed for --type, and checked as the in-memory -c checks
+ * the whole input, the carry comparing a block's first line with the line
+ * before it.  Memory: the block, its line offsets (and keys) and the one
+ * line carried. */
+
+/* What check_chunk needs beside the block. */
+typedef struct check_arg {
+    const ps_cli_text *opt;     /* --type, or NULL: sort(1)'s keys */
+    const ps_cli_keys *ks;
+    unsigned flags;
+    int strict, quiet;
+    ps_cli_check_carry carry;
+} check_arg;
+
+/* Check one block: 0 in order so far, or -1 to stop reading (a line out of
+ * order, reported unless quiet, or a failure after a message). */
+static int check_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
+                       void *arg, size_t *lines)
+{
+    static const ps_cli_text split = { NULL, -1, 0, 0 };
+    check_arg *a = arg;
+    ps_cli_lines l;
+    int rc = -1;
+
+    (void)e;
+    (void)stage;
+    if (ps_cli_parse_lines(in, a->opt != NULL ? a->opt : &split, &l) == 0) {
+        rc = a->opt != NULL
+             ? ps_cli_check_lines(in, a->opt->t, &l, a->flags, a->strict,
+                                  a->quiet, &a->carry)
+             : ps_cli_keys_check(in, a->ks, l.offs, l.n, a->strict, a->quiet,
+                                 &a->carry);
+        if (rc == -1)
+            fprintf(stderr, "%s: out of memory for %zu lines\n", PS_CLI_NAME,
+                    l.n);
+        *lines += l.n;
+    }
+    ps_cli_lines_free(&l);
+    return rc == 0 ? 0 : -1;
+}
+
+int ps_cli_external_check(char **paths, size_t npaths, const ps_cli_text *opt,
+                          const ps_cli_keys *ks, unsigned flags, int strict,
+                          int quiet, size_t bufsize)
+{
+    ext e;
+    check_arg a = { opt, ks, flags, strict, quiet, { 0, 0, { NULL, 0, 0, 0 } } };
+    int rc;
+
+    memset(&e, 0, sizeof e);
+    /* Blocks of half of SIZE and at most SIZE / 32 lines: a block's line
+     * offsets (8 bytes a line) and keys (8 at most) then take at most half
+     * of SIZE again, whatever the lines' length. */
+    rc = text_runs(&e, paths, npaths, bufsize / 2, bufsize / 32, check_chunk,
+                   &a);
+    free(a.carry.line.p);
+    return rc != 0 ? 1 : 0;
+}
