@@ -421,10 +421,10 @@ empty_tmp "automatic -S"
 
 # Usage: refused with exit 2 and a reason.
 for args in "--binary --type u32 -c -S 1M" "--binary --type u32 -u -S 1M" \
-            "--binary --type u32 -S 10" "--head 2 -T $t1" "--type u8 --head 2 -T $t1" \
+            "--binary --type u32 -S 10" "--type u8 --values x --values-out y -S 1M" \
             "--binary --type u32 -S 1x" \
             "--binary --type u32 -S 1M --batch-size 1" \
-            "--binary --type u32 -S 1M --head 3"; do
+            "--binary --type u32 -S 1M --head 3 -u"; do
     # shellcheck disable=SC2086
     "$PORTSORT" sort $args "$work/in.bin" >/dev/null 2>"$work/err"
     rc=$?

@@ -342,23 +342,35 @@ int ps_cli_bench(int argc, char **argv);
  * each a temporary file (unlinked at once) under one of `dirs` (taken in
  * turn), merged at most `batch` at a time into `outpath` (and the values
  * into `voutpath`), replaced only when all went well.  Stable.  Returns
- * the exit status, 0 or 1 after a message.
+ * the exit status, 0 or 1 after a message.  With --head, `head` is K: the
+ * last merge stops after the first K records (UINT64_MAX: all of them).
  */
 int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
                          unsigned flags, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
                          const char *outpath, const char *vpath, size_t vs,
-                         const char *voutpath);
+                         const char *voutpath, uint64_t head);
 
 /* The same for text with --type (opt: the type, field, separator and
  * --skip-bad): runs of whole lines, each parsed and sorted as in memory
  * and written as records of the key and the line, merged on the keys; the
  * lines without a valid key (with --skip-bad) last, in input order; with
- * `unique`, only the first line of each run of equal keys (-u). */
+ * `unique`, only the first line of each run of equal keys (-u); `head` as
+ * above. */
 int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
                          unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath);
+                         const char *outpath, uint64_t head);
+
+/* The same for text without --type (sort(1)'s keys `ks`, -u as `unique`):
+ * runs of whole lines sorted by ps_cli_keys_sort, as in memory, written as
+ * records of the lines' key images and the lines, merged key by key; the
+ * output is the in-memory sort's, byte for byte (with `head`, the
+ * in-memory --head's). */
+int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
+                          int unique, size_t bufsize,
+                          const char *const *dirs, size_t ndirs, size_t batch,
+                          const char *outpath, uint64_t head);
 
 /* -c (`quiet`: -C) on the inputs `paths` read a block of at most about
  * `bufsize` / 2 bytes at a time, never whole: by the keys `ks` (opt NULL)
@@ -369,14 +381,5 @@ int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
 int ps_cli_external_check(char **paths, size_t npaths, const ps_cli_text *opt,
                           const ps_cli_keys *ks, unsigned flags, int strict,
                           int quiet, size_t bufsize);
-
-/* The same for text without --type (sort(1)'s keys `ks`, -u as `unique`):
- * runs of whole lines sorted by ps_cli_keys_sort, as in memory, written as
- * records of the lines' key images and the lines, merged key by key; the
- * output is the in-memory sort's, byte for byte. */
-int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
-                          int unique, size_t bufsize,
-                          const char *const *dirs, size_t ndirs, size_t batch,
-                          const char *outpath);
 
 #endif /* PS_CLI_H */

@@ -59,6 +59,8 @@ typedef struct ext {
     size_t nruns, cap;
     size_t batch;
     int unique;                 /* text -u: the first line of equal keys */
+    uint64_t head;              /* --head: the last merge writes at most
+                                   this many records (UINT64_MAX: all) */
     /* How runs are merged: records of rs bytes, or text records. */
     int (*merge)(struct ext *e, const run *r, size_t k, struct sink *s);
     /* Text records: step a cursor to its next record (1, 0 at the run's
@@ -309,6 +311,7 @@ static inline void sift(const ext *e, before_fn *lt, cursor **h, size_t n,
 static int merge(ext *e, const run *r, size_t k, sink *s)
 {
     size_t rs = e->rs, blk = e->bufsize / (k + 1) / rs, i, n = 0, out = 0;
+    uint64_t left = s->out != NULL ? e->head : UINT64_MAX;
     unsigned char *ob;
     cursor *cur = calloc(k, sizeof *cur);     /* bad = 0: keys all */
     cursor **heap = malloc(k * sizeof *heap);
@@ -333,9 +336,11 @@ static int merge(ext *e, const run *r, size_t k, sink *s)
     }
     for (i = n; i-- > 0;)
         sift(e, before, heap, n, i);
-    while (n > 0) {
+    /* --head: the output's first records are the merge's first. */
+    while (n > 0 && left > 0) {
         cursor *c = heap[0];
         memcpy(ob + out * rs, c->blk + c->at * rs, rs);
+        left--;
         if (++out == blk) {
             if (sink_write(e, s, ob, out) != 0)
                 goto done;
@@ -471,7 +476,7 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
                          unsigned flags, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
                          const char *outpath, const char *vpath, size_t vs,
-                         const char *voutpath)
+                         const char *voutpath, uint64_t head)
 {
     static char *stdin_only[] = { "-" };
     ext e;
@@ -486,6 +491,7 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
     e.vs = vpath != NULL ? vs : 0;
     e.rs = kb + e.vs;
     e.merge = merge;
+    e.head = head;
     e.dirs = dirs;
     e.ndirs = ndirs;
     e.batch = batch;
@@ -583,7 +589,9 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
             sort_failed(st);
             goto done;
         }
-        ps_cli_out_write(&out[0], e.buf, fill);
+        if (n > head)
+            n = (size_t)head;
+        ps_cli_out_write(&out[0], e.buf, n * kb);
         if (e.vs != 0)
             ps_cli_out_write(&out[1], vals, n * e.vs);
     } else {
@@ -685,6 +693,7 @@ static int tc_have(cursor *c, size_t need)
 static int text_merge(ext *e, const run *r, size_t k, sink *s)
 {
     size_t blk = e->bufsize / (k + 1), i, n = 0, at = 0;
+    uint64_t left = s->out != NULL ? e->head : UINT64_MAX;
     ps_cli_bytes last = { NULL, 0, 0, 0 };  /* -u: the last record written */
     int unique = s->out != NULL && e->unique;
     cursor *cur = calloc(k, sizeof *cur);
@@ -714,7 +723,7 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
     }
     for (i = n; i-- > 0;)
         sift(e, e->before, heap, n, i);
-    while (n > 0) {
+    while (n > 0 && left > 0) {
         cursor *c = heap[0];
         const unsigned char *rec = c->blk + c->lo;
         size_t skip = s->out != NULL ? c->skip : 0;
@@ -732,6 +741,7 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
         }
         if (!dup && text_put(s, ob, blk, &at, rec + skip, c->len - skip) != 0)
             goto done;
+        left -= !dup;
         c->lo += c->len;
         got = e->next(e, c);
         if (got < 0)
@@ -883,7 +893,7 @@ static int text_output(ext *e, const char *outpath)
 
 /* The setup the two text forms share: their records' ways. */
 static void text_init(ext *e, size_t bufsize, const char *const *dirs,
-                      size_t ndirs, size_t batch, int unique,
+                      size_t ndirs, size_t batch, int unique, uint64_t head,
                       int (*next)(const ext *, cursor *), before_fn *lt,
                       int (*same)(const ext *, const unsigned char *,
                                   const unsigned char *))
@@ -895,6 +905,7 @@ static void text_init(ext *e, size_t bufsize, const char *const *dirs,
     e->bufsize = bufsize;
     e->merge = text_merge;
     e->unique = unique;
+    e->head = head;
     e->next = next;
     e->before = lt;
     e->same = same;
@@ -1000,12 +1011,13 @@ static int tc_same(const ext *e, const unsigned char *a, const unsigned char *b)
 int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
                          unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath)
+                         const char *outpath, uint64_t head)
 {
     ext e;
     typed_arg a = { opt, 0 };
 
-    text_init(&e, bufsize, dirs, ndirs, batch, unique, tc_next, before, tc_same);
+    text_init(&e, bufsize, dirs, ndirs, batch, unique, head, tc_next, before,
+              tc_same);
     e.t = opt->t;
     e.flags = flags;
     /* A chunk of text is a quarter of the buffer: its keys and line
@@ -1180,13 +1192,13 @@ done:
 int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
                           int unique, size_t bufsize,
                           const char *const *dirs, size_t ndirs, size_t batch,
-                          const char *outpath)
+                          const char *outpath, uint64_t head)
 {
     ext e;
     ps_cli_bytes img = { NULL, 0, 0, 0 };
     int rc;
 
-    text_init(&e, bufsize, dirs, ndirs, batch, unique, kr_next, kr_before,
+    text_init(&e, bufsize, dirs, ndirs, batch, unique, head, kr_next, kr_before,
               kr_same);
     e.ks = ks;
     /* Runs of a quarter of SIZE and at most SIZE / 160 lines: a run's sort
