@@ -384,6 +384,54 @@ PORTSORT_TEST_AVAIL_MEMORY=60000 "$PORTSORT" sort -c -k2 "$work/clong" \
 grep -q "clong: line 2 is longer than a run" "$work/err" ||
     { cat "$work/err"; fail "-c, 60 kB available: not checked a block at a time"; }
 
+# --head K with -S: the external sort whose last merge stops after K
+# lines, byte for byte the in-memory --head (ps_topk, stable): K of 0, 1,
+# less than a run, more than a run and more than the input; sort(1)'s
+# keys, --type (ties, -r, --skip-bad), binary keys with values; merges of
+# 2 on one form, and without -S for a file larger than the memory
+# available.
+# head_s WHAT FILE OPTIONS...: every K, -S 64K against in memory.
+head_s() {
+    hwhat=$1 file=$2
+    shift 2
+    for k in 0 1 700 5000 500000; do
+        "$PORTSORT" sort "$@" --head $k -o "$work/want" "$file" 2>"$work/hwant" ||
+            fail "$hwhat --head $k: in memory, exit $?"
+        "$PORTSORT" sort "$@" --head $k -S 64K -T "$t1" -o "$work/got" "$file" \
+            2>"$work/hgot" || fail "$hwhat --head $k -S 64K: exit $?"
+        same "$work/want" "$work/got" "$hwhat --head $k: -S 64K as in memory"
+        same "$work/hwant" "$work/hgot" "$hwhat --head $k: -S 64K says the same"
+    done
+}
+head_s "whole lines" "$work/k.txt"
+head_s "-t, -k2,2n -k1,1b -r" "$work/k.txt" -t, -k2,2n -k1,1b -r
+head_s "-s -t, -k4,4n, merges of 2" "$work/k.txt" -s -t, -k4,4n --batch-size 2
+head_s "--type i16 -t, -k4 (ties)" "$work/k.txt" --type i16 -t, -k4
+head_s "--type f64 -t, -k3 -r" "$work/t.csv" --type f64 -t, -k3 -r
+awk '{ print } NR % 500 == 3 { print "bad," $0 }' "$work/t.csv" >"$work/tb.csv"
+head_s "--type f64 -t, -k3 --skip-bad" "$work/tb.csv" --type f64 -t, -k3 --skip-bad
+[ "$(wc -l <"$work/got")" -eq 30060 ] && tail -n 1 "$work/got" | grep -q "^bad," ||
+    fail "--skip-bad --head 500000 -S 64K: not every line, the bad ones last"
+head -c $((524288 * 2)) "$work/in.bin" >"$work/k16.bin"
+head -c $((524288 * 8)) "$work/vals.bin" >"$work/v.bin"
+for k in 0 1 5000 300000; do
+    "$PORTSORT" sort --binary --type u16 --head $k --values "$work/v.bin" \
+        --value-size 8 --values-out "$work/vwant" -o "$work/want" "$work/k16.bin"
+    "$PORTSORT" sort --binary --type u16 --head $k --values "$work/v.bin" \
+        --value-size 8 --values-out "$work/vgot" -o "$work/got" -S 64K \
+        -T "$t1" "$work/k16.bin" || fail "binary --head $k -S 64K: exit $?"
+    same "$work/want" "$work/got" "binary u16 --head $k: -S 64K as in memory"
+    same "$work/vwant" "$work/vgot" "binary u16 --head $k: the values as in memory"
+done
+"$PORTSORT" sort -t, -k3,3g --head 100 -o "$work/want" "$work/k.txt"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort -t, -k3,3g --head 100 \
+    -T "$work/missing" -o "$work/got" "$work/k.txt" 2>/dev/null &&
+    fail "--head, 1 MB available: not sorted through -T"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort -t, -k3,3g --head 100 \
+    -T "$t1" -o "$work/got" "$work/k.txt" || fail "--head, automatic -S: exit $?"
+same "$work/want" "$work/got" "--head 100, automatic -S"
+empty_tmp "--head"
+
 # Without -S, input files that would not fit in the available memory
 # (PORTSORT_TEST_AVAIL_MEMORY plays a small machine) take the external sort
 # with a quarter of it: seen through -T naming no directory, then checked
