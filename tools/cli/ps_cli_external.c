@@ -140,6 +140,15 @@ static int add_run(ext *e, int fd, uint64_t keys, const char *dir)
     return 0;
 }
 
+/* Of n sorted records, how many a run keeps: with --head K, the first K,
+ * as a record after them has at least K before it in the output (those
+ * of its own run: the sorts and merges are stable), so it cannot be one
+ * of the K written. */
+static size_t kept(const ext *e, size_t n)
+{
+    return (uint64_t)n > e->head ? (size_t)e->head : n;
+}
+
 static int sort_failed(int st)
 {
     fprintf(stderr, "%s: sort failed on backend %s: %s: %s\n", PS_CLI_NAME,
@@ -152,7 +161,7 @@ static int sort_failed(int st)
 static int spill(ext *e, size_t n, unsigned char *vals)
 {
     const char *dir;
-    size_t kb = e->t->size, i;
+    size_t kb = e->t->size, i, m;
     int st = e->vs == 0 ? ps_sort_keys(e->buf, n, e->t->type, e->flags)
              : ps_sort_pairs(e->buf, vals, e->vs, n, e->t->type, e->flags);
     int fd;
@@ -161,6 +170,7 @@ static int spill(ext *e, size_t n, unsigned char *vals)
     fd = temp_open(e, &dir);
     if (fd < 0)
         return -1;
+    n = kept(e, n);
     if (e->vs == 0) {
         if (write_all(fd, e->buf, n * kb, dir) != 0) {
             close(fd);
@@ -173,7 +183,7 @@ static int spill(ext *e, size_t n, unsigned char *vals)
         unsigned char *stage = vals + n * e->vs;
         size_t room = (size_t)(e->buf + e->bufsize - stage) / e->rs, done = 0;
         while (done < n) {
-            size_t m = n - done < room ? n - done : room;
+            m = n - done < room ? n - done : room;
             for (i = 0; i < m; i++) {
                 memcpy(stage + i * e->rs, e->buf + (done + i) * kb, kb);
                 memcpy(stage + i * e->rs + kb, vals + (done + i) * e->vs, e->vs);
@@ -311,7 +321,7 @@ static inline void sift(const ext *e, before_fn *lt, cursor **h, size_t n,
 static int merge(ext *e, const run *r, size_t k, sink *s)
 {
     size_t rs = e->rs, blk = e->bufsize / (k + 1) / rs, i, n = 0, out = 0;
-    uint64_t left = s->out != NULL ? e->head : UINT64_MAX;
+    uint64_t left = e->head;    /* into a run too: see kept() */
     unsigned char *ob;
     cursor *cur = calloc(k, sizeof *cur);     /* bad = 0: keys all */
     cursor **heap = malloc(k * sizeof *heap);
@@ -405,6 +415,8 @@ static int merge_passes(ext *e)
                 : nold - i < e->batch ? nold - i : e->batch;
             for (j = 0; j < k; j++)
                 keys += old[i + j].keys;
+            if (keys > e->head)         /* what the merge writes */
+                keys = e->head;
             if (k > 1) {
                 s.fd = temp_open(e, &s.dir);
                 if (s.fd >= 0 && e->merge(e, old + i, k, &s) != 0) {
@@ -693,7 +705,7 @@ static int tc_have(cursor *c, size_t need)
 static int text_merge(ext *e, const run *r, size_t k, sink *s)
 {
     size_t blk = e->bufsize / (k + 1), i, n = 0, at = 0;
-    uint64_t left = s->out != NULL ? e->head : UINT64_MAX;
+    uint64_t left = e->head;    /* into a run too: see kept() */
     ps_cli_bytes last = { NULL, 0, 0, 0 };  /* -u: the last record written */
     int unique = s->out != NULL && e->unique;
     cursor *cur = calloc(k, sizeof *cur);
@@ -923,13 +935,13 @@ static void text_init(ext *e, size_t bufsize, const char *const *dirs,
 static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
                       unsigned char *stage)
 {
-    size_t kb = e->t->size, at = 0, i;
+    size_t kb = e->t->size, at = 0, i, n = kept(e, l->n + l->nbad);
     unsigned char head[TEXT_HEAD(sizeof(uint64_t))];
     sink s = { -1, NULL, NULL, NULL };
     s.fd = temp_open(e, &s.dir);
     if (s.fd < 0)
         return -1;
-    for (i = 0; i < l->n + l->nbad; i++) {
+    for (i = 0; i < n; i++) {
         int bad = i >= l->n;
         size_t off = (size_t)(bad ? l->bad[i - l->n] : l->offs[i]);
         size_t end = ps_cli_line_end(in, off);
@@ -946,7 +958,7 @@ static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
     }
     if (text_flush(&s, stage, at) != 0)
         goto fail;
-    return add_run(e, s.fd, l->n + l->nbad, s.dir);
+    return add_run(e, s.fd, n, s.dir);
 fail:
     close(s.fd);
     return -1;
@@ -1143,7 +1155,7 @@ static int keys_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
     s.fd = temp_open(e, &s.dir);
     if (s.fd < 0)
         goto done;
-    for (i = 0; i < l.n; i++) {
+    for (i = 0; i < kept(e, l.n); i++) {
         /* Every line has its end of line, just before the next line: no
          * scan for it (ps_cli_line_end here was a quarter of the time). */
         size_t off = (size_t)l.offs[perm[i]];
@@ -1179,7 +1191,7 @@ static int keys_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
     if (text_flush(&s, stage, at) != 0)
         goto done;
     *lines += l.n;
-    rc = add_run(e, s.fd, l.n, s.dir);
+    rc = add_run(e, s.fd, kept(e, l.n), s.dir);
     s.fd = -1;                  /* add_run closes it on failure */
 done:
     if (s.fd >= 0)
