@@ -9,10 +9,10 @@
 # --type (CSV fields, -z, --skip-bad, -u, a bad key's line number, inputs
 # without a last newline, a line longer than a run); text without --type
 # (sort(1)'s keys: whole lines, -k sets with b n g r, -t, -s, -u, -r, -z,
-# several inputs, merges of 2); -c and -C checked a block at a time.  The
-# temporary files never outlive a run,
-# and a failure (a write error, a signal, a missing directory) leaves the
-# output as it was.
+# several inputs, merges of 2); -c and -C checked a block at a time;
+# --head K through the external sort.  The temporary files never outlive
+# a run, and a failure (a write error, a signal, a missing directory)
+# leaves the output as it was.
 . "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd perl
 
