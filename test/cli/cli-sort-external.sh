@@ -9,9 +9,10 @@
 # --type (CSV fields, -z, --skip-bad, -u, a bad key's line number, inputs
 # without a last newline, a line longer than a run); text without --type
 # (sort(1)'s keys: whole lines, -k sets with b n g r, -t, -s, -u, -r, -z,
-# several inputs, merges of 2).  The temporary files never outlive a run,
-# and a failure (a write error, a signal, a missing directory) leaves the
-# output as it was.
+# several inputs, merges of 2); -c and -C checked a block at a time;
+# --head K through the external sort.  The temporary files never outlive
+# a run, and a failure (a write error, a signal, a missing directory)
+# leaves the output as it was.
 . "${srcdir:-.}/test/cli/cli-common.sh"
 need_cmd perl
 
@@ -270,6 +271,167 @@ grep -q "long: line 2 is longer than a run" "$work/err" ||
     { cat "$work/err"; fail "keys, a line longer than a run: not said"; }
 same "$work/out.was" "$work/out" "keys, a line longer than a run: the output kept"
 
+# -c and -C with -S: the input read a block at a time (64K: a block of 32K,
+# about 60 of them for k.txt), each line compared with the one before it
+# across blocks and inputs; the exit status and the message must be the
+# in-memory check's (which cli-sort-keys.sh holds to GNU sort's), and
+# GNU sort's own where it is here.  -T and --batch-size do nothing there:
+# a missing -T directory must not matter.
+gnu_sort=
+LC_ALL=C sort --version 2>/dev/null | grep -q GNU && gnu_sort=sort
+# check_c WHAT WANT-RC FILE OPTIONS...: -c through -S 64K against in memory.
+check_c() {
+    cwhat=$1 want=$2 file=$3
+    shift 3
+    "$PORTSORT" sort "$@" "$file" >/dev/null 2>"$work/cwant"
+    rc=$?
+    [ "$rc" -eq "$want" ] || fail "$cwhat: in memory, exit $rc, not $want"
+    "$PORTSORT" sort "$@" -S 64K -T "$work/missing" --batch-size 2 "$file" \
+        >/dev/null 2>"$work/cgot"
+    rc=$?
+    [ "$rc" -eq "$want" ] || fail "$cwhat -S 64K: exit $rc, not $want"
+    same "$work/cwant" "$work/cgot" "$cwhat: -S 64K says what the in-memory check says"
+    # (GNU's -z message ends the line with its NUL: not compared.)
+    case " $* " in *" --type "*|*" -z "*) return ;; esac
+    if [ -n "$gnu_sort" ]; then
+        LC_ALL=C $gnu_sort "$@" "$file" 2>&1 >/dev/null |
+            sed 's/^sort:/portsort:/' >"$work/cgnu"
+        same "$work/cgnu" "$work/cgot" "$cwhat: -S 64K says what GNU sort says"
+    fi
+}
+# sorted_c WHAT OPTIONS...: k.txt sorted by OPTIONS passes -c and -C; with
+# its first line put back after line 50000, -c names line 50001 and -C
+# says nothing.
+sorted_c() {
+    what=$1
+    shift
+    "$PORTSORT" sort "$@" -o "$work/cs" "$work/k.txt"
+    check_c "-c $what, sorted" 0 "$work/cs" -c "$@"
+    check_c "-C $what, sorted" 0 "$work/cs" -C "$@"
+    awk 'NR == 1 { first = $0 } { print } NR == 50000 { print first }' \
+        "$work/cs" >"$work/cd"
+    check_c "-c $what, line 50001 out of order" 1 "$work/cd" -c "$@"
+    grep -q "cd:50001: disorder: " "$work/cgot" ||
+        { cat "$work/cgot"; fail "-c $what: not line 50001"; }
+    check_c "-C $what, out of order" 1 "$work/cd" -C "$@"
+    [ -s "$work/cgot" ] && fail "-C $what: not silent"
+}
+sorted_c "whole lines"
+sorted_c "-r" -r
+sorted_c "-t, -k2,2n -k1,1b" -t, -k2,2n -k1,1b
+sorted_c "-t, -k3,3g -k4,4nr" -t, -k3,3g -k4,4nr
+sorted_c "-s -t, -k1,1" -s -t, -k1,1
+sorted_c "-b -k2" -b -k2
+# -c -u: a line equal to the one before it is out of order (line 40001
+# repeats 40000), and for -c alone it is not.
+"$PORTSORT" sort -u -o "$work/cs" "$work/k.txt"
+awk '{ print } NR == 40000 { print }' "$work/cs" >"$work/cd"
+check_c "-c -u, a repeated line" 1 "$work/cd" -c -u
+grep -q "cd:40001: disorder: " "$work/cgot" ||
+    { cat "$work/cgot"; fail "-c -u: not line 40001"; }
+check_c "-c, a repeated line" 0 "$work/cd" -c
+# Several inputs are one: the disorder between the last line of one and
+# the first of the next is found, and named by the second one's line 1;
+# the last input without its newline.
+"$PORTSORT" sort -t, -k2,2n -o "$work/cs" "$work/k.txt"
+head -n 30000 "$work/cs" >"$work/c1"
+{ head -n 1 "$work/cs"; sed -n '30001,60000p' "$work/cs"; } >"$work/c2"
+tail -n +60001 "$work/cs" | perl -pe 'chomp if eof' >"$work/c3"
+for args in "-c -t, -k2,2n" "-C -t, -k2,2n"; do
+    # shellcheck disable=SC2086
+    "$PORTSORT" sort $args "$work/c1" "$work/c2" "$work/c3" 2>"$work/cwant"
+    # shellcheck disable=SC2086
+    "$PORTSORT" sort $args -S 64K "$work/c1" "$work/c2" "$work/c3" 2>"$work/cgot"
+    [ $? -eq 1 ] || fail "$args, three inputs -S 64K: not exit 1"
+    same "$work/cwant" "$work/cgot" "$args, three inputs: -S 64K as in memory"
+done
+grep -q "c2:1: disorder: " "$work/cgot" && fail "-C, three inputs: not silent"
+"$PORTSORT" sort -c -t, -k2,2n -S 64K "$work/c1" "$work/c2" "$work/c3" 2>&1 |
+    grep -q "c2:1: disorder: " || fail "-c, three inputs -S 64K: not c2:1"
+{ head -n 1 "$work/cs"; tail -n +30001 "$work/cs"; } >"$work/c2"
+{ cat "$work/c1"; head -n 1 "$work/cs" | perl -pe 'chomp'; } >"$work/c3"
+check_c "-c, the last line without its newline" 1 "$work/c3" -c -t, -k2,2n
+# -z: the newlines of k.txt are inside the lines.
+"$PORTSORT" sort -z -t, -k1,1 -o "$work/cs" "$work/kz"
+check_c "-c -z -t, -k1,1, sorted" 0 "$work/cs" -c -z -t, -k1,1
+check_c "-c -z, unsorted" 1 "$work/kz" -c -z -t, -k1,1
+# --type: the parsed keys compared, the carry across blocks too.
+for dir in "" -r; do
+    "$PORTSORT" sort --type f64 -t, -k3 $dir -o "$work/cs" "$work/t.csv"
+    check_c "--type f64 -c $dir, sorted" 0 "$work/cs" --type f64 -t, -k3 $dir -c
+    awk 'NR == 1 { first = $0 } { print } NR == 20000 { print first }' \
+        "$work/cs" >"$work/cd"
+    check_c "--type f64 -c $dir, line 20001" 1 "$work/cd" --type f64 -t, -k3 $dir -c
+    grep -q "cd:20001: disorder: " "$work/cgot" ||
+        { cat "$work/cgot"; fail "--type -c $dir: not line 20001"; }
+    check_c "--type f64 -C $dir -u" 1 "$work/cs" --type f64 -t, -k3 $dir -C -u
+    # Across two inputs: the second one's line 1.
+    head -n 15000 "$work/cs" >"$work/c1"
+    { head -n 1 "$work/cs"; tail -n +15001 "$work/cs"; } >"$work/c2"
+    "$PORTSORT" sort --type f64 -t, -k3 $dir -c -S 64K "$work/c1" "$work/c2" \
+        2>&1 | grep -q "c2:1: disorder: " || fail "--type -c $dir, two inputs: not c2:1"
+done
+# Without -S, files larger than the memory available are checked a block
+# at a time too: a line longer than a block says so.
+"$PORTSORT" sort --type f64 -t, -k3 -r -c "$work/cd" 2>"$work/cwant"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort --type f64 -t, -k3 -r -c \
+    "$work/cd" 2>"$work/cgot"
+[ $? -eq 1 ] || fail "--type -c, automatic -S: not exit 1"
+same "$work/cwant" "$work/cgot" "--type -c, automatic -S: as in memory"
+{ echo 1; head -c 40000 /dev/zero | tr '\0' 7; echo; echo 2; } >"$work/clong"
+PORTSORT_TEST_AVAIL_MEMORY=60000 "$PORTSORT" sort -c -k2 "$work/clong" \
+    2>"$work/err" && fail "-c, 60 kB available, a line longer than a block: exit 0"
+grep -q "clong: line 2 is longer than a run" "$work/err" ||
+    { cat "$work/err"; fail "-c, 60 kB available: not checked a block at a time"; }
+
+# --head K with -S: the external sort whose last merge stops after K
+# lines, byte for byte the in-memory --head (ps_topk, stable): K of 0, 1,
+# less than a run, more than a run and more than the input; sort(1)'s
+# keys, --type (ties, -r, --skip-bad), binary keys with values; merges of
+# 2 on one form, and without -S for a file larger than the memory
+# available.
+# head_s WHAT FILE OPTIONS...: every K, -S 64K against in memory.
+head_s() {
+    hwhat=$1 file=$2
+    shift 2
+    for k in 0 1 700 5000 500000; do
+        "$PORTSORT" sort "$@" --head $k -o "$work/want" "$file" 2>"$work/hwant" ||
+            fail "$hwhat --head $k: in memory, exit $?"
+        "$PORTSORT" sort "$@" --head $k -S 64K -T "$t1" -o "$work/got" "$file" \
+            2>"$work/hgot" || fail "$hwhat --head $k -S 64K: exit $?"
+        same "$work/want" "$work/got" "$hwhat --head $k: -S 64K as in memory"
+        same "$work/hwant" "$work/hgot" "$hwhat --head $k: -S 64K says the same"
+    done
+}
+head_s "whole lines" "$work/k.txt"
+head_s "-t, -k2,2n -k1,1b -r" "$work/k.txt" -t, -k2,2n -k1,1b -r
+head_s "-s -t, -k4,4n, merges of 2" "$work/k.txt" -s -t, -k4,4n --batch-size 2
+head_s "--type i16 -t, -k4 (ties)" "$work/k.txt" --type i16 -t, -k4
+head_s "--type f64 -t, -k3 -r" "$work/t.csv" --type f64 -t, -k3 -r
+awk '{ print } NR % 500 == 3 { print "bad," $0 }' "$work/t.csv" >"$work/tb.csv"
+head_s "--type f64 -t, -k3 --skip-bad" "$work/tb.csv" --type f64 -t, -k3 --skip-bad
+[ "$(wc -l <"$work/got")" -eq 30060 ] && tail -n 1 "$work/got" | grep -q "^bad," ||
+    fail "--skip-bad --head 500000 -S 64K: not every line, the bad ones last"
+head -c $((524288 * 2)) "$work/in.bin" >"$work/k16.bin"
+head -c $((524288 * 8)) "$work/vals.bin" >"$work/v.bin"
+for k in 0 1 5000 300000; do
+    "$PORTSORT" sort --binary --type u16 --head $k --values "$work/v.bin" \
+        --value-size 8 --values-out "$work/vwant" -o "$work/want" "$work/k16.bin"
+    "$PORTSORT" sort --binary --type u16 --head $k --values "$work/v.bin" \
+        --value-size 8 --values-out "$work/vgot" -o "$work/got" -S 64K \
+        -T "$t1" "$work/k16.bin" || fail "binary --head $k -S 64K: exit $?"
+    same "$work/want" "$work/got" "binary u16 --head $k: -S 64K as in memory"
+    same "$work/vwant" "$work/vgot" "binary u16 --head $k: the values as in memory"
+done
+"$PORTSORT" sort -t, -k3,3g --head 100 -o "$work/want" "$work/k.txt"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort -t, -k3,3g --head 100 \
+    -T "$work/missing" -o "$work/got" "$work/k.txt" 2>/dev/null &&
+    fail "--head, 1 MB available: not sorted through -T"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort -t, -k3,3g --head 100 \
+    -T "$t1" -o "$work/got" "$work/k.txt" || fail "--head, automatic -S: exit $?"
+same "$work/want" "$work/got" "--head 100, automatic -S"
+empty_tmp "--head"
+
 # Without -S, input files that would not fit in the available memory
 # (PORTSORT_TEST_AVAIL_MEMORY plays a small machine) take the external sort
 # with a quarter of it: seen through -T naming no directory, then checked
@@ -306,11 +468,11 @@ same "$work/want" "$work/got" "standard input in memory, -T unused"
 empty_tmp "automatic -S"
 
 # Usage: refused with exit 2 and a reason.
-for args in "-c -S 1M" "--binary --type u32 -u -S 1M" "--type u32 -c -S 1M" \
-            "--binary --type u32 -S 10" "--head 2 -T $t1" "--type u8 --head 2 -T $t1" \
+for args in "--binary --type u32 -c -S 1M" "--binary --type u32 -u -S 1M" \
+            "--binary --type u32 -S 10" "--type u8 --values x --values-out y -S 1M" \
             "--binary --type u32 -S 1x" \
             "--binary --type u32 -S 1M --batch-size 1" \
-            "--binary --type u32 -S 1M --head 3"; do
+            "--binary --type u32 -S 1M --head 3 -u"; do
     # shellcheck disable=SC2086
     "$PORTSORT" sort $args "$work/in.bin" >/dev/null 2>"$work/err"
     rc=$?

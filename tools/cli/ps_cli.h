@@ -207,11 +207,40 @@ size_t ps_cli_line_end(const ps_cli_input *in, size_t off);
 /* "portsort: NAME:LINE: WHAT: "the line"" on standard error. */
 void ps_cli_report_line(const ps_cli_input *in, size_t off, const char *what);
 
+/* A growing byte buffer: len bytes used of cap at p; oom set once an
+ * allocation failed (later appends then do nothing). */
+typedef struct ps_cli_bytes {
+    unsigned char *p;
+    size_t len, cap;
+    int oom;
+} ps_cli_bytes;
+
+/* Append len bytes of src to b (nothing once b->oom is set). */
+void ps_cli_bytes_put(ps_cli_bytes *b, const void *src, size_t len);
+
+/* What -c carries from one block of the input to the next when the input
+ * is checked a block at a time (ps_cli_external_check), so that the first
+ * line of a block is compared with the last one of the block before: that
+ * line's order key (--type) or the line itself with its end of line
+ * (sort(1)'s keys).  All zero: no line yet.  The owner frees line.p. */
+typedef struct ps_cli_check_carry {
+    int has;
+    uint64_t key;
+    ps_cli_bytes line;
+} ps_cli_check_carry;
+
+/* sort(1)'s report of the first line out of order, the line at `off`:
+ * "portsort: NAME:LINE: disorder: TEXT" on standard error. */
+void ps_cli_report_disorder(const ps_cli_input *in, size_t off);
+
 /* -c: 0 when the keys are in order (non-decreasing, or non-increasing with
  * PS_DESCENDING; strictly with `strict`), else 1 after reporting the first
- * line out of order as sort(1) does (-C, `quiet`: without the report). */
+ * line out of order as sort(1) does (-C, `quiet`: without the report).
+ * With `carry` (NULL: the whole input at once), line 0 is compared with
+ * the line carry holds, and carry then holds the last line. */
 int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
-                       const ps_cli_lines *l, unsigned flags, int strict, int quiet);
+                       const ps_cli_lines *l, unsigned flags, int strict, int quiet,
+                       ps_cli_check_carry *carry);
 
 /* Write the lines in the order of l->offs (through l->perm when set), each
  * ending with a newline, then
@@ -271,16 +300,14 @@ int ps_cli_keys_sort(const ps_cli_input *in, const uint64_t *offs, size_t n,
 int ps_cli_keys_compare(const ps_cli_input *in, const ps_cli_keys *ks, uint64_t a,
                         uint64_t b, int last, int *oom);
 
-/* A growing byte buffer: len bytes used of cap at p; oom set once an
- * allocation failed (later appends then do nothing). */
-typedef struct ps_cli_bytes {
-    unsigned char *p;
-    size_t len, cap;
-    int oom;
-} ps_cli_bytes;
-
-/* Append len bytes of src to b (nothing once b->oom is set). */
-void ps_cli_bytes_put(ps_cli_bytes *b, const void *src, size_t len);
+/* -c by sort(1)'s keys over the n lines starting at offs[0..n) of `in`:
+ * each compared with the one before it (with `strict`, -u, equal keys are
+ * out of order too); with carry, as for ps_cli_check_lines.  Returns 0 in
+ * order, 1 after reporting the first line out of order (not with `quiet`,
+ * -C), or -1 out of memory (no message: the caller says how many lines). */
+int ps_cli_keys_check(const ps_cli_input *in, const ps_cli_keys *ks,
+                      const uint64_t *offs, size_t n, int strict, int quiet,
+                      ps_cli_check_carry *carry);
 
 /* For the external sort of text without --type (ps_cli_external.c): append
  * to b the images of the keys of the line [s, lim) (without its end of
@@ -315,31 +342,44 @@ int ps_cli_bench(int argc, char **argv);
  * each a temporary file (unlinked at once) under one of `dirs` (taken in
  * turn), merged at most `batch` at a time into `outpath` (and the values
  * into `voutpath`), replaced only when all went well.  Stable.  Returns
- * the exit status, 0 or 1 after a message.
+ * the exit status, 0 or 1 after a message.  With --head, `head` is K: the
+ * last merge stops after the first K records (UINT64_MAX: all of them).
  */
 int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
                          unsigned flags, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
                          const char *outpath, const char *vpath, size_t vs,
-                         const char *voutpath);
+                         const char *voutpath, uint64_t head);
 
 /* The same for text with --type (opt: the type, field, separator and
  * --skip-bad): runs of whole lines, each parsed and sorted as in memory
  * and written as records of the key and the line, merged on the keys; the
  * lines without a valid key (with --skip-bad) last, in input order; with
- * `unique`, only the first line of each run of equal keys (-u). */
+ * `unique`, only the first line of each run of equal keys (-u); `head` as
+ * above. */
 int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
                          unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath);
+                         const char *outpath, uint64_t head);
 
 /* The same for text without --type (sort(1)'s keys `ks`, -u as `unique`):
  * runs of whole lines sorted by ps_cli_keys_sort, as in memory, written as
  * records of the lines' key images and the lines, merged key by key; the
- * output is the in-memory sort's, byte for byte. */
+ * output is the in-memory sort's, byte for byte (with `head`, the
+ * in-memory --head's). */
 int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
                           int unique, size_t bufsize,
                           const char *const *dirs, size_t ndirs, size_t batch,
-                          const char *outpath);
+                          const char *outpath, uint64_t head);
+
+/* -c (`quiet`: -C) on the inputs `paths` read a block of at most about
+ * `bufsize` / 2 bytes at a time, never whole: by the keys `ks` (opt NULL)
+ * or by opt's --type key in the order of `flags`, strictly with `strict`
+ * (-u).  Each line is compared with the one before it, across blocks and
+ * inputs; the first one out of order is reported as in memory.  Returns
+ * the exit status: 0 in order, 1 out of order or after a message. */
+int ps_cli_external_check(char **paths, size_t npaths, const ps_cli_text *opt,
+                          const ps_cli_keys *ks, unsigned flags, int strict,
+                          int quiet, size_t bufsize);
 
 #endif /* PS_CLI_H */

@@ -59,6 +59,8 @@ typedef struct ext {
     size_t nruns, cap;
     size_t batch;
     int unique;                 /* text -u: the first line of equal keys */
+    uint64_t head;              /* --head: the last merge writes at most
+                                   this many records (UINT64_MAX: all) */
     /* How runs are merged: records of rs bytes, or text records. */
     int (*merge)(struct ext *e, const run *r, size_t k, struct sink *s);
     /* Text records: step a cursor to its next record (1, 0 at the run's
@@ -138,6 +140,15 @@ static int add_run(ext *e, int fd, uint64_t keys, const char *dir)
     return 0;
 }
 
+/* Of n sorted records, how many a run keeps: with --head K, the first K,
+ * as a record after them has at least K before it in the output (those
+ * of its own run: the sorts and merges are stable), so it cannot be one
+ * of the K written. */
+static size_t kept(const ext *e, size_t n)
+{
+    return (uint64_t)n > e->head ? (size_t)e->head : n;
+}
+
 static int sort_failed(int st)
 {
     fprintf(stderr, "%s: sort failed on backend %s: %s: %s\n", PS_CLI_NAME,
@@ -150,7 +161,7 @@ static int sort_failed(int st)
 static int spill(ext *e, size_t n, unsigned char *vals)
 {
     const char *dir;
-    size_t kb = e->t->size, i;
+    size_t kb = e->t->size, i, m;
     int st = e->vs == 0 ? ps_sort_keys(e->buf, n, e->t->type, e->flags)
              : ps_sort_pairs(e->buf, vals, e->vs, n, e->t->type, e->flags);
     int fd;
@@ -159,6 +170,7 @@ static int spill(ext *e, size_t n, unsigned char *vals)
     fd = temp_open(e, &dir);
     if (fd < 0)
         return -1;
+    n = kept(e, n);
     if (e->vs == 0) {
         if (write_all(fd, e->buf, n * kb, dir) != 0) {
             close(fd);
@@ -171,7 +183,7 @@ static int spill(ext *e, size_t n, unsigned char *vals)
         unsigned char *stage = vals + n * e->vs;
         size_t room = (size_t)(e->buf + e->bufsize - stage) / e->rs, done = 0;
         while (done < n) {
-            size_t m = n - done < room ? n - done : room;
+            m = n - done < room ? n - done : room;
             for (i = 0; i < m; i++) {
                 memcpy(stage + i * e->rs, e->buf + (done + i) * kb, kb);
                 memcpy(stage + i * e->rs + kb, vals + (done + i) * e->vs, e->vs);
@@ -309,6 +321,7 @@ static inline void sift(const ext *e, before_fn *lt, cursor **h, size_t n,
 static int merge(ext *e, const run *r, size_t k, sink *s)
 {
     size_t rs = e->rs, blk = e->bufsize / (k + 1) / rs, i, n = 0, out = 0;
+    uint64_t left = e->head;    /* into a run too: see kept() */
     unsigned char *ob;
     cursor *cur = calloc(k, sizeof *cur);     /* bad = 0: keys all */
     cursor **heap = malloc(k * sizeof *heap);
@@ -333,9 +346,11 @@ static int merge(ext *e, const run *r, size_t k, sink *s)
     }
     for (i = n; i-- > 0;)
         sift(e, before, heap, n, i);
-    while (n > 0) {
+    /* --head: the output's first records are the merge's first. */
+    while (n > 0 && left > 0) {
         cursor *c = heap[0];
         memcpy(ob + out * rs, c->blk + c->at * rs, rs);
+        left--;
         if (++out == blk) {
             if (sink_write(e, s, ob, out) != 0)
                 goto done;
@@ -400,6 +415,8 @@ static int merge_passes(ext *e)
                 : nold - i < e->batch ? nold - i : e->batch;
             for (j = 0; j < k; j++)
                 keys += old[i + j].keys;
+            if (keys > e->head)         /* what the merge writes */
+                keys = e->head;
             if (k > 1) {
                 s.fd = temp_open(e, &s.dir);
                 if (s.fd >= 0 && e->merge(e, old + i, k, &s) != 0) {
@@ -471,7 +488,7 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
                          unsigned flags, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
                          const char *outpath, const char *vpath, size_t vs,
-                         const char *voutpath)
+                         const char *voutpath, uint64_t head)
 {
     static char *stdin_only[] = { "-" };
     ext e;
@@ -486,6 +503,7 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
     e.vs = vpath != NULL ? vs : 0;
     e.rs = kb + e.vs;
     e.merge = merge;
+    e.head = head;
     e.dirs = dirs;
     e.ndirs = ndirs;
     e.batch = batch;
@@ -583,7 +601,9 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
             sort_failed(st);
             goto done;
         }
-        ps_cli_out_write(&out[0], e.buf, fill);
+        if (n > head)
+            n = (size_t)head;
+        ps_cli_out_write(&out[0], e.buf, n * kb);
         if (e.vs != 0)
             ps_cli_out_write(&out[1], vals, n * e.vs);
     } else {
@@ -685,6 +705,7 @@ static int tc_have(cursor *c, size_t need)
 static int text_merge(ext *e, const run *r, size_t k, sink *s)
 {
     size_t blk = e->bufsize / (k + 1), i, n = 0, at = 0;
+    uint64_t left = e->head;    /* into a run too: see kept() */
     ps_cli_bytes last = { NULL, 0, 0, 0 };  /* -u: the last record written */
     int unique = s->out != NULL && e->unique;
     cursor *cur = calloc(k, sizeof *cur);
@@ -714,7 +735,7 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
     }
     for (i = n; i-- > 0;)
         sift(e, e->before, heap, n, i);
-    while (n > 0) {
+    while (n > 0 && left > 0) {
         cursor *c = heap[0];
         const unsigned char *rec = c->blk + c->lo;
         size_t skip = s->out != NULL ? c->skip : 0;
@@ -732,6 +753,7 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
         }
         if (!dup && text_put(s, ob, blk, &at, rec + skip, c->len - skip) != 0)
             goto done;
+        left -= !dup;
         c->lo += c->len;
         got = e->next(e, c);
         if (got < 0)
@@ -883,7 +905,7 @@ static int text_output(ext *e, const char *outpath)
 
 /* The setup the two text forms share: their records' ways. */
 static void text_init(ext *e, size_t bufsize, const char *const *dirs,
-                      size_t ndirs, size_t batch, int unique,
+                      size_t ndirs, size_t batch, int unique, uint64_t head,
                       int (*next)(const ext *, cursor *), before_fn *lt,
                       int (*same)(const ext *, const unsigned char *,
                                   const unsigned char *))
@@ -895,6 +917,7 @@ static void text_init(ext *e, size_t bufsize, const char *const *dirs,
     e->bufsize = bufsize;
     e->merge = text_merge;
     e->unique = unique;
+    e->head = head;
     e->next = next;
     e->before = lt;
     e->same = same;
@@ -912,13 +935,13 @@ static void text_init(ext *e, size_t bufsize, const char *const *dirs,
 static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
                       unsigned char *stage)
 {
-    size_t kb = e->t->size, at = 0, i;
+    size_t kb = e->t->size, at = 0, i, n = kept(e, l->n + l->nbad);
     unsigned char head[TEXT_HEAD(sizeof(uint64_t))];
     sink s = { -1, NULL, NULL, NULL };
     s.fd = temp_open(e, &s.dir);
     if (s.fd < 0)
         return -1;
-    for (i = 0; i < l->n + l->nbad; i++) {
+    for (i = 0; i < n; i++) {
         int bad = i >= l->n;
         size_t off = (size_t)(bad ? l->bad[i - l->n] : l->offs[i]);
         size_t end = ps_cli_line_end(in, off);
@@ -935,7 +958,7 @@ static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
     }
     if (text_flush(&s, stage, at) != 0)
         goto fail;
-    return add_run(e, s.fd, l->n + l->nbad, s.dir);
+    return add_run(e, s.fd, n, s.dir);
 fail:
     close(s.fd);
     return -1;
@@ -1000,12 +1023,13 @@ static int tc_same(const ext *e, const unsigned char *a, const unsigned char *b)
 int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
                          unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath)
+                         const char *outpath, uint64_t head)
 {
     ext e;
     typed_arg a = { opt, 0 };
 
-    text_init(&e, bufsize, dirs, ndirs, batch, unique, tc_next, before, tc_same);
+    text_init(&e, bufsize, dirs, ndirs, batch, unique, head, tc_next, before,
+              tc_same);
     e.t = opt->t;
     e.flags = flags;
     /* A chunk of text is a quarter of the buffer: its keys and line
@@ -1131,7 +1155,7 @@ static int keys_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
     s.fd = temp_open(e, &s.dir);
     if (s.fd < 0)
         goto done;
-    for (i = 0; i < l.n; i++) {
+    for (i = 0; i < kept(e, l.n); i++) {
         /* Every line has its end of line, just before the next line: no
          * scan for it (ps_cli_line_end here was a quarter of the time). */
         size_t off = (size_t)l.offs[perm[i]];
@@ -1167,7 +1191,7 @@ static int keys_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
     if (text_flush(&s, stage, at) != 0)
         goto done;
     *lines += l.n;
-    rc = add_run(e, s.fd, l.n, s.dir);
+    rc = add_run(e, s.fd, kept(e, l.n), s.dir);
     s.fd = -1;                  /* add_run closes it on failure */
 done:
     if (s.fd >= 0)
@@ -1180,13 +1204,13 @@ done:
 int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
                           int unique, size_t bufsize,
                           const char *const *dirs, size_t ndirs, size_t batch,
-                          const char *outpath)
+                          const char *outpath, uint64_t head)
 {
     ext e;
     ps_cli_bytes img = { NULL, 0, 0, 0 };
     int rc;
 
-    text_init(&e, bufsize, dirs, ndirs, batch, unique, kr_next, kr_before,
+    text_init(&e, bufsize, dirs, ndirs, batch, unique, head, kr_next, kr_before,
               kr_same);
     e.ks = ks;
     /* Runs of a quarter of SIZE and at most SIZE / 160 lines: a run's sort
@@ -1202,4 +1226,66 @@ int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
                    &img);
     free(img.p);
     return rc != 0 ? 1 : text_output(&e, outpath);
+}
+
+/* ---- -c: the order checked a block at a time ----------------------------
+ *
+ * No run is written: each block of whole lines (text_runs, as for a sort)
+ * is split, or parsed for --type, and checked as the in-memory -c checks
+ * the whole input, the carry comparing a block's first line with the line
+ * before it.  Memory: the block, its line offsets (and keys) and the one
+ * line carried. */
+
+/* What check_chunk needs beside the block. */
+typedef struct check_arg {
+    const ps_cli_text *opt;     /* --type, or NULL: sort(1)'s keys */
+    const ps_cli_keys *ks;
+    unsigned flags;
+    int strict, quiet;
+    ps_cli_check_carry carry;
+} check_arg;
+
+/* Check one block: 0 in order so far, or -1 to stop reading (a line out of
+ * order, reported unless quiet, or a failure after a message). */
+static int check_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
+                       void *arg, size_t *lines)
+{
+    static const ps_cli_text split = { NULL, -1, 0, 0 };
+    check_arg *a = arg;
+    ps_cli_lines l;
+    int rc = -1;
+
+    (void)e;
+    (void)stage;
+    if (ps_cli_parse_lines(in, a->opt != NULL ? a->opt : &split, &l) == 0) {
+        rc = a->opt != NULL
+             ? ps_cli_check_lines(in, a->opt->t, &l, a->flags, a->strict,
+                                  a->quiet, &a->carry)
+             : ps_cli_keys_check(in, a->ks, l.offs, l.n, a->strict, a->quiet,
+                                 &a->carry);
+        if (rc == -1)
+            fprintf(stderr, "%s: out of memory for %zu lines\n", PS_CLI_NAME,
+                    l.n);
+        *lines += l.n;
+    }
+    ps_cli_lines_free(&l);
+    return rc == 0 ? 0 : -1;
+}
+
+int ps_cli_external_check(char **paths, size_t npaths, const ps_cli_text *opt,
+                          const ps_cli_keys *ks, unsigned flags, int strict,
+                          int quiet, size_t bufsize)
+{
+    ext e;
+    check_arg a = { opt, ks, flags, strict, quiet, { 0, 0, { NULL, 0, 0, 0 } } };
+    int rc;
+
+    memset(&e, 0, sizeof e);
+    /* Blocks of half of SIZE and at most SIZE / 32 lines: a block's line
+     * offsets (8 bytes a line) and keys (8 at most) then take at most half
+     * of SIZE again, whatever the lines' length. */
+    rc = text_runs(&e, paths, npaths, bufsize / 2, bufsize / 32, check_chunk,
+                   &a);
+    free(a.carry.line.p);
+    return rc != 0 ? 1 : 0;
 }

@@ -536,6 +536,57 @@ int ps_cli_keys_compare(const ps_cli_input *in, const ps_cli_keys *ks, uint64_t 
     return ks->reverse ? -c : c;
 }
 
+int ps_cli_keys_check(const ps_cli_input *in, const ps_cli_keys *ks,
+                      const uint64_t *offs, size_t n, int strict, int quiet,
+                      ps_cli_check_carry *carry)
+{
+    size_t i, end;
+    int c, oom = 0;
+    char eol = ps_cli_eol;
+
+    if (n == 0)
+        return 0;
+    for (i = 0; i < n; i++) {
+        if (i > 0) {
+            c = ps_cli_keys_compare(in, ks, offs[i - 1], offs[i], 1, &oom);
+        } else if (carry != NULL && carry->has) {
+            /* The line before this block and the block's first line, side
+             * by side, make an input of two lines: the comparison reads
+             * lines in place, from one input. */
+            ps_cli_input pair;
+            size_t prev = carry->line.len;
+            end = ps_cli_line_end(in, (size_t)offs[0]);
+            ps_cli_bytes_put(&carry->line, in->data + offs[0], end - (size_t)offs[0]);
+            memset(&pair, 0, sizeof pair);
+            pair.data = carry->line.p;
+            pair.size = carry->line.len;
+            oom = carry->line.oom;
+            if (!oom)
+                c = ps_cli_keys_compare(&pair, ks, 0, prev, 1, &oom);
+        } else {
+            continue;           /* the input's first line */
+        }
+        if (oom)
+            return -1;
+        if (c > 0 || (strict && c == 0)) {
+            if (!quiet)
+                ps_cli_report_disorder(in, (size_t)offs[i]);
+            return 1;
+        }
+    }
+    if (carry != NULL) {
+        end = ps_cli_line_end(in, (size_t)offs[n - 1]);
+        carry->line.len = 0;
+        ps_cli_bytes_put(&carry->line, in->data + offs[n - 1],
+                         end - (size_t)offs[n - 1]);
+        ps_cli_bytes_put(&carry->line, &eol, 1);
+        if (carry->line.oom)
+            return -1;
+        carry->has = 1;
+    }
+    return 0;
+}
+
 /* The external sort's images: each key's image after a 4-byte length
  * (host order: the files never leave this process), none for a key that
  * is the line itself, which the record holds anyway (the whole-line sort,

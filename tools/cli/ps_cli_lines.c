@@ -462,24 +462,39 @@ void ps_cli_lines_free(ps_cli_lines *l)
     memset(l, 0, sizeof *l);
 }
 
-int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
-                       const ps_cli_lines *l, unsigned flags, int strict, int quiet)
+void ps_cli_report_disorder(const ps_cli_input *in, size_t off)
 {
-    size_t i;
-    for (i = 1; i < l->n; i++) {
-        uint64_t a = ps_cli_order_key(t, ps_cli_get_bits(t, l->keys, i - 1));
-        uint64_t b = ps_cli_order_key(t, ps_cli_get_bits(t, l->keys, i));
+    /* sort(1)'s words, so that scripts that read them still work. */
+    const char *name;
+    size_t line;
+    ps_cli_input_where(in, off, &name, &line);
+    fprintf(stderr, "%s: %s:%zu: disorder: %.*s\n", PS_CLI_NAME, name, line,
+            (int)(ps_cli_line_end(in, off) - off), (const char *)in->data + off);
+}
+
+int ps_cli_check_lines(const ps_cli_input *in, const ps_cli_type *t,
+                       const ps_cli_lines *l, unsigned flags, int strict, int quiet,
+                       ps_cli_check_carry *carry)
+{
+    size_t i = 0;
+    uint64_t a, b;
+    if (l->n == 0)
+        return 0;
+    if (carry != NULL && carry->has)
+        a = carry->key;
+    else
+        a = ps_cli_order_key(t, ps_cli_get_bits(t, l->keys, i++));
+    for (; i < l->n; i++, a = b) {
+        b = ps_cli_order_key(t, ps_cli_get_bits(t, l->keys, i));
         if (((flags & PS_DESCENDING) ? a < b : a > b) || (strict && a == b)) {
-            /* sort(1)'s words, so that scripts that read them still work. */
-            const char *name;
-            size_t line, off = l->offs[i];
-            if (quiet)
-                return 1;
-            ps_cli_input_where(in, off, &name, &line);
-            fprintf(stderr, "%s: %s:%zu: disorder: %.*s\n", PS_CLI_NAME, name, line,
-                    (int)(ps_cli_line_end(in, off) - off), (const char *)in->data + off);
+            if (!quiet)
+                ps_cli_report_disorder(in, (size_t)l->offs[i]);
             return 1;
         }
+    }
+    if (carry != NULL) {
+        carry->has = 1;
+        carry->key = a;
     }
     return 0;
 }

@@ -59,9 +59,11 @@ static void usage(FILE *f)
 "      --value-size N    bytes per value (--binary)\n"
 "      --values-out VOUT where the sorted values go (required with --values)\n"
 "  -S, --buffer-size SIZE  sort in runs of memory SIZE merged through temporary\n"
-"                        files, for inputs larger than memory (not with -c,\n"
-"                        --head or text --values); SIZE in KiB, or\n"
-"                        with a suffix b K M G T,\n"
+"                        files, for inputs larger than memory (not with\n"
+"                        text --values; --head stops the last merge after K\n"
+"                        lines; -c reads blocks of SIZE/2, and -T and\n"
+"                        --batch-size do nothing); SIZE in KiB, or with a\n"
+"                        suffix b K M G T,\n"
 "                        or %% of the physical memory (at least 64K); without\n"
 "                        -S, inputs larger than memory take a quarter of it\n"
 "  -T, --temporary-directory DIR  temporary files in DIR (default $TMPDIR or\n"
@@ -203,7 +205,7 @@ static int sort_text(const ps_cli_input *in, const ps_cli_text *opt, unsigned fl
         goto done;
     if (check) {
         progress(NULL, 0);
-        rc = ps_cli_check_lines(in, opt->t, &l, flags, unique, check == 2);
+        rc = ps_cli_check_lines(in, opt->t, &l, flags, unique, check == 2, NULL);
         goto done;
     }
     if (l.nbad > 0)
@@ -301,25 +303,9 @@ static int sort_lines(const ps_cli_input *in, const ps_cli_keys *ks, int check,
         goto done;
     if (check) {
         progress(NULL, 0);
-        for (i = 1; i < l.n; i++) {
-            int c = ps_cli_keys_compare(in, ks, l.offs[i - 1], l.offs[i], 1, &oom);
-            if (oom)
-                break;
-            if (c > 0 || (unique && c == 0)) {
-                /* sort(1)'s words, so that scripts that read them still work. */
-                const char *name;
-                size_t line, off = l.offs[i];
-                if (check == 1) {
-                    ps_cli_input_where(in, off, &name, &line);
-                    fprintf(stderr, "%s: %s:%zu: disorder: %.*s\n", PS_CLI_NAME, name,
-                            line, (int)(ps_cli_line_end(in, off) - off),
-                            (const char *)in->data + off);
-                }
-                goto done;
-            }
-        }
-        if (!oom)
-            rc = 0;
+        st = ps_cli_keys_check(in, ks, l.offs, l.n, unique, check == 2, NULL);
+        oom = st == -1;
+        rc = st == 0 ? 0 : 1;
         goto done;
     }
     progress("sorting", l.n);
@@ -709,10 +695,11 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
  * Standard output becomes the output when -o did not name one. */
 /* Whether the external sort (ps_cli_external.c) can take this sort:
  * binary keys (and values), or text with --type or sort(1)'s keys (and
- * -u), without -c, --head or text values. */
+ * -u, or --head: its last merge stopped after K lines), without text
+ * values; or -c, checked a block at a time. */
 static int can_spill(const sort_args *a)
 {
-    return !a->has_head && !a->check && (a->binary || a->vpath == NULL);
+    return a->binary || a->vpath == NULL;
 }
 
 /* The memory a new allocation can have without swapping: Linux's
@@ -775,13 +762,13 @@ static size_t auto_buffer(const sort_args *a)
 static int validate_sort_args(sort_args *a)
 {
     size_t i;
-    /* The external sort (ps_cli_external.c) takes sorts; -c, --head and
-     * text values are done in memory, and say so. */
+    /* The external sort (ps_cli_external.c) takes sorts, --head and -c
+     * (which writes no temporary file: -T and --batch-size do nothing
+     * there); text values are sorted in memory, and say so. */
     if ((a->buffer != 0 || a->ntmp != 0 || a->batch != 0) && !can_spill(a)) {
         fprintf(stderr, "%s: -S, -T and --batch-size sort through temporary "
-                "files; %s in memory (drop -S/-T/--batch-size)\n",
-                PS_CLI_NAME, a->has_head ? "--head is done" :
-                a->check ? "-c is done" : "text with --values is sorted");
+                "files; text with --values is sorted in memory (drop "
+                "-S/-T/--batch-size)\n", PS_CLI_NAME);
         return 2;
     }
     if (can_spill(a) && a->ntmp == 0) {
@@ -891,6 +878,7 @@ static int validate_sort_args(sort_args *a)
 static int run_sort(sort_args *a)
 {
     ps_cli_input in, vin;
+    uint64_t head = a->has_head ? (uint64_t)a->head : UINT64_MAX;
     int st, rc = 1;
 
     /* The library reads PORTSORT_BACKEND once, on its first call, so it must
@@ -910,19 +898,24 @@ static int run_sort(sort_args *a)
     memset(&in, 0, sizeof in);
     if (a->buffer == 0 && can_spill(a))
         a->buffer = auto_buffer(a);
+    if (a->buffer != 0 && a->check)
+        return ps_cli_external_check(a->inputs, a->nin,
+                                     a->opt.t != NULL ? &a->opt : NULL,
+                                     &a->keys, a->flags, a->unique,
+                                     a->check == 2, a->buffer);
     if (a->buffer != 0 && a->binary)
         return ps_cli_external_sort(a->inputs, a->nin, a->opt.t, a->flags,
                                     a->buffer, a->tmpdirs, a->ntmp, a->batch,
                                     a->outpath, a->vpath, a->value_size,
-                                    a->voutpath);
+                                    a->voutpath, head);
     if (a->buffer != 0 && a->opt.t == NULL)
         return ps_cli_external_lines(a->inputs, a->nin, &a->keys, a->unique,
                                      a->buffer, a->tmpdirs, a->ntmp, a->batch,
-                                     a->outpath);
+                                     a->outpath, head);
     if (a->buffer != 0)
         return ps_cli_external_text(a->inputs, a->nin, &a->opt, a->flags,
                                     a->unique, a->buffer, a->tmpdirs, a->ntmp,
-                                    a->batch, a->outpath);
+                                    a->batch, a->outpath, head);
     if (ps_cli_read_inputs(a->inputs, a->nin, !a->binary, &in) != 0 ||
         (a->vpath != NULL &&
          ps_cli_read_inputs((char **)&a->vpath, 1, !a->binary, &vin) != 0))
