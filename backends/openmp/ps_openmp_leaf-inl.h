@@ -372,12 +372,14 @@ static void slots_gave_up(ps_omp_tls *tl, uint32_t excess, size_t m)
  * PS_NET_MAX keys at d * PS_NET_MAX, and the networks pack the buckets as
  * they go (5-25% faster than counting first, 2 threads, 1K-16M keys).
  * When a bucket overflows its slot by a few keys (with random keys, about
- * one leaf in 20 at 16K 4-byte keys, one in 8 at 2^24 keys), the pass
- * runs again on one bit more; when many keys overflow (skewed data), the
- * leaf goes to the other leaf sorts, which handle skew better than
- * networks do (slots_excess).  The thread's buffer holds the slots and any overflow: at
- * most (2^b - 1) * PS_NET_MAX + m < 9m keys, since net_bits leaves more
- * than 8 4-byte keys and more than 4 8-byte keys a bucket.
+ * one leaf in 20 at 16K 4-byte keys, one in 8 at 2^24 keys), or the keys
+ * fill only part of the buckets, the pass runs again on one bit more;
+ * when many keys overflow (skewed data), the leaf goes to the other leaf
+ * sorts, which handle skew better than networks do (slots_excess).  The
+ * thread's buffer holds the slots and any overflow: at most (2^b - 1) *
+ * PS_NET_MAX + m < 9m keys, since net_bits leaves more than 8 4-byte keys
+ * and more than 4 8-byte keys a bucket, and a retry is made only while
+ * that bound holds.
  *
  * Returns 0, having written nothing to array 0, when it did not sort. */
 static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
