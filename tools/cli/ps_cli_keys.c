@@ -541,7 +541,7 @@ int ps_cli_keys_check(const ps_cli_input *in, const ps_cli_keys *ks,
                       ps_cli_check_carry *carry)
 {
     size_t i, end;
-    int c, oom = 0;
+    int c = 0, oom = 0;
     char eol = ps_cli_eol;
 
     if (n == 0)
