@@ -174,9 +174,21 @@ static inline void ps_mpi_copy_value(unsigned char *d, const unsigned char *s, s
     }
 }
 
-/* The loop of one kind of key (type T, image IMG).  The first grid's entry
- * is read straight; only a negative one (a finer grid or a cut cell) goes
- * through ps_mpi_dest.  Two buckets (two ranks, the benchmark's case) keep
+/* The destination of the key of image y at index i: the first grid's
+ * entry read straight, ps_mpi_dest only for a negative one (a finer grid
+ * or a cut cell); negative when the key's place is deferred.  The grid's
+ * lo, shift and cells come as the caller's locals: read through p, they
+ * would be loaded again after every store of a key. */
+static inline int32_t ps_mpi_key_dest(ps_mpi_plan *p, const int32_t *entry, uint64_t lo,
+                                      unsigned shift, uint32_t cells, uint64_t y,
+                                      uint64_t i)
+{
+    int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];
+    return e >= 0 ? e : ps_mpi_dest(p, y, i);
+}
+
+/* The loop of one kind of key (type T, image IMG), each key's place from
+ * ps_mpi_key_dest.  Two buckets (two ranks, the benchmark's case) keep
  * their write pointers in registers rather than in memory. */
 #define PS_MPI_SCATTER(T, IMG)                                                 \
     do {                                                                       \
@@ -185,9 +197,9 @@ static inline void ps_mpi_copy_value(unsigned char *d, const unsigned char *s, s
             unsigned char *d0 = c->dkeys[0], *d1 = c->dkeys[1];                \
             for (size_t i = 0; i < n; i++) {                                   \
                 T x = kt[i];                                                   \
-                uint64_t y = IMG(&o, x);                                       \
-                int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];        \
-                if (e < 0 && (e = ps_mpi_dest(p, y, i)) < 0)                   \
+                int32_t e = ps_mpi_key_dest(p, entry, lo, shift, cells,        \
+                                            IMG(&o, x), i);                    \
+                if (e < 0)                                                     \
                     continue;                                                  \
                 size_t t = (size_t)e;                                          \
                 memcpy(t ? d1 : d0, &x, sizeof x);                             \
@@ -200,9 +212,9 @@ static inline void ps_mpi_copy_value(unsigned char *d, const unsigned char *s, s
         }                                                                      \
         for (size_t i = 0; i < n; i++) {                                       \
             T x = kt[i];                                                       \
-            uint64_t y = IMG(&o, x);                                           \
-            int32_t e = entry[ps_mpi_cell_at(lo, shift, cells, y)];            \
-            if (e < 0 && (e = ps_mpi_dest(p, y, i)) < 0)                       \
+            int32_t e = ps_mpi_key_dest(p, entry, lo, shift, cells,            \
+                                        IMG(&o, x), i);                        \
+            if (e < 0)                                                         \
                 continue;                                                      \
             memcpy(c->dkeys[e], &x, sizeof x);                                 \
             c->dkeys[e] += sizeof x;                                           \
