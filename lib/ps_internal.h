@@ -155,8 +155,6 @@ int ps_values_native(const ps_backend_ops *ops, const void *values,
  * the caller supplies, leaving keys unchanged on error. */
 typedef int (*ps_index_step)(void *ctx, void *keys, void *idx, size_t w,
                              size_t n);
-/* Sort keys by `step`, then move values (value_size bytes each, any size)
- * by the indices.  Allocates first; on error nothing has changed. */
 /* ps_chunks.c: the backend's sort of host keys (values of vs bytes, or
  * none when vs is 0); when a device answers PS_ERR_DEVICE_MEMORY for the
  * whole, the same sort in runs it can hold, merged on the host, stable,
@@ -164,6 +162,8 @@ typedef int (*ps_index_step)(void *ctx, void *keys, void *idx, size_t w,
 int ps_backend_sort(const ps_backend_ops *ops, void *state, void *keys, void *values,
                     size_t vs, size_t n, ps_type type, unsigned flags);
 
+/* Sort keys by `step`, then move values (value_size bytes each, any size)
+ * by the indices.  Allocates first; on error nothing has changed. */
 int ps_sort_by_index(const char *fn, void *keys, void *values,
                      size_t value_size, size_t n, ps_index_step step,
                      void *ctx);
