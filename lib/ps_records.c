@@ -15,7 +15,9 @@
  * on the chosen backend (ps_argsort, ps_sort_pairs, ps_sort_segments on
  * u8, u16, u32 or u64 images, the narrowest that holds the word), and a
  * word narrower than its type has constant top digits, which the backends
- * skip.
+ * skip.  Bits that are the same in every image, a gap between fields
+ * included (row << 32 | col with 2^20 columns), are squeezed out before
+ * the sort (ps_squeeze.h) and put back when records are rebuilt.
  *
  * The images are built in one pass over the records per word (gathered
  * through the permutation for every word but the first), in chunks on the
@@ -33,6 +35,7 @@
 #include <string.h>
 
 #include "ps_internal.h"
+#include "ps_squeeze.h"
 
 /* One key: where element i's bytes are (base + i * stride: a field of
  * record i, or element i of a column), its width, transform and shift in
@@ -100,13 +103,19 @@ static void plan_words(rec_plan *p)
 }
 
 /* The images of word w for rows row(i), i in [i0, i1): row(i) = i when
- * perm is NULL, else perm[i]. */
+ * perm is NULL, else perm[i]; squeezed by sq (ps_squeeze.h) and stored
+ * at its width.  diff[i] gets chunk i's OR of every image XOR ref, taken
+ * before the squeeze: what shows whether sq, planned from a sample, kept
+ * every bit that varies. */
 typedef struct rec_fill {
     const rec_plan *p;
     const rec_word *w;
     const size_t *perm;
     void *img;
     size_t chunks;
+    const ps_squeeze *sq;
+    uint64_t ref;
+    uint64_t *diff;
 } rec_fill;
 
 /* Key k's images of rows r(i), i in [i0, i1), shifted into place and
@@ -135,20 +144,30 @@ static void key_images(const rec_key *k, const size_t *perm, size_t i0,
     }
 }
 
-/* Rows a block at a time: each key's images into the block's words, then
- * the words stored at the word's width. */
+/* Word w's whole images of rows r(i), i in [i0, i1), into v[0 ..]. */
+static void word_images(const rec_plan *p, const rec_word *w,
+                        const size_t *perm, size_t i0, size_t i1, uint64_t *v)
+{
+    size_t j;
+    for (j = 0; j < w->count; j++)
+        key_images(&p->key[w->first + j], perm, i0, i1, j == 0, v);
+}
+
+/* Rows a block at a time: the block's images, squeezed, then stored at
+ * the squeezed width; the images' OR XOR ref into *diff. */
 #define REC_BLOCK 256u
 
-static void fill_range(const rec_fill *c, size_t i0, size_t i1)
+static void fill_range(const rec_fill *c, size_t i0, size_t i1, uint64_t *diff)
 {
-    const rec_key *k = c->p->key + c->w->first;
-    size_t count = c->w->count, a, i, j;
-    unsigned wb = word_bytes(c->w->bits);
-    uint64_t v[REC_BLOCK];
+    size_t a, i;
+    unsigned wb = word_bytes(c->sq->bits);
+    uint64_t v[REC_BLOCK], d = 0;
     for (a = i0; a < i1; a += REC_BLOCK) {
         size_t e = i1 - a < REC_BLOCK ? i1 : a + REC_BLOCK;
-        for (j = 0; j < count; j++)
-            key_images(&k[j], c->perm, a, e, j == 0, v);
+        word_images(c->p, c->w, c->perm, a, e, v);
+        for (i = 0; i < e - a; i++)
+            d |= v[i] ^ c->ref;
+        ps_squeeze_block(c->sq, v, e - a);
         for (i = a; i < e; i++)
             switch (wb) {
             case 1: ((uint8_t *)c->img)[i] = (uint8_t)v[i - a]; break;
@@ -157,6 +176,7 @@ static void fill_range(const rec_fill *c, size_t i0, size_t i1)
             default: ((uint64_t *)c->img)[i] = v[i - a]; break;
             }
     }
+    *diff |= d;
 }
 
 static void fill_job(void *ctx, size_t i)
@@ -164,24 +184,79 @@ static void fill_job(void *ctx, size_t i)
     const rec_fill *c = ctx;
     size_t n = c->p->n;
     fill_range(c, n / c->chunks * i,
-               i + 1 == c->chunks ? n : n / c->chunks * (i + 1));
+               i + 1 == c->chunks ? n : n / c->chunks * (i + 1), &c->diff[i]);
 }
 
 /* Arrays of at least this many elements have their images built in
  * chunks on the backend's threads. */
 #define REC_PAR_MIN ((size_t)1 << 16)
 #define REC_CHUNKS 16u
+/* Rows sampled, evenly spaced, to plan a word's squeeze. */
+#define REC_SAMPLE 256u
 
+/* The squeeze of word w planned from row r(0)'s image (the reference) and
+ * a sample of the others: the bits in which they differ from it. */
+static void plan_squeeze(const rec_plan *p, const rec_word *w,
+                         const size_t *perm, ps_squeeze *sq, uint64_t *ref)
+{
+    size_t rows[REC_SAMPLE], j, m = p->n < REC_SAMPLE ? p->n : REC_SAMPLE;
+    uint64_t v[REC_SAMPLE], vary = 0;
+    if (m == 0) {               /* callers have rows; kept whole anyway */
+        *ref = 0;
+        ps_squeeze_plan(sq, 0, 0);
+        return;
+    }
+    for (j = 0; j < m; j++) {
+        size_t i = m > 1 ? (p->n - 1) / (m - 1) * j : 0;
+        rows[j] = perm != NULL ? perm[i] : i;
+    }
+    word_images(p, w, rows, 0, m, v);
+    for (j = 0; j < m; j++)
+        vary |= v[j] ^ v[0];
+    *ref = v[0];
+    ps_squeeze_plan(sq, vary, v[0]);
+}
+
+/* How many chunks the rows are filled or moved in. */
+static size_t rec_chunks(size_t n, const ps_backend_ops *ops)
+{
+    return n >= REC_PAR_MIN && ops != NULL && ops->run_jobs != NULL
+           ? REC_CHUNKS : 1;
+}
+
+/* job(ctx, i) for the fill c's chunks i (on the backend's threads when
+ * there are several); returns the images' OR XOR c->ref. */
+static uint64_t fill_chunks(rec_fill *c, void (*job)(void *, size_t),
+                            void *ctx, const ps_backend_ops *ops, void *state)
+{
+    uint64_t diff[REC_CHUNKS] = { 0 }, all = 0;
+    size_t i;
+    c->diff = diff;
+    if (c->chunks > 1)
+        ops->run_jobs(state, c->chunks, job, ctx);
+    else
+        job(ctx, 0);
+    for (i = 0; i < c->chunks; i++)
+        all |= diff[i];
+    c->diff = NULL;
+    return all;
+}
+
+/* Word w's images of rows r(i) into img, squeezed by *sq: planned from a
+ * sample, and when the whole fill shows a bit varying that the sample
+ * did not (a rare row unlike the others), planned from every image and
+ * filled again, so that the squeeze always keeps every varying bit. */
 static void fill_word(const rec_plan *p, const rec_word *w,
-                      const size_t *perm, void *img,
+                      const size_t *perm, void *img, ps_squeeze *sq,
                       const ps_backend_ops *ops, void *state)
 {
-    rec_fill c = { p, w, perm, img, 1 };
-    if (p->n >= REC_PAR_MIN && ops != NULL && ops->run_jobs != NULL) {
-        c.chunks = REC_CHUNKS;
-        ops->run_jobs(state, c.chunks, fill_job, &c);
-    } else {
-        fill_range(&c, 0, p->n);
+    rec_fill c = { p, w, perm, img, rec_chunks(p->n, ops), sq, 0, NULL };
+    uint64_t vary;
+    plan_squeeze(p, w, perm, sq, &c.ref);
+    vary = fill_chunks(&c, fill_job, &c, ops, state);
+    if ((vary & ~sq->keep) != 0) {
+        ps_squeeze_plan(sq, vary, c.ref);
+        (void)fill_chunks(&c, fill_job, &c, ops, state);
     }
 }
 
@@ -232,26 +307,27 @@ static int plan_argsort_in(const rec_plan *p, void *img, size_t *perm,
 {
     const ps_backend_ops *ops;
     void *state;
+    ps_squeeze sq;
     size_t w, i, n = p->n;
     int st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK)
         return st;
-    fill_word(p, &p->word[0], NULL, img, ops, state);
+    fill_word(p, &p->word[0], NULL, img, &sq, ops, state);
     if (p->nwords == 1) {
-        st = ps_argsort(img, perm, n, word_type(p->word[0].bits), 0);
+        st = ps_argsort(img, perm, n, word_type(sq.bits), 0);
         return st != PS_OK ? sort_failed(p, st) : PS_OK;
     }
     for (i = 0; i < n; i++)
         perm[i] = i;
-    st = ps_sort_pairs(img, perm, sizeof *perm, n, word_type(p->word[0].bits), 0);
+    st = ps_sort_pairs(img, perm, sizeof *perm, n, word_type(sq.bits), 0);
     memset(cut, 0, n);
     for (w = 1; st == PS_OK && w < p->nwords; w++) {
-        size_t nseg = runs(img, word_bytes(p->word[w - 1].bits), n, cut, off);
+        size_t nseg = runs(img, word_bytes(sq.bits), n, cut, off);
         if (nseg == n)
             break;          /* every row apart: nothing later reorders */
-        fill_word(p, &p->word[w], perm, img, ops, state);
+        fill_word(p, &p->word[w], perm, img, &sq, ops, state);
         st = ps_sort_segments(img, perm, sizeof *perm, n, off, nseg,
-                              word_type(p->word[w].bits), 0);
+                              word_type(sq.bits), 0);
     }
     return st != PS_OK ? sort_failed(p, st) : PS_OK;
 }
@@ -570,7 +646,7 @@ static void pack_job(void *ctx, size_t c)
     chunk_rows(d, c, &i0, &i1);
     for (a = i0; a < i1; a += REC_BLOCK) {
         size_t e = i1 - a < REC_BLOCK ? i1 : a + REC_BLOCK;
-        fill_range(d->fill, a, e);
+        fill_range(d->fill, a, e, &d->fill->diff[c]);
         if (d->vb > 0)
             rest_move(d, d->vals, a, e, 0);
     }
@@ -580,7 +656,7 @@ static void rebuild_job(void *ctx, size_t c)
 {
     const rec_direct *d = ctx;
     const rec_word *w = &d->p->word[0];
-    unsigned wb = word_bytes(w->bits), j;
+    unsigned wb = word_bytes(d->fill->sq->bits), j;
     size_t i0, i1, a, i;
     uint64_t v[REC_BLOCK];
     chunk_rows(d, c, &i0, &i1);
@@ -593,6 +669,7 @@ static void rebuild_job(void *ctx, size_t c)
             case 4: v[i - a] = ((const uint32_t *)d->img)[i]; break;
             default: v[i - a] = ((const uint64_t *)d->img)[i]; break;
             }
+        ps_squeeze_expand_block(d->fill->sq, v, e - a);
         for (j = 0; j < w->count; j++)
             key_put(d, &d->p->key[w->first + j], v, a, e);
         if (d->nrest > 0)
@@ -631,7 +708,9 @@ static int sort_direct(const rec_plan *p, unsigned char *rec,
     size_t n = p->n, ib = 8 * n;
     unsigned char *block, *vals;
     rec_direct d;
-    rec_fill fc;
+    rec_fill f;
+    ps_squeeze sq;
+    uint64_t vary;
     int kept, st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK)
         return st;
@@ -649,21 +728,23 @@ static int sort_direct(const rec_plan *p, unsigned char *rec,
     }
     vals = block + ib;
     {
-        rec_fill f = { p, &p->word[0], NULL, block, 1 };
+        rec_fill f0 = { p, &p->word[0], NULL, block, rec_chunks(n, ops),
+                        &sq, 0, NULL };
         rec_direct init = { p, rec, record_size, block, vals, vb, nrest, rest,
-                            n >= REC_PAR_MIN && ops->run_jobs != NULL
-                            ? REC_CHUNKS : 1, &fc };
-        fc = f;
+                            f0.chunks, &f };
+        f = f0;
         d = init;
     }
-    if (d.chunks > 1)
-        ops->run_jobs(state, d.chunks, pack_job, &d);
-    else
-        pack_job(&d, 0);
+    /* As fill_word, with the values moved in the same pass. */
+    plan_squeeze(p, f.w, NULL, &sq, &f.ref);
+    vary = fill_chunks(&f, pack_job, &d, ops, state);
+    if ((vary & ~sq.keep) != 0) {
+        ps_squeeze_plan(&sq, vary, f.ref);
+        (void)fill_chunks(&f, pack_job, &d, ops, state);
+    }
     ps_mem_nest(1);             /* counted with block and vals */
-    st = vb == 0 ? ps_sort_keys(block, n, word_type(p->word[0].bits), 0)
-                 : ps_sort_pairs(block, vals, vb, n,
-                                 word_type(p->word[0].bits), 0);
+    st = vb == 0 ? ps_sort_keys(block, n, word_type(sq.bits), 0)
+                 : ps_sort_pairs(block, vals, vb, n, word_type(sq.bits), 0);
     ps_mem_nest(0);
     if (st != PS_OK) {
         ps_scratch_put(block, kept);

@@ -132,11 +132,12 @@ static void check_perm(const char *what, const char *fn, size_t n, int st,
                    got[i], want[i]);
 }
 
-/* The three functions on one layout, against the reference. */
-static void one_case(const char *what, size_t size, size_t n,
-                     const ps_field *fields, size_t nf, uint64_t *rng)
+/* The three functions on the records rec (which it frees), against the
+ * reference. */
+static void check_case(const char *what, unsigned char *rec, size_t size,
+                       size_t n, const ps_field *fields, size_t nf)
 {
-    unsigned char *rec = xmalloc(n * size), *sorted = xmalloc(n * size);
+    unsigned char *sorted = xmalloc(n * size);
     unsigned char *colmem = xmalloc(nf * (n * 8 + 1));
     size_t *want = xmalloc(n * sizeof(size_t)), *got = xmalloc(n * sizeof(size_t));
     const void *cols[8];
@@ -145,7 +146,6 @@ static void one_case(const char *what, size_t size, size_t n,
     size_t i, f;
     int st, allasc = 1;
 
-    make_records(rec, size, n, fields, nf, rng);
     reference(rec, size, n, fields, nf, want);
 
     for (i = 0; i < n; i++)
@@ -183,6 +183,68 @@ static void one_case(const char *what, size_t size, size_t n,
     free(colmem);
     free(want);
     free(got);
+}
+
+/* The three functions on random records of one layout. */
+static void one_case(const char *what, size_t size, size_t n,
+                     const ps_field *fields, size_t nf, uint64_t *rng)
+{
+    unsigned char *rec = xmalloc(n * size);
+    make_records(rec, size, n, fields, nf, rng);
+    check_case(what, rec, size, n, fields, nf);
+}
+
+/* Keys whose images vary in some bits only (the library keeps just those,
+ * lib/ps_squeeze.h): a u64 key random under `vary` over a constant, in
+ * 16-byte records {u64 key, 8 bytes} (sorted as pairs and rebuilt) and in
+ * 24-byte ones {u64 key, u64 key2, 8 bytes} (two words: argsort, gather),
+ * key2 one of three values.  With `rare`, all but a few rows (1, 7 and
+ * n - 2: at n = 5000 and 70000, rows the library's sample of 256 evenly
+ * spaced rows skips) have vary's bits 0, so only the whole fill can show
+ * that they vary. */
+static void squeezed(const char *what, size_t n, uint64_t vary, int rare,
+                     uint64_t *rng)
+{
+    static const ps_field one[] = { { 0, PS_U64, 0 } };
+    static const ps_field two[] = { { 0, PS_U64, PS_DESCENDING }, { 8, PS_U64, 0 } };
+    uint64_t fixed = t_rand(rng) & ~vary;
+    int layout;
+    for (layout = 0; layout < 2; layout++) {
+        size_t size = layout == 0 ? 16 : 24, i;
+        unsigned char *rec = xmalloc(n * size);
+        for (i = 0; i < n * size; i++)
+            rec[i] = (unsigned char)t_rand(rng);
+        for (i = 0; i < n; i++) {
+            int varies = !rare || i == 1 || i == 7 || i + 2 == n;
+            uint64_t k = fixed | (varies ? t_rand(rng) & vary : 0);
+            uint64_t k2 = t_rand(rng) % 3;
+            memcpy(rec + i * size, &k, 8);
+            if (layout == 1)
+                memcpy(rec + i * size + 8, &k2, 8);
+        }
+        check_case(what, rec, size, n, layout == 0 ? one : two, layout + 1);
+    }
+}
+
+static void squeezed_layouts(uint64_t *rng)
+{
+    static const size_t sizes[] = { 2, 300, 5000, 70000 };
+    size_t s;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        /* (row << 32 | col): 2^21 rows, 2^20 columns. */
+        squeezed("row,col gap", n, 0x001FFFFF000FFFFFull, 0, rng);
+        squeezed("row,col gap, few rows vary", n, 0x001FFFFF000FFFFFull, 1, rng);
+        squeezed("low bits constant", n, 0xFFFFFFFFFF000000ull, 0, rng);
+        squeezed("high bit only, few rows", n, 0x8000000000000000ull, 1, rng);
+        /* One bit in five: 13 runs with gaps of 4, merged down to 6;
+         * runs of 2 bits with gaps of 3, filled into one. */
+        squeezed("13 runs", n, 0x1084210842108421ull, 0, rng);
+        squeezed("13 runs, few rows", n, 0x1084210842108421ull, 1, rng);
+        squeezed("narrow gaps", n, 0x318C6318C6318C63ull, 1, rng);
+        squeezed("all equal", n, 0, 0, rng);
+        squeezed("one bit in the middle", n, 0x0000000100000000ull, 0, rng);
+    }
 }
 
 static void fixed_layouts(uint64_t *rng)
@@ -360,6 +422,7 @@ int main(void)
     uint64_t rng = 31;
     t_init_or_skip("ps_test_records");
     fixed_layouts(&rng);
+    squeezed_layouts(&rng);
     random_layouts(&rng);
     printf("ps_test_records: every layout matched the reference on backend %s\n",
            ps_backend_name());
