@@ -261,6 +261,17 @@ static void fixed_layouts(uint64_t *rng)
     static const ps_field coo[] = { { 0, PS_U32, 0 }, { 4, PS_U32, 0 } };
     static const ps_field small[] = { { 1, PS_I16, PS_DESCENDING }, { 6, PS_U8, 0 } };
     static const ps_field twelve[] = { { 4, PS_F32, PS_DESCENDING }, { 0, PS_U32, 0 } };
+    /* The odd sizes issue 31 names: 3 bytes {u8, u16 desc}; 7 bytes
+     * {i8 desc, f16, u32} (all key, one word); 24 bytes {u64, i32 desc,
+     * f64, 4 bytes} (two words); 100 bytes with bf16, i64 and u8 fields
+     * far apart (one word, 87 bytes of rest: the argsort and gather). */
+    static const ps_field b3[] = { { 0, PS_U8, 0 }, { 1, PS_U16, PS_DESCENDING } };
+    static const ps_field b7[] = { { 0, PS_I8, PS_DESCENDING }, { 1, PS_F16, 0 },
+                                   { 3, PS_U32, 0 } };
+    static const ps_field b24[] = { { 0, PS_U64, 0 }, { 8, PS_I32, PS_DESCENDING },
+                                    { 12, PS_F64, 0 } };
+    static const ps_field b100[] = { { 97, PS_BF16, 0 }, { 40, PS_I64, PS_DESCENDING },
+                                     { 3, PS_U8, 0 } };
     static const size_t sizes[] = { 0, 1, 2, 3, 17, 1000, 70000 };
     size_t s;
     for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -269,6 +280,10 @@ static void fixed_layouts(uint64_t *rng)
         one_case("f32desc+u32 in 12 bytes", 12, sizes[s], twelve, 2, rng);
         one_case("u16+i32desc+f16 in 9 bytes", 9, sizes[s], three, 3, rng);
         one_case("f64desc+u8+i64+f32desc in 23 bytes", 23, sizes[s], four, 4, rng);
+        one_case("u8+u16desc in 3 bytes", 3, sizes[s], b3, 2, rng);
+        one_case("i8desc+f16+u32 in 7 bytes", 7, sizes[s], b7, 3, rng);
+        one_case("u64+i32desc+f64 in 24 bytes", 24, sizes[s], b24, 3, rng);
+        one_case("bf16+i64desc+u8 in 100 bytes", 100, sizes[s], b100, 3, rng);
     }
 }
 
