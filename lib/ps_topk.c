@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "ps_internal.h"
+#include "ps_topk_x512.h"
 
 /* The survivors of a select: their indices and their images (kb bytes
  * each), so that the passes after the first read them in order instead of
@@ -1126,6 +1127,60 @@ static int select_below(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     return 1;
 }
 
+#if PS_TOPK_X512
+/* Survivors this few are finished by an insertion sort of (image, index)
+ * rather than by the counting passes, whose 256 counters a digit cost
+ * more than the survivors (about 1.5 m). */
+#define TOPK_FEW_SURV 64u
+
+/* The first m of the c survivors in sv (index order, images at or below
+ * a bound that m of them meet), appended to cand in (image, index) order:
+ * equal images in index order, as the candidates' sort needs. */
+static void finish_few(const topk_buf *sv, size_t c, size_t m, unsigned kb,
+                       size_t *cand)
+{
+    uint64_t img[TOPK_FEW_SURV];
+    size_t idx[TOPK_FEW_SURV], i, j;
+    for (i = 0; i < c; i++) {
+        uint64_t x = kb == 4 ? ((const uint32_t *)(const void *)sv->img)[i]
+                             : ((const uint64_t *)(const void *)sv->img)[i];
+        for (j = i; j > 0 && img[j - 1] > x; j--) {
+            img[j] = img[j - 1];
+            idx[j] = idx[j - 1];
+        }
+        img[j] = x;
+        idx[j] = sv->idx[i];
+    }
+    memcpy(cand, idx, m * sizeof *cand);
+}
+
+/* select_cols in AVX-512 (ps_topk_x512.c), for 4- and 8-byte keys and
+ * m <= 16: 32 columns.  Returns 1 with m candidates appended to cand, 0
+ * when fewer than m keys met the bound (it cannot happen: m columns hold
+ * a key at or below it; but then the baseline select runs, so that the
+ * result never rests on the vector code's bound), -1 when out of memory. */
+static int select_cols_x512(const topk_src *w, size_t m, unsigned kb,
+                            ps_xf xf, size_t *cand, topk_buf *sv)
+{
+    const unsigned char *p = (const unsigned char *)w->keys + w->a * kb;
+    uint64_t T = ps_topk_x512_bound(p, w->len, m, kb, xf);
+    size_t c, nc = 0;
+    if (buf_reserve(sv, w->len + 16, kb) != PS_OK)
+        return -1;
+    c = ps_topk_x512_keep_le(p, w->a, w->len, kb, xf, T, sv->idx, sv->img);
+    PS_DEBUG_ASSERT(c >= m);
+    if (c < m)
+        return 0;
+    if (c <= TOPK_FEW_SURV) {
+        finish_few(sv, c, m, kb, cand);
+    } else {
+        topk_src surv = { NULL, 0, c, sv };
+        select_survivors(&surv, kb, xf, 8u * kb - 8u, m, cand, &nc, sv);
+    }
+    return 1;
+}
+#endif
+
 /* The select above for the m < len of the segment at w (cols_fit),
  * appended to cand.  Fails only to allocate the survivors. */
 static int select_cols(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
@@ -1134,6 +1189,14 @@ static int select_cols(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     uint64_t mins[TOPK_COLS];
     size_t W = TOPK_COLS_W(m);
     int got;
+
+#if PS_TOPK_X512
+    if ((kb == 4 || kb == 8) && m <= 16 && ps_topk_x512_ok()) {
+        got = select_cols_x512(w, m, kb, xf, cand, sv);
+        if (got != 0)
+            return got > 0 ? PS_OK : PS_ERR_NO_MEMORY;
+    }
+#endif
 
     col_minima((const unsigned char *)w->keys + w->a * kb, w->len, W, kb,
                xf, mins);
@@ -1352,8 +1415,20 @@ static void pack_segment(const topk_call *t, size_t s, const size_t *cand,
 
 /* Whether a segment of len keys is selected by keeping its best k
  * sorted (select_best), which needs no sort after. */
-static int keeps_best(size_t k, size_t len)
+static int keeps_best(size_t k, size_t len, size_t kb)
 {
+#if PS_TOPK_X512
+    /* The AVX-512 column bound beats the inserts for k <= 16 wherever it
+     * fits, but for k = 1 past 2048 keys, where the inserts read the keys
+     * once and the bound twice (Zen 5, 10^8 u32 keys in segments of 1000:
+     * k = 1 21-41 -> 16-25 ms, k = 4 54-70 -> 30-36; of 3000 and 30000,
+     * k = 1 24-29 -> 28-36 ms: noisy runs, two of them). */
+    if ((kb == 4 || kb == 8) && k <= 16 && cols_fit(len, k) &&
+        !(k == 1 && len > 2048) && ps_topk_x512_ok())
+        return 0;
+#else
+    (void)kb;
+#endif
     return k <= TOPK_INSERT_MAX &&
            (k <= TOPK_BOUND_MAX || len >= TOPK_SAMPLE_MIN ||
             len / TOPK_BEST_RATIO >= k || !cols_fit(len, k));
@@ -1364,9 +1439,9 @@ static int keeps_best(size_t k, size_t len)
  * read), as selecting most of a segment costs more than sorting the rest
  * with it (Zen 5, 10^5 segments of 1000 u32: k = 999, 323 -> 209 ms;
  * k = 700, 253 -> 235; k = 500, 209 -> 225, so not there). */
-static size_t cands_of(size_t k, size_t len)
+static size_t cands_of(size_t k, size_t len, size_t kb)
 {
-    if (len <= k || (k / 5 >= len / 8 && !keeps_best(k, len)))
+    if (len <= k || (k / 5 >= len / 8 && !keeps_best(k, len, kb)))
         return len;
     return k;
 }
@@ -1388,7 +1463,7 @@ static int select_segments(const topk_jobs *j, size_t s0, size_t s1,
         size_t a = t->offsets[s], len = t->offsets[s + 1] - a;
         size_t m = coff[s + 1] - coff[s];
         topk_src w = { t->keys, a, len, NULL };
-        if (m > 0 && keeps_best(t->k, len))
+        if (m > 0 && keeps_best(t->k, len, kb))
             select_best(&w, m, (unsigned)kb, xf, cand + coff[s], run);
         else if (m == len)      /* all of it, already in index order */
             for (i = 0; i < len; i++)
@@ -1476,9 +1551,9 @@ static int plan_jobs(topk_jobs *j)
     for (s = 0; s < t->num_segments; s++) {
         size_t len = t->offsets[s + 1] - t->offsets[s];
         j->coff[s] = at;
-        at += cands_of(t->k, len);
+        at += cands_of(t->k, len, ps_type_bytes(t->type));
         short_all &= len <= (size_t)0xffffffffu;
-        if (len > 1 && !keeps_best(t->k, len))
+        if (len > 1 && !keeps_best(t->k, len, ps_type_bytes(t->type)))
             j->sort = 1;
         acc += len;
         if (acc >= per && j->jobs + 1 < TOPK_SEG_JOBS) {

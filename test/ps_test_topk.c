@@ -447,6 +447,26 @@ int main(void)
                   17 + (size_t)shape * 2, (size_t)shape % 2 * 4, &rng);
         calls++;
     }
+    /* k of 5 to 16 in segments up to 3000 keys: the column bound, which
+     * for 4- and 8-byte keys on an AVX-512 CPU is lib/ps_topk_x512.c's
+     * (PORTSORT_OPENMP_SIMD=none runs the baseline one; test/openmp.sh
+     * runs this test both ways): every such type, both directions, every
+     * shape, lengths at and off multiples of the 16 and 32 lanes. */
+    {
+        static const ps_type wide[] = { PS_U32, PS_I32, PS_F32, PS_U64,
+                                        PS_I64, PS_F64 };
+        for (si = 0; si < sizeof wide / sizeof wide[0]; si++)
+            for (flags = 0; flags <= PS_DESCENDING; flags++)
+                for (shape = 0; shape < T_SHAPES; shape++) {
+                    if (!t_wanted("PS_TEST_TYPES", t_type_name(wide[si])))
+                        continue;
+                    segmented(wide[si], flags, shape, 3000,
+                              256 + (size_t)shape * 33,
+                              5 + (size_t)(shape + si + flags) % 12,
+                              vsizes[(size_t)(shape + si) % 5], &rng);
+                    calls++;
+                }
+    }
     /* k of 64 to 360 in segments up to 3000 keys, past the column bound:
      * the small sample's bound (lib/ps_topk.c, cut_fit) in segments of
      * 512 keys and more with k < len / 3, the counting passes above that,
