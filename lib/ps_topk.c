@@ -1171,7 +1171,9 @@ static int select_cols_x512(const topk_src *w, size_t m, unsigned kb,
     PS_DEBUG_ASSERT(c >= m);
     if (c < m)
         return 0;
-    if (c <= TOPK_FEW_SURV) {
+    if (c <= 32) {
+        ps_topk_x512_first_m(sv->img, sv->idx, c, m, kb, cand);
+    } else if (c <= TOPK_FEW_SURV) {
         finish_few(sv, c, m, kb, cand);
     } else {
         topk_src surv = { NULL, 0, c, sv };

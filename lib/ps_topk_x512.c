@@ -232,6 +232,72 @@ X512 static size_t keep64(const uint64_t *p, size_t a, size_t len,
     return n;
 }
 
+/* ---- the first m of a few survivors, by rank --------------------------
+ *
+ * Survivor i's place in the (image, index) order is the number of
+ * survivors with a smaller image plus those before it with an equal one
+ * (they are in index order): two compares and popcounts a register, no
+ * branch but the store of the m first.  An insertion sort of 15 survivors
+ * was a fifth of a segment's time (k = 10 in segments of 1000). */
+X512 static void first_m32(const uint32_t *img, const size_t *idx, size_t c,
+                           size_t m, size_t *out)
+{
+    __mmask16 v0 = lanes16(c), v1 = lanes16(c > 16 ? c - 16 : 0);
+    __m512i a0 = _mm512_maskz_loadu_epi32(v0, img);
+    __m512i a1 = _mm512_maskz_loadu_epi32(v1, img + 16);
+    size_t i;
+    for (i = 0; i < c; i++) {
+        __m512i x = _mm512_set1_epi32((int)img[i]);
+        uint32_t before = (uint32_t)(((uint64_t)1 << i) - 1);
+        unsigned r = (unsigned)__builtin_popcount(
+                         _mm512_mask_cmplt_epu32_mask(v0, a0, x)) +
+                     (unsigned)__builtin_popcount(
+                         _mm512_mask_cmplt_epu32_mask(v1, a1, x)) +
+                     (unsigned)__builtin_popcount(
+                         _mm512_mask_cmpeq_epu32_mask((__mmask16)(v0 & before),
+                                                      a0, x)) +
+                     (unsigned)__builtin_popcount(
+                         _mm512_mask_cmpeq_epu32_mask(
+                             (__mmask16)(v1 & (before >> 16)), a1, x));
+        if (r < m)
+            out[r] = idx[i];
+    }
+}
+
+X512 static void first_m64(const uint64_t *img, const size_t *idx, size_t c,
+                           size_t m, size_t *out)
+{
+    __mmask8 v[4];
+    __m512i a[4];
+    size_t i, r;
+    for (r = 0; r < 4; r++) {
+        v[r] = lanes8(c > 8 * r ? c - 8 * r : 0);
+        a[r] = _mm512_maskz_loadu_epi64(v[r], img + 8 * r);
+    }
+    for (i = 0; i < c; i++) {
+        __m512i x = _mm512_set1_epi64((long long)img[i]);
+        uint32_t before = (uint32_t)(((uint64_t)1 << i) - 1);
+        unsigned rank = 0;
+        for (r = 0; r < 4; r++)
+            rank += (unsigned)__builtin_popcount(
+                        _mm512_mask_cmplt_epu64_mask(v[r], a[r], x)) +
+                    (unsigned)__builtin_popcount(
+                        _mm512_mask_cmpeq_epu64_mask(
+                            (__mmask8)(v[r] & (before >> (8 * r))), a[r], x));
+        if (rank < m)
+            out[rank] = idx[i];
+    }
+}
+
+void ps_topk_x512_first_m(const void *img, const size_t *idx, size_t c,
+                          size_t m, unsigned kb, size_t *out)
+{
+    if (kb == 4)
+        first_m32((const uint32_t *)img, idx, c, m, out);
+    else
+        first_m64((const uint64_t *)img, idx, c, m, out);
+}
+
 uint64_t ps_topk_x512_bound(const void *keys, size_t len, size_t m,
                             unsigned kb, ps_xf xf)
 {

@@ -29,6 +29,12 @@ uint64_t ps_topk_x512_bound(const void *keys, size_t len, size_t m,
 size_t ps_topk_x512_keep_le(const void *keys, size_t a, size_t len,
                             unsigned kb, ps_xf xf, uint64_t T, size_t *idx,
                             void *img);
+
+/* The first m (m <= c <= 32) of c survivors in (image, index) order, their
+ * images (kb bytes each) at img and indices at idx in index order: their
+ * indices to out[0 .. m - 1] in that order. */
+void ps_topk_x512_first_m(const void *img, const size_t *idx, size_t c,
+                          size_t m, unsigned kb, size_t *out);
 #else
 #define PS_TOPK_X512 0
 #endif
