@@ -356,11 +356,14 @@ int ps_cli_external_sort(char **paths, size_t npaths, const ps_cli_type *t,
  * and written as records of the key and the line, merged on the keys; the
  * lines without a valid key (with --skip-bad) last, in input order; with
  * `unique`, only the first line of each run of equal keys (-u); `head` as
- * above. */
+ * above.  With `vpath` (not with --skip-bad or -u), its lines, one a key,
+ * travel with the keys' lines into `voutpath`; a count of lines that is
+ * not the count of keys is refused with the in-memory sort's message. */
 int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
                          unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath, uint64_t head);
+                         const char *outpath, const char *vpath,
+                         const char *voutpath, uint64_t head);
 
 /* The same for text without --type (sort(1)'s keys `ks`, -u as `unique`):
  * runs of whole lines sorted by ps_cli_keys_sort, as in memory, written as

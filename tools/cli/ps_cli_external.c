@@ -59,6 +59,8 @@ typedef struct ext {
     size_t nruns, cap;
     size_t batch;
     int unique;                 /* text -u: the first line of equal keys */
+    int tvals;                  /* text --values: a value line ends each
+                                   record, for the second output */
     uint64_t head;              /* --head: the last merge writes at most
                                    this many records (UINT64_MAX: all) */
     /* How runs are merged: records of rs bytes, or text records. */
@@ -239,6 +241,8 @@ struct cursor {
      * bytes [lo, hi) read and not yet taken, `len` the current record's. */
     size_t cap, lo, hi, len;
     size_t skip;                /* the record's bytes before its line */
+    size_t vlen;                /* text --values: the value line's bytes at
+                                   the record's end (0: none) */
     /* Key records: the images, the line and its length without its end,
      * found once a record rather than at each comparison. */
     const unsigned char *kp, *lp;
@@ -704,10 +708,14 @@ static int tc_have(cursor *c, size_t need)
  * the last merge). */
 static int text_merge(ext *e, const run *r, size_t k, sink *s)
 {
-    size_t blk = e->bufsize / (k + 1), i, n = 0, at = 0;
+    size_t blk = e->bufsize / (k + 1), i, n = 0, at = 0, vat = 0, oblk = blk;
     uint64_t left = e->head;    /* into a run too: see kept() */
     ps_cli_bytes last = { NULL, 0, 0, 0 };  /* -u: the last record written */
     int unique = s->out != NULL && e->unique;
+    /* --values into the outputs: the value lines to the second, through
+     * the output block's second half (the memory stays the buffer's). */
+    sink vs = { -1, NULL, s->out != NULL ? s->out + 1 : NULL, NULL };
+    int split = s->out != NULL && e->tvals;
     cursor *cur = calloc(k, sizeof *cur);
     cursor **heap = malloc(k * sizeof *heap);
     unsigned char *ob = malloc(blk);
@@ -717,6 +725,8 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
         fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
         goto done;
     }
+    if (split)
+        oblk = blk / 2;
     for (i = 0; i < k; i++) {
         int got;
         cur[i].r = &r[i];
@@ -739,6 +749,7 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
         cursor *c = heap[0];
         const unsigned char *rec = c->blk + c->lo;
         size_t skip = s->out != NULL ? c->skip : 0;
+        size_t vlen = split ? c->vlen : 0;
         int got, dup = 0;
         if (unique && !c->bad) {
             dup = last.len > 0 && e->same(e, last.p, rec);
@@ -751,7 +762,11 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
                 }
             }
         }
-        if (!dup && text_put(s, ob, blk, &at, rec + skip, c->len - skip) != 0)
+        if (!dup && text_put(s, ob, oblk, &at, rec + skip,
+                             c->len - skip - vlen) != 0)
+            goto done;
+        if (split && text_put(&vs, ob + oblk, blk - oblk, &vat,
+                              rec + c->len - vlen, vlen) != 0)
             goto done;
         left -= !dup;
         c->lo += c->len;
@@ -763,6 +778,8 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
         sift(e, e->before, heap, n, 0);
     }
     rc = text_flush(s, ob, at);
+    if (rc == 0 && split)
+        rc = text_flush(&vs, ob + oblk, vat);
 done:
     for (i = 0; cur != NULL && i < k; i++)
         free(cur[i].blk);
@@ -882,22 +899,30 @@ done:
     return rc;
 }
 
-/* The last merge into outpath, all or nothing, and the runs closed: the
- * exit status. */
-static int text_output(ext *e, const char *outpath)
+/* The last merge into outpath (and with text --values, the value lines
+ * into voutpath), all or nothing, and the runs closed: the exit status. */
+static int text_output(ext *e, const char *outpath, const char *voutpath)
 {
-    ps_cli_out out;
+    ps_cli_out out[2];
     sink s = { -1, NULL, NULL, NULL };
+    size_t nout = 0, want = voutpath != NULL ? 2 : 1, i;
     int rc = 1;
     give_back();
-    if (ps_cli_out_open(&out, outpath) == 0) {
-        s.out = &out;
-        if (e->nruns > 0 && (merge_passes(e) != 0 ||
-                             text_merge(e, e->runs, e->nruns, &s) != 0))
-            ps_cli_out_discard(&out);
-        else
-            rc = ps_cli_out_commit(&out, 1) == 0 ? 0 : 1;
+    if (ps_cli_out_open(&out[0], outpath) == 0) {
+        nout = 1;
+        if (voutpath != NULL && ps_cli_out_open(&out[1], voutpath) == 0)
+            nout = 2;
     }
+    if (nout == want) {
+        s.out = out;
+        if (e->nruns == 0 || (merge_passes(e) == 0 &&
+                              text_merge(e, e->runs, e->nruns, &s) == 0)) {
+            rc = ps_cli_out_commit(out, nout) == 0 ? 0 : 1;
+            nout = 0;
+        }
+    }
+    for (i = 0; i < nout; i++)
+        ps_cli_out_discard(&out[i]);
     close_runs(e->runs, e->nruns);
     free(e->runs);
     return rc;
@@ -927,33 +952,54 @@ static void text_init(ext *e, size_t bufsize, const char *const *dirs,
  *
  * A record: a byte (0: a line with a valid key, 1: one without,
  * --skip-bad), the key (its kb bytes; zeros for none), the line's length
- * with its end of line (8 bytes, little-endian), the line. */
+ * with its end of line (8 bytes, little-endian), the line.  With --values
+ * (e->tvals), the value line's length (8 bytes) follows the line's, and
+ * the value line (with its end of line) the line. */
 
 #define TEXT_HEAD(kb) (1 + (kb) + 8)
 
-/* The parsed chunk's records, sorted, as a run, staged in arg. */
+/* With --values, a run's value lines: line j of the run (in input order)
+ * has the value data[offs[j] .. offs[j + 1]), end of line included, and
+ * the sorted record i is line perm[i]. */
+typedef struct tv_lines {
+    const unsigned char *data;
+    const uint64_t *offs;
+    const uint64_t *perm;
+} tv_lines;
+
+/* The parsed chunk's records, sorted, as a run, staged in arg: its keys
+ * sorted with their lines' offsets, or with tv, with their lines' numbers
+ * (tv->perm), which give the line's offset and its value's. */
 static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
-                      unsigned char *stage)
+                      unsigned char *stage, const tv_lines *tv)
 {
     size_t kb = e->t->size, at = 0, i, n = kept(e, l->n + l->nbad);
-    unsigned char head[TEXT_HEAD(sizeof(uint64_t))];
+    size_t h = TEXT_HEAD(kb) + (tv != NULL ? 8 : 0);
+    unsigned char head[TEXT_HEAD(sizeof(uint64_t)) + 8];
     sink s = { -1, NULL, NULL, NULL };
     s.fd = temp_open(e, &s.dir);
     if (s.fd < 0)
         return -1;
     for (i = 0; i < n; i++) {
         int bad = i >= l->n;
-        size_t off = (size_t)(bad ? l->bad[i - l->n] : l->offs[i]);
+        size_t j = tv != NULL ? (size_t)tv->perm[i] : i;
+        size_t off = (size_t)(bad ? l->bad[i - l->n] : l->offs[j]);
         size_t end = ps_cli_line_end(in, off);
-        uint64_t len = (uint64_t)(end - off) + (end < in->size);
+        uint64_t len = (uint64_t)(end - off) + (end < in->size), vlen = 0;
         head[0] = (unsigned char)bad;
         if (bad)
             memset(head + 1, 0, kb);
         else
             memcpy(head + 1, (const unsigned char *)l->keys + i * kb, kb);
         memcpy(head + 1 + kb, &len, 8);
-        if (text_put(&s, stage, TEXT_STAGE, &at, head, TEXT_HEAD(kb)) != 0 ||
-            text_put(&s, stage, TEXT_STAGE, &at, in->data + off, (size_t)len) != 0)
+        if (tv != NULL) {
+            vlen = tv->offs[j + 1] - tv->offs[j];
+            memcpy(head + TEXT_HEAD(kb), &vlen, 8);
+        }
+        if (text_put(&s, stage, TEXT_STAGE, &at, head, h) != 0 ||
+            text_put(&s, stage, TEXT_STAGE, &at, in->data + off, (size_t)len) != 0 ||
+            (tv != NULL && text_put(&s, stage, TEXT_STAGE, &at,
+                                    tv->data + tv->offs[j], (size_t)vlen) != 0))
             goto fail;
     }
     if (text_flush(&s, stage, at) != 0)
@@ -964,11 +1010,166 @@ fail:
     return -1;
 }
 
+/* The values file of text --values, read beside the keys: a buffer of
+ * whole value lines, a run's worth of them at a time. */
+typedef struct vreader {
+    int fd;
+    const char *path;
+    unsigned char *buf;         /* cap bytes, and one for a last end of line */
+    size_t cap, lo, hi;         /* the bytes read and not yet taken */
+    int eof;                    /* read to its end: never read again */
+    uint64_t *offs;             /* the lines found from lo (offs[0] = 0) */
+    size_t maxl;                /* at most this many lines at a time */
+    uint64_t lines;             /* taken (or counted, vr_count) so far */
+} vreader;
+
+/* The next lines of v, at most `want` (and v->maxl), as many as the
+ * buffer holds: *got of them at v->buf + v->lo, line j at offs[j] ..
+ * offs[j + 1] from there; 0 only at the file's end.  A last line without
+ * its end of line gets one, as in memory.  0, or -1 after a message. */
+static int vr_lines(vreader *v, size_t want, size_t *got)
+{
+    unsigned char eol = (unsigned char)ps_cli_eol;
+    size_t m = 0, at = v->lo;   /* where the scan for line ends goes on */
+    if (want > v->maxl)
+        want = v->maxl;
+    v->offs[0] = 0;
+    for (;;) {
+        ssize_t r;
+        while (m < want) {
+            unsigned char *q = memchr(v->buf + at, eol, v->hi - at);
+            if (q == NULL)
+                break;
+            at = (size_t)(q + 1 - v->buf);
+            v->offs[++m] = at - v->lo;
+        }
+        if (m == want)
+            break;
+        if (v->eof) {
+            if (at < v->hi) {
+                v->buf[v->hi++] = eol;
+                v->offs[++m] = v->hi - v->lo;
+            }
+            break;
+        }
+        if (v->lo > 0) {
+            memmove(v->buf, v->buf + v->lo, v->hi - v->lo);
+            at -= v->lo;
+            v->hi -= v->lo;
+            v->lo = 0;
+        }
+        if (v->hi == v->cap) {
+            if (m > 0)
+                break;          /* the rest in the next run */
+            fprintf(stderr, "%s: %s: line %llu is longer than a run of -S "
+                    "(%zu bytes): give -S four times the longest line at "
+                    "least\n", PS_CLI_NAME, v->path,
+                    (unsigned long long)v->lines + 1, v->cap);
+            return -1;
+        }
+        r = read_some(v->fd, v->path, v->buf + v->hi, v->cap - v->hi);
+        if (r < 0)
+            return -1;
+        if ((size_t)r < v->cap - v->hi)
+            v->eof = 1;
+        v->hi += (size_t)r;
+    }
+    *got = m;
+    return 0;
+}
+
+/* The m lines vr_lines gave are done with. */
+static void vr_take(vreader *v, size_t m)
+{
+    v->lo += (size_t)v->offs[m];
+    v->lines += m;
+}
+
+/* Count the lines left in v into v->lines (for the message when the
+ * values outnumber the keys): 0, or -1 after a message. */
+static int vr_count(vreader *v)
+{
+    unsigned char eol = (unsigned char)ps_cli_eol;
+    int tail = 0;               /* bytes after the last end of line */
+    for (;;) {
+        const unsigned char *p = v->buf + v->lo, *end = v->buf + v->hi, *q;
+        ssize_t r;
+        while ((q = memchr(p, eol, (size_t)(end - p))) != NULL) {
+            v->lines++;
+            p = q + 1;
+        }
+        if (v->hi > v->lo)
+            tail = p < end;
+        if (v->eof)
+            break;
+        r = read_some(v->fd, v->path, v->buf, v->cap);
+        if (r < 0)
+            return -1;
+        v->lo = 0;
+        v->hi = (size_t)r;
+        v->eof = (size_t)r < v->cap;
+    }
+    v->lines += (uint64_t)tail;
+    v->lo = v->hi;
+    return 0;
+}
+
 /* What text_chunk needs beside the chunk. */
 typedef struct typed_arg {
     const ps_cli_text *opt;
     size_t nbad;
+    vreader *v;                 /* --values, or NULL */
+    uint64_t keys;              /* the keys read so far (with v) */
+    int vshort;                 /* the values ran out first: the rest of
+                                   the keys are parsed and counted only */
 } typed_arg;
+
+/* With --values: the parsed chunk l (keys in input order) cut into runs
+ * whose value lines fit v's buffer, each sorted with its lines' numbers
+ * and written as a run.  0, or -1 after a message. */
+static int values_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
+                        typed_arg *a, ps_cli_lines *l)
+{
+    size_t kb = e->t->size, i = 0, j, m;
+    uint64_t *idx = malloc((l->n ? l->n : 1) * sizeof *idx);
+    int rc = -1;
+    if (idx == NULL) {
+        fprintf(stderr, "%s: out of memory\n", PS_CLI_NAME);
+        return -1;
+    }
+    while (i < l->n && !a->vshort) {
+        ps_cli_lines sub = *l;
+        tv_lines tv;
+        int st;
+        if (vr_lines(a->v, l->n - i, &m) != 0)
+            goto done;
+        if (m == 0) {
+            a->vshort = 1;      /* said once all the keys are counted */
+            break;
+        }
+        for (j = 0; j < m; j++)
+            idx[j] = j;
+        sub.keys = (unsigned char *)l->keys + i * kb;
+        sub.offs = l->offs + i;
+        sub.n = m;
+        st = ps_sort_pairs(sub.keys, idx, sizeof *idx, m, e->t->type, e->flags);
+        if (st != PS_OK) {
+            sort_failed(st);
+            goto done;
+        }
+        tv.data = a->v->buf + a->v->lo;
+        tv.offs = a->v->offs;
+        tv.perm = idx;
+        if (text_spill(e, in, &sub, stage, &tv) != 0)
+            goto done;
+        vr_take(a->v, m);
+        i += m;
+    }
+    rc = 0;
+done:
+    free(idx);
+    return rc;
+}
 
 /* Parse and sort one chunk of whole lines, then write it as a run. */
 static int text_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
@@ -980,6 +1181,12 @@ static int text_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
     memset(&l, 0, sizeof l);
     if (ps_cli_parse_lines(in, a->opt, &l) != 0)
         goto done;
+    if (a->v != NULL) {
+        a->keys += l.n;
+        *lines += l.n;
+        rc = values_chunk(e, in, stage, a, &l);
+        goto done;
+    }
     st = ps_sort_pairs(l.keys, l.offs, sizeof *l.offs, l.n, e->t->type,
                        e->flags);
     if (st != PS_OK) {
@@ -988,7 +1195,7 @@ static int text_chunk(ext *e, const ps_cli_input *in, unsigned char *stage,
     }
     a->nbad += l.nbad;
     *lines += l.n + l.nbad;
-    rc = text_spill(e, in, &l, stage);
+    rc = text_spill(e, in, &l, stage, NULL);
 done:
     ps_cli_lines_free(&l);
     return rc;
@@ -997,18 +1204,22 @@ done:
 /* Step c to its next record: 1, 0 at its run's end, -1. */
 static int tc_next(const ext *e, cursor *c)
 {
-    size_t kb = e->t->size, h = TEXT_HEAD(kb);
-    uint64_t len;
+    size_t kb = e->t->size, h = TEXT_HEAD(kb) + (e->tvals ? 8 : 0);
+    uint64_t len, vlen = 0;
     if (c->left == 0)
         return 0;
     if (tc_have(c, h) != 0)
         return -1;
     memcpy(&len, c->blk + c->lo + 1 + kb, 8);
-    if (len > (uint64_t)SIZE_MAX - h || tc_have(c, h + (size_t)len) != 0)
+    if (e->tvals)
+        memcpy(&vlen, c->blk + c->lo + TEXT_HEAD(kb), 8);
+    if (len > (uint64_t)SIZE_MAX - h || vlen > (uint64_t)SIZE_MAX - h - len ||
+        tc_have(c, h + (size_t)(len + vlen)) != 0)
         return -1;
     c->bad = c->blk[c->lo] != 0;
     c->key = c->bad ? 0 : order_of(e, c->blk + c->lo + 1);
-    c->len = h + (size_t)len;
+    c->vlen = (size_t)vlen;
+    c->len = h + (size_t)(len + vlen);
     c->skip = h;
     c->left--;
     return 1;
@@ -1023,25 +1234,83 @@ static int tc_same(const ext *e, const unsigned char *a, const unsigned char *b)
 int ps_cli_external_text(char **paths, size_t npaths, const ps_cli_text *opt,
                          unsigned flags, int unique, size_t bufsize,
                          const char *const *dirs, size_t ndirs, size_t batch,
-                         const char *outpath, uint64_t head)
+                         const char *outpath, const char *vpath,
+                         const char *voutpath, uint64_t head)
 {
     ext e;
-    typed_arg a = { opt, 0 };
+    vreader v;
+    typed_arg a = { opt, 0, NULL, 0, 0 };
+    size_t max_lines = SIZE_MAX;
+    int rc = 1;
 
     text_init(&e, bufsize, dirs, ndirs, batch, unique, head, tc_next, before,
               tc_same);
     e.t = opt->t;
     e.flags = flags;
+    memset(&v, 0, sizeof v);
+    v.fd = -1;
+    if (vpath != NULL) {
+        /* The value lines of a run take a quarter of the buffer, beside
+         * the chunk's quarter; at most SIZE / 128 lines a chunk, as a line
+         * takes about 64 bytes beside its text and its value's: its key,
+         * its offset and its value's, its number, and the library's
+         * scratch for the keys and the numbers. */
+        max_lines = bufsize / 128;
+        v.path = vpath;
+        v.cap = bufsize / 4;
+        v.maxl = max_lines;
+        v.buf = malloc(v.cap + 1);
+        v.offs = malloc((v.maxl + 1) * sizeof *v.offs);
+        if (v.buf == NULL || v.offs == NULL) {
+            fprintf(stderr, "%s: cannot allocate the buffer of %zu bytes (-S)\n",
+                    PS_CLI_NAME, bufsize);
+            goto done;
+        }
+        v.fd = strcmp(vpath, "-") == 0 ? STDIN_FILENO : open(vpath, O_RDONLY);
+        if (v.fd < 0) {
+            fprintf(stderr, "%s: %s: %s\n", PS_CLI_NAME, vpath, strerror(errno));
+            goto done;
+        }
+        e.tvals = 1;
+        a.v = &v;
+    }
     /* A chunk of text is a quarter of the buffer: its keys and line
      * offsets, and the library's scratch for sorting them, take about as
      * much again each for lines of 12 bytes or more. */
-    if (text_runs(&e, paths, npaths, bufsize / 4, SIZE_MAX, text_chunk, &a) != 0)
-        return 1;
+    if (text_runs(&e, paths, npaths, bufsize / 4, max_lines, text_chunk, &a) != 0)
+        goto done;
     if (a.nbad > 0)
         fprintf(stderr, "%s: %zu line%s without a valid %s key %s put at the "
                 "end\n", PS_CLI_NAME, a.nbad, a.nbad == 1 ? "" : "s",
                 opt->t->name, a.nbad == 1 ? "was" : "were");
-    return text_output(&e, outpath);
+    if (vpath != NULL) {
+        /* A read that fails has said why; counts that differ get the
+         * in-memory sort's message, with the same numbers. */
+        int bad = !a.vshort && vr_count(&v) != 0;
+        if (!bad && v.lines != a.keys) {
+            fprintf(stderr, "%s: %s has %llu lines but %s has %llu keys\n",
+                    PS_CLI_NAME, vpath, (unsigned long long)v.lines,
+                    npaths == 1 ? paths[0] : npaths == 0 ? "-" : "the input",
+                    (unsigned long long)a.keys);
+            bad = 1;
+        }
+        if (bad) {
+            close_runs(e.runs, e.nruns);
+            free(e.runs);
+            goto done;
+        }
+    }
+    free(v.buf);
+    free(v.offs);
+    v.buf = NULL;
+    v.offs = NULL;
+    rc = text_output(&e, outpath, voutpath);
+done:
+    if (v.fd > STDIN_FILENO)
+        close(v.fd);
+    free(v.buf);
+    free(v.offs);
+    return rc;
 }
 
 /* ---- text without --type: sort(1)'s keys --------------------------------
@@ -1225,7 +1494,7 @@ int ps_cli_external_lines(char **paths, size_t npaths, const ps_cli_keys *ks,
     rc = text_runs(&e, paths, npaths, bufsize / 4, bufsize / 160, keys_chunk,
                    &img);
     free(img.p);
-    return rc != 0 ? 1 : text_output(&e, outpath);
+    return rc != 0 ? 1 : text_output(&e, outpath, NULL);
 }
 
 /* ---- -c: the order checked a block at a time ----------------------------

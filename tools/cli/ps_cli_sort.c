@@ -59,9 +59,9 @@ static void usage(FILE *f)
 "      --value-size N    bytes per value (--binary)\n"
 "      --values-out VOUT where the sorted values go (required with --values)\n"
 "  -S, --buffer-size SIZE  sort in runs of memory SIZE merged through temporary\n"
-"                        files, for inputs larger than memory (not with\n"
-"                        text --values; --head stops the last merge after K\n"
-"                        lines; -c reads blocks of SIZE/2, and -T and\n"
+"                        files, for inputs larger than memory (--head stops\n"
+"                        the last merge after K lines, keys with their\n"
+"                        values; -c reads blocks of SIZE/2, and -T and\n"
 "                        --batch-size do nothing); SIZE in KiB, or with a\n"
 "                        suffix b K M G T,\n"
 "                        or %% of the physical memory (at least 64K); without\n"
@@ -691,17 +691,6 @@ static int parse_sort_args(int argc, char **argv, sort_args *a)
     return -1;
 }
 
-/* Refuse combinations of options that cannot work, saying why: 0 or 2.
- * Standard output becomes the output when -o did not name one. */
-/* Whether the external sort (ps_cli_external.c) can take this sort:
- * binary keys (and values), or text with --type or sort(1)'s keys (and
- * -u, or --head: its last merge stopped after K lines), without text
- * values; or -c, checked a block at a time. */
-static int can_spill(const sort_args *a)
-{
-    return a->binary || a->vpath == NULL;
-}
-
 /* The memory a new allocation can have without swapping: Linux's
  * MemAvailable (free memory and the page cache it may drop), else the free
  * pages; 0 when neither is known. */
@@ -759,19 +748,16 @@ static size_t auto_buffer(const sort_args *a)
     return avail > SIZE_MAX ? SIZE_MAX : (size_t)avail;
 }
 
+/* Refuse combinations of options that cannot work, saying why: 0 or 2.
+ * Standard output becomes the output when -o did not name one.  Every
+ * form can be sorted through temporary files (ps_cli_external.c: binary
+ * keys and values, text with --type and its values, sort(1)'s keys, -u,
+ * --head); -c is checked a block at a time, and -T and --batch-size do
+ * nothing there. */
 static int validate_sort_args(sort_args *a)
 {
     size_t i;
-    /* The external sort (ps_cli_external.c) takes sorts, --head and -c
-     * (which writes no temporary file: -T and --batch-size do nothing
-     * there); text values are sorted in memory, and say so. */
-    if ((a->buffer != 0 || a->ntmp != 0 || a->batch != 0) && !can_spill(a)) {
-        fprintf(stderr, "%s: -S, -T and --batch-size sort through temporary "
-                "files; text with --values is sorted in memory (drop "
-                "-S/-T/--batch-size)\n", PS_CLI_NAME);
-        return 2;
-    }
-    if (can_spill(a) && a->ntmp == 0) {
+    if (a->ntmp == 0) {
         const char *t = getenv("TMPDIR");
         a->tmpdirs[a->ntmp++] = t != NULL && t[0] != '\0' ? t : "/tmp";
     }
@@ -896,7 +882,7 @@ static int run_sort(sort_args *a)
 
     memset(&vin, 0, sizeof vin);
     memset(&in, 0, sizeof in);
-    if (a->buffer == 0 && can_spill(a))
+    if (a->buffer == 0)
         a->buffer = auto_buffer(a);
     if (a->buffer != 0 && a->check)
         return ps_cli_external_check(a->inputs, a->nin,
@@ -915,7 +901,8 @@ static int run_sort(sort_args *a)
     if (a->buffer != 0)
         return ps_cli_external_text(a->inputs, a->nin, &a->opt, a->flags,
                                     a->unique, a->buffer, a->tmpdirs, a->ntmp,
-                                    a->batch, a->outpath, head);
+                                    a->batch, a->outpath, a->vpath,
+                                    a->voutpath, head);
     if (ps_cli_read_inputs(a->inputs, a->nin, !a->binary, &in) != 0 ||
         (a->vpath != NULL &&
          ps_cli_read_inputs((char **)&a->vpath, 1, !a->binary, &vin) != 0))
