@@ -7,7 +7,9 @@
 # directories, keys with --values (stable), several inputs with a key
 # across two of them, standard input, the output as an input; text with
 # --type (CSV fields, -z, --skip-bad, -u, a bad key's line number, inputs
-# without a last newline, a line longer than a run); text without --type
+# without a last newline, a line longer than a run); text with --type and
+# --values (the value lines with their keys, stable, mismatched counts as
+# in memory); text without --type
 # (sort(1)'s keys: whole lines, -k sets with b n g r, -t, -s, -u, -r, -z,
 # several inputs, merges of 2); -c and -C checked a block at a time;
 # --head K through the external sort.  The temporary files never outlive
@@ -175,6 +177,128 @@ same "$work/want" "$work/got" "text from a file and standard input, no last newl
 grep -q "line 2 is longer than a run" "$work/err" ||
     { cat "$work/err"; fail "a line longer than a run: not said"; }
 empty_tmp "text"
+
+# Text with --values: the value lines travel with their keys' lines into
+# --values-out.  60000 lines of 300 keys (the order of equal keys' lines
+# and values shows stability) with values of 3 to 60 bytes: 1.9 MB, 29
+# times -S 64K, cut into runs of at most 512 lines (SIZE / 128) and runs
+# whose values fill a quarter of SIZE, merged 16, 3 and 2 at a time; the
+# in-memory sort of the same files is what both outputs must be.
+awk 'BEGIN { srand(11); for (i = 1; i <= 60000; i++)
+    printf "%d,%d\n", i, int(rand() * 300) - 150 }' >"$work/tv.csv"
+awk 'BEGIN { srand(12); for (i = 1; i <= 60000; i++)
+    printf "v%d %.*s\n", i, int(rand() * 50), "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz" }' \
+    >"$work/tv.txt"
+# values_s WHAT KEYS VALUES OPTIONS...: -S 64K against in memory, both outputs.
+values_s() {
+    vwhat=$1 vkeys=$2 vvals=$3
+    shift 3
+    "$PORTSORT" sort "$@" --values "$vvals" --values-out "$work/vwant" \
+        -o "$work/want" "$vkeys" || fail "$vwhat: in memory, exit $?"
+    "$PORTSORT" sort "$@" --values "$vvals" --values-out "$work/vgot" \
+        -o "$work/got" -S 64K -T "$t1" "$vkeys" || fail "$vwhat -S 64K: exit $?"
+    same "$work/want" "$work/got" "$vwhat: -S 64K as in memory, keys"
+    same "$work/vwant" "$work/vgot" "$vwhat: -S 64K as in memory, values"
+}
+values_s "text --values i32 -t, -k2" "$work/tv.csv" "$work/tv.txt" --type i32 -t, -k2
+values_s "text --values -r, merges of 3" "$work/tv.csv" "$work/tv.txt" \
+    --type i32 -t, -k2 -r --batch-size 3
+values_s "text --values f32, merges of 2" "$work/tv.csv" "$work/tv.txt" \
+    --type f32 -t, -k2 --batch-size 2
+for k in 0 1 700 70000; do
+    values_s "text --values --head $k -r" "$work/tv.csv" "$work/tv.txt" \
+        --type i32 -t, -k2 -r --head $k
+done
+# The values with their keys, stable: each output line's number (its
+# first field) is its value's.
+paste -d' ' "$work/got" "$work/vgot" | awk '{ split($1, f, ","); if ("v" f[1] != $2) bad++ }
+    END { exit bad > 0 }' || fail "text --values -S: a value away from its key"
+# CRLF lines, neither file with its last end of line; -z.
+perl -pe 's/\n/\r\n/' "$work/tv.csv" | head -c -2 >"$work/tvc.csv"
+head -c -1 "$work/tv.txt" >"$work/tvn.txt"
+values_s "text --values, CRLF, no last newlines" "$work/tvc.csv" "$work/tvn.txt" \
+    --type i32 -t, -k2
+tr '\n' '\0' <"$work/tv.csv" >"$work/tvz"
+tr '\n' '\0' <"$work/tv.txt" >"$work/tvvz"
+values_s "text --values -z" "$work/tvz" "$work/tvvz" -z --type i32 -t, -k2 -r
+# Two inputs, the second standard input; then the values from it.
+head -n 25000 "$work/tv.csv" >"$work/tva.csv"
+tail -n +25001 "$work/tv.csv" >"$work/tvb.csv"
+"$PORTSORT" sort --type i32 -t, -k2 --values "$work/tv.txt" \
+    --values-out "$work/vwant" -o "$work/want" "$work/tv.csv"
+"$PORTSORT" sort --type i32 -t, -k2 --values "$work/tv.txt" --values-out \
+    "$work/vgot" -o "$work/got" -S 64K -T "$t1" "$work/tva.csv" - \
+    <"$work/tvb.csv" || fail "text --values, two inputs: exit $?"
+same "$work/want" "$work/got" "text --values, two inputs: keys"
+same "$work/vwant" "$work/vgot" "text --values, two inputs: values"
+"$PORTSORT" sort --type i32 -t, -k2 --values - --values-out "$work/vgot" \
+    -o "$work/got" -S 64K -T "$t1" "$work/tv.csv" <"$work/tv.txt" ||
+    fail "text --values from standard input: exit $?"
+same "$work/vwant" "$work/vgot" "text --values from standard input"
+# Without -S, files that would not fit take the external sort too.
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort --type i32 -t, -k2 \
+    --values "$work/tv.txt" --values-out "$work/vgot" -o "$work/got" \
+    -T "$work/missing" "$work/tv.csv" 2>/dev/null &&
+    fail "text --values, 1 MB available: not sorted through -T"
+PORTSORT_TEST_AVAIL_MEMORY=1000000 "$PORTSORT" sort --type i32 -t, -k2 \
+    --values "$work/tv.txt" --values-out "$work/vgot" -o "$work/got" \
+    -T "$t1" "$work/tv.csv" || fail "text --values, automatic -S: exit $?"
+same "$work/want" "$work/got" "text --values, automatic -S: keys"
+same "$work/vwant" "$work/vgot" "text --values, automatic -S: values"
+empty_tmp "text --values"
+# Failures: the in-memory message for counts that differ (one short, two
+# over, the last without its newline; a bad key before the values run
+# out is still the bad key), a values file that is not there, a value
+# line longer than its share of -S, a temporary file that cannot be
+# written or made, a signal; the outputs as they were, no temporary file.
+printf 'old output\n' >"$work/out"
+cp "$work/out" "$work/out.was"
+cp "$work/out" "$work/vout"
+head -n 59999 "$work/tv.txt" >"$work/tvs.txt"
+{ cat "$work/tv.txt"; printf 'more\nmore'; } >"$work/tvl.txt"
+awk 'NR == 45000 { print "x,bad"; next } { print }' "$work/tv.csv" >"$work/tvbad.csv"
+for case in "tv.csv tvs.txt" "tv.csv tvl.txt" "tvbad.csv tvs.txt" \
+            "tv.csv missing.txt"; do
+    set -- $case
+    "$PORTSORT" sort --type i32 -t, -k2 --values "$work/$2" --values-out \
+        "$work/vout" -o "$work/out" "$work/$1" 2>"$work/err1"
+    rc1=$?
+    "$PORTSORT" sort --type i32 -t, -k2 --values "$work/$2" --values-out \
+        "$work/vout" -o "$work/out" -S 64K -T "$t1" "$work/$1" 2>"$work/err2"
+    rc2=$?
+    [ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] ||
+        fail "text --values $case: exit $rc1 in memory, $rc2 with -S, not 1"
+    [ "$2" = missing.txt ] || same "$work/err1" "$work/err2" \
+        "text --values $case: -S says what memory says"
+    same "$work/out.was" "$work/out" "text --values $case: the output kept"
+    same "$work/out.was" "$work/vout" "text --values $case: the values' output kept"
+    case $2 in
+    tvs.txt) grep -q "tvs.txt has 59999 lines but .*$1 has 60000 keys\|$1:45000: " \
+        "$work/err2" || { cat "$work/err2"; fail "text --values $case: not said"; } ;;
+    tvl.txt) grep -q "tvl.txt has 60002 lines but" "$work/err2" ||
+        { cat "$work/err2"; fail "text --values $case: not said"; } ;;
+    esac
+done
+grep -q "missing.txt: No such file" "$work/err2" ||
+    { cat "$work/err2"; fail "text --values, no values file: not said"; }
+{ head -n 10 "$work/tv.txt"; head -c 20000 /dev/zero | tr '\0' 7; echo;
+  tail -n +12 "$work/tv.txt"; } >"$work/tvlong.txt"
+"$PORTSORT" sort --type i32 -t, -k2 --values "$work/tvlong.txt" --values-out \
+    "$work/vout" -o "$work/out" -S 64K -T "$t1" "$work/tv.csv" 2>"$work/err" &&
+    fail "text --values, a long value line: exit 0"
+grep -q "tvlong.txt: line 11 is longer than a run" "$work/err" ||
+    { cat "$work/err"; fail "text --values, a long value line: not said"; }
+"$PORTSORT" sort --type i32 -t, -k2 --values "$work/tv.txt" --values-out \
+    "$work/vout" -o "$work/out" -S 64K -T "$work/missing" "$work/tv.csv" \
+    2>/dev/null && fail "text --values, a missing -T directory: exit 0"
+for fault in write:3 write:60 write:3:TERM write:60:INT; do
+    PORTSORT_TEST_FAIL_IO=$fault "$PORTSORT" sort --type i32 -t, -k2 \
+        --values "$work/tv.txt" --values-out "$work/vout" -o "$work/out" \
+        -S 64K -T "$t1" "$work/tv.csv" 2>/dev/null && fail "text --values $fault: exit 0"
+    same "$work/out.was" "$work/out" "text --values $fault: the output kept"
+    same "$work/out.was" "$work/vout" "text --values $fault: the values' output kept"
+done
+empty_tmp "text --values failures"
 
 # Text without --type, sort(1)'s keys: 2.2 MiB of lines (with -S 64K,
 # runs of 341 lines at most: about 200 of them, merged 16, 3 or 2 at a
@@ -469,7 +593,7 @@ empty_tmp "automatic -S"
 
 # Usage: refused with exit 2 and a reason.
 for args in "--binary --type u32 -c -S 1M" "--binary --type u32 -u -S 1M" \
-            "--binary --type u32 -S 10" "--type u8 --values x --values-out y -S 1M" \
+            "--binary --type u32 -S 10" \
             "--binary --type u32 -S 1x" \
             "--binary --type u32 -S 1M --batch-size 1" \
             "--binary --type u32 -S 1M --head 3 -u"; do
