@@ -635,7 +635,10 @@ done:
  * inputs, so that a message names the right file and line); a line longer
  * than the run's share of the buffer is refused with its place.  Each run
  * is a file of records, one per line, each holding the line (with its end
- * of line) after a header the merge orders the records by. */
+ * of line) after a header the merge orders the records by.  With --type
+ * and --values, the values file is read beside the inputs (vreader) and
+ * each record ends with its value line, which the last merge writes to
+ * the second output. */
 
 /* Bytes of records a spill stages before each write. */
 #define TEXT_STAGE ((size_t)1 << 20)
@@ -765,7 +768,7 @@ static int text_merge(ext *e, const run *r, size_t k, sink *s)
         if (!dup && text_put(s, ob, oblk, &at, rec + skip,
                              c->len - skip - vlen) != 0)
             goto done;
-        if (split && text_put(&vs, ob + oblk, blk - oblk, &vat,
+        if (split && !dup && text_put(&vs, ob + oblk, blk - oblk, &vat,
                               rec + c->len - vlen, vlen) != 0)
             goto done;
         left -= !dup;
