@@ -119,7 +119,8 @@ EXTRA_DIST += bench/ps_gpu_traffic.sh
 
 # portsort sort against GNU sort on 10M-line files (doc/cli-sort.md).
 EXTRA_DIST += bench/ps_cli_vs_sort.sh bench/ps_external_bench.sh \
-	bench/ps_external_text_bench.sh
+	bench/ps_external_text_bench.sh bench/ps_external_values_bench.sh \
+	bench/ps_external_common.sh
 
 # portsort.sort against NumPy (doc/python.md).
 EXTRA_DIST += bench/ps_py_bench.py bench/ps_topk_peers.py \

@@ -18,12 +18,8 @@ SIZE=${SIZE:-64M}
 OPTS=${OPTS:--s -t, -k2,2}
 RUNS=${RUNS:-3}
 DIR=${DIR:-$(mktemp -d "${TMPDIR:-/tmp}/ps-external-text.XXXXXX")}
-LC_ALL=C
-export LC_ALL
-[ -x "$PORTSORT" ] || { echo "portsort not found at $PORTSORT" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "/usr/bin/time needed (peak memory)" >&2; exit 2; }
-sort --version | grep -q GNU || { echo "GNU sort needed" >&2; exit 2; }
-mkdir -p "$DIR/tmp"
+# shellcheck source=bench/ps_external_common.sh
+. "$(dirname "$0")/ps_external_common.sh"
 
 # perl: the same lines on every machine (awk's rand differs between awks).
 [ -s "$DIR/text.csv" ] || perl -e '
