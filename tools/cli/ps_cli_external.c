@@ -987,8 +987,24 @@ static int text_spill(ext *e, const ps_cli_input *in, const ps_cli_lines *l,
         int bad = i >= l->n;
         size_t j = tv != NULL ? (size_t)tv->perm[i] : i;
         size_t off = (size_t)(bad ? l->bad[i - l->n] : l->offs[j]);
-        size_t end = ps_cli_line_end(in, off);
-        uint64_t len = (uint64_t)(end - off) + (end < in->size), vlen = 0;
+        uint64_t len, vlen = 0;
+        if (tv != NULL) {
+            /* Lines in input order (no line refused: values forbid
+             * --skip-bad), each ending just before the next: no scan for
+             * its end, which was 17% of 10M lines with values.  Their
+             * sorted order is all over the chunk and the values: fetch
+             * ahead, as keys_chunk does. */
+            len = l->offs[j + 1] - l->offs[j];
+#if defined(__GNUC__)
+            if (i + 8 < n) {
+                __builtin_prefetch(in->data + l->offs[tv->perm[i + 8]]);
+                __builtin_prefetch(tv->data + tv->offs[tv->perm[i + 8]]);
+            }
+#endif
+        } else {
+            size_t end = ps_cli_line_end(in, off);
+            len = (uint64_t)(end - off) + (end < in->size);
+        }
         head[0] = (unsigned char)bad;
         if (bad)
             memset(head + 1, 0, kb);
