@@ -5,7 +5,7 @@ include_HEADERS += lib/portsort.h
 # Always installed (it includes CL/cl.h); its inline functions reach the
 # OpenCL module through ps_device_api(), so the core links no OpenCL.
 include_HEADERS += lib/portsort_opencl.h
-noinst_HEADERS += lib/ps_backend.h lib/ps_env.h lib/ps_internal.h lib/ps_keytype.h lib/ps_overlap.h \
+noinst_HEADERS += lib/ps_backend.h lib/ps_env.h lib/ps_internal.h lib/ps_keytype.h lib/ps_overlap.h lib/ps_recplan.h \
 	lib/ps_squeeze.h
 pkgconfig_DATA += lib/portsort.pc
 

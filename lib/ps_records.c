@@ -35,25 +35,13 @@
 #include <string.h>
 
 #include "ps_internal.h"
+#include "ps_recplan.h"
 #include "ps_squeeze.h"
 
-/* One key: where element i's bytes are (base + i * stride: a field of
- * record i, or element i of a column), its width, transform and shift in
- * its word. */
-typedef struct rec_key {
-    const unsigned char *base;
-    size_t off;             /* a field's offset in its record (records) */
-    size_t stride;
-    unsigned kb;
-    unsigned shift;
-    ps_xf xf;
-} rec_key;
-
-/* One word: keys first .. first + count - 1, `bits` bits in all. */
-typedef struct rec_word {
-    size_t first, count;
-    unsigned bits;
-} rec_word;
+/* One key and one word: the shared plan's (ps_recplan.h), which the
+ * device forms make too; a key's base is where key 0 lies. */
+typedef ps_rec_key rec_key;
+typedef ps_rec_word rec_word;
 
 /* A call, once checked: its keys, packed into words. */
 typedef struct rec_plan {
@@ -69,10 +57,9 @@ static size_t ps_round_up8(size_t x)
     return (x + 7) & ~(size_t)7;
 }
 
-/* Bytes of a word's images: the narrowest unsigned type that holds them. */
 static unsigned word_bytes(unsigned bits)
 {
-    return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
+    return ps_rec_word_bytes(bits);
 }
 
 static ps_type word_type(unsigned bits)
@@ -80,26 +67,10 @@ static ps_type word_type(unsigned bits)
     return bits <= 8 ? PS_U8 : bits <= 16 ? PS_U16 : bits <= 32 ? PS_U32 : PS_U64;
 }
 
-/* Pack keys into words greedily, most significant first, and give each
- * key its shift: the words are then as few as 64 bits a word allows. */
+/* The keys packed into words, each given its shift (ps_rec_pack). */
 static void plan_words(rec_plan *p)
 {
-    size_t f = 0;
-    p->nwords = 0;
-    while (f < p->nkeys) {
-        rec_word *w = &p->word[p->nwords++];
-        size_t g;
-        unsigned used = 0;
-        w->first = f;
-        while (f < p->nkeys && used + 8 * p->key[f].kb <= 64)
-            used += 8 * p->key[f++].kb;
-        w->count = f - w->first;
-        w->bits = used;
-        for (g = w->first; g < f; g++) {
-            used -= 8 * p->key[g].kb;
-            p->key[g].shift = used;
-        }
-    }
+    p->nwords = ps_rec_pack(p->key, p->nkeys, p->word);
 }
 
 /* The images of word w for rows row(i), i in [i0, i1): row(i) = i when
@@ -348,17 +319,7 @@ static int plan_argsort(const rec_plan *p, void *img, size_t *perm,
 static int key_check(const char *fn, const char *what, size_t i, ps_type type,
                      unsigned flags)
 {
-    if (!ps_type_valid((int)type)) {
-        ps_detail_set("%s: %s %zu: type %d is not a ps_type", fn, what, i,
-                      (int)type);
-        return PS_ERR_INVALID_ARG;
-    }
-    if ((flags & ~(unsigned)PS_DESCENDING) != 0) {
-        ps_detail_set("%s: %s %zu: flags 0x%x (only PS_DESCENDING is "
-                      "allowed)", fn, what, i, flags);
-        return PS_ERR_INVALID_ARG;
-    }
-    return PS_OK;
+    return ps_rec_check_key(fn, what, i, type, flags, ps_detail_set);
 }
 
 static void plan_free(rec_plan *p)
@@ -422,48 +383,20 @@ static int fields_plan(rec_plan *p, const void *records, size_t record_size,
                        const ps_field *fields, size_t num_fields)
 {
     size_t f;
-    int st;
-    if (fields == NULL || num_fields == 0) {
-        ps_detail_set("%s: no field to sort by (fields %s, num_fields %zu)",
-                      p->fn, fields == NULL ? "NULL" : "given", num_fields);
-        return PS_ERR_INVALID_ARG;
-    }
-    if (record_size == 0) {
-        ps_detail_set("%s: record_size is 0", p->fn);
-        return PS_ERR_INVALID_ARG;
-    }
-    if (p->n > SIZE_MAX / record_size) {
-        ps_detail_set("%s: n = %zu records of %zu bytes overflow size_t",
-                      p->fn, p->n, record_size);
-        return PS_ERR_INVALID_ARG;
-    }
+    int st = ps_rec_check_fields(p->fn, record_size, p->n, fields, num_fields,
+                                 ps_detail_set);
+    if (st != PS_OK)
+        return st;
     if (p->n > 0 && records == NULL) {
         ps_detail_set("%s: records is NULL with n = %zu", p->fn, p->n);
         return PS_ERR_INVALID_ARG;
-    }
-    for (f = 0; f < num_fields; f++) {
-        size_t kb;
-        st = key_check(p->fn, "field", f, fields[f].type, fields[f].flags);
-        if (st != PS_OK)
-            return st;
-        kb = ps_type_bytes(fields[f].type);
-        if (fields[f].offset > record_size || record_size - fields[f].offset < kb) {
-            ps_detail_set("%s: field %zu (%zu bytes at offset %zu) does not lie "
-                          "inside a record of %zu bytes", p->fn, f, kb,
-                          fields[f].offset, record_size);
-            return PS_ERR_INVALID_ARG;
-        }
     }
     st = plan_alloc(p, num_fields);
     if (st != PS_OK)
         return st;
     for (f = 0; f < num_fields; f++) {
-        rec_key *k = &p->key[f];
-        k->base = (const unsigned char *)records + fields[f].offset;
-        k->off = fields[f].offset;
-        k->stride = record_size;
-        k->kb = ps_type_bytes(fields[f].type);
-        k->xf = ps_xf_make(fields[f].type, fields[f].flags);
+        p->key[f] = ps_rec_field_key(&fields[f], record_size);
+        p->key[f].base = (const unsigned char *)records + fields[f].offset;
     }
     plan_words(p);
     return PS_OK;
@@ -867,12 +800,8 @@ int ps_argsort_columns(const void *const *columns, const ps_type *types,
     if (st != PS_OK)
         return st;
     for (c = 0; c < num_columns; c++) {
-        rec_key *k = &p.key[c];
-        k->base = columns[c];
-        k->off = 0;
-        k->kb = ps_type_bytes(types[c]);
-        k->stride = k->kb;
-        k->xf = ps_xf_make(types[c], flags ? flags[c] : 0);
+        p.key[c] = ps_rec_column_key(types[c], flags ? flags[c] : 0);
+        p.key[c].base = columns[c];
     }
     plan_words(&p);
     st = scratch(&p, 0, &sc);
