@@ -319,6 +319,49 @@ int ps_dev_plan_topk(ps_dev_topk_plan *p, const ps_dev_tune *t, size_t n,
     return PS_OK;
 }
 
+int ps_dev_plan_records(ps_dev_rec_plan *p, const ps_dev_tune tune[4], size_t n,
+                        size_t record_bytes, const ps_host *host)
+{
+    static const int order[] = { PS_DEV_REC_SORT, PS_DEV_REC_IMG, PS_DEV_REC_PERM,
+                                 PS_DEV_REC_COPY };
+    size_t sbytes = 0, blocks;
+    unsigned i;
+    *p = (ps_dev_rec_plan){ .n = n, .record_bytes = record_bytes };
+    if (n > UINT32_MAX) {
+        if (host != NULL)
+            host->fail("%s: n = %zu is beyond the 2^32 - 1 keys the kernels count",
+                       tune[3].who, n);
+        return PS_ERR_TOO_LARGE;
+    }
+    /* Three regions of n x 8 bytes, the copy, and the sort's: far from
+     * SIZE_MAX for any n the kernels count, but the copy may not be. */
+    if (record_bytes > 0 && n > (SIZE_MAX / 4) / record_bytes) {
+        if (host != NULL)
+            host->fail("%s: %zu records of %zu bytes: the scratch would pass "
+                       "the largest size_t", tune[3].who, n, record_bytes);
+        return PS_ERR_TOO_LARGE;
+    }
+    if (n == 0)
+        return PS_OK;
+    for (i = 0; i < 4 && n >= 2; i++) {
+        size_t b = 0;
+        int st = ps_dev_scratch_bytes(&tune[i], n, 1u << i, 8, 0, &b, host);
+        if (st != PS_OK)
+            return st;
+        sbytes = b > sbytes ? b : sbytes;
+    }
+    blocks = div_up(n, tune[3].wg);
+    p->groups = blocks < tune[3].max_blocks ? blocks : tune[3].max_blocks;
+    blocks = div_up(n * record_bytes, tune[3].wg);
+    p->gather_groups = blocks < tune[3].max_blocks ? blocks : tune[3].max_blocks;
+    p->region[PS_DEV_REC_SORT].bytes = sbytes;
+    p->region[PS_DEV_REC_IMG].bytes = n * 8;
+    p->region[PS_DEV_REC_PERM].bytes = n * 8;
+    p->region[PS_DEV_REC_COPY].bytes = n * record_bytes;
+    p->bytes = place_all(p->region, order, sizeof order / sizeof *order);
+    return PS_OK;
+}
+
 int ps_dev_plan_host(ps_dev_host_plan *h, const ps_dev_tune *t, size_t n,
                      unsigned key_bytes, unsigned val_bytes, int segments,
                      size_t num_segments, const ps_host *host)

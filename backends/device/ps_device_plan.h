@@ -241,6 +241,41 @@ int ps_dev_plan_topk(ps_dev_topk_plan *p, const ps_dev_tune *t, size_t n,
                      size_t k, unsigned key_bytes, int segments,
                      size_t num_segments, const ps_host *host);
 
+/* A records or columns sort of device arrays (the device APIs'
+ * sort_records, argsort_records and argsort_columns): the pair sort's
+ * scratch first (the largest of the four key widths' with 8-byte values,
+ * so that one size serves every word of any plan), then the images of
+ * one word (n x 8 bytes, whatever its width), the permutation (n x 8) and,
+ * for sort_records, the records gathered through it (n x record_bytes)
+ * before they are copied back.  The words and shifts are lib/ps_recplan.h's;
+ * the kernels backends/kernels/ps_kernel_records.cl. */
+enum {
+    PS_DEV_REC_SORT,
+    PS_DEV_REC_IMG,
+    PS_DEV_REC_PERM,
+    PS_DEV_REC_COPY,
+    PS_DEV_REC_NREGIONS
+};
+
+typedef struct ps_dev_rec_plan {
+    size_t n;
+    size_t record_bytes;    /* of COPY's records: 0 for the argsorts */
+    size_t groups;          /* work-groups of ps_topk_iota and ps_rec_key */
+    size_t gather_groups;   /* of ps_rec_gather (n x record_bytes items) */
+    ps_dev_region region[PS_DEV_REC_NREGIONS];
+    size_t bytes;           /* 0 when n is 0 */
+} ps_dev_rec_plan;
+
+/* Fills *p for n rows; tune[i] is the tuning of keys of 1 << i bytes
+ * with 8-byte values (i = 0 .. 3).  record_bytes: the record's size for
+ * sort_records, 0 otherwise.  PS_OK; PS_ERR_TOO_LARGE when n is beyond
+ * 2^32 - 1, the records' copy would not fit in size_t, or a sort's plan
+ * refuses; PS_ERR_INVALID_ARG for a tuning out of range.  host->fail as
+ * above.  The bytes depend on n and record_bytes only, not on the keys,
+ * so the scratch-size queries need no fields. */
+int ps_dev_plan_records(ps_dev_rec_plan *p, const ps_dev_tune tune[4], size_t n,
+                        size_t record_bytes, const ps_host *host);
+
 /* A sort of the caller's host arrays: one device buffer holds the keys,
  * the values, the segment offsets and the sort's scratch, in that order
  * (a host that makes a buffer each takes the sizes alone), and the results
