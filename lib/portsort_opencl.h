@@ -75,8 +75,9 @@ extern "C" {
 /* Bumped whenever ps_opencl_api changes, appended functions included (a
  * program built with this header must not call past the end of an older
  * module's table); a module carrying another value is refused. */
-#define PS_OPENCL_API_ABI 4u    /* 3: segments_scratch_size, sort_segments;
-                                   4: the top-k's four functions */
+#define PS_OPENCL_API_ABI 5u    /* 3: segments_scratch_size, sort_segments;
+                                   4: the top-k's four functions;
+                                   5: the records' four functions */
 
 /* The OpenCL module's table, returned by ps_device_api("opencl"). */
 typedef struct ps_opencl_api {
@@ -115,6 +116,22 @@ typedef struct ps_opencl_api {
                          cl_mem out_values, size_t out_value_offset,
                          cl_mem out_index, size_t out_index_offset, ps_type type,
                          unsigned flags, cl_mem scratch, size_t scratch_bytes);
+    int (*records_scratch_size)(cl_command_queue queue, size_t record_size,
+                                size_t n, size_t *bytes);
+    int (*sort_records)(cl_command_queue queue, cl_mem records,
+                        size_t record_offset, size_t record_size, size_t n,
+                        const ps_field *fields, size_t num_fields,
+                        cl_mem scratch, size_t scratch_bytes);
+    int (*argsort_records)(cl_command_queue queue, cl_mem records,
+                           size_t record_offset, size_t record_size, size_t n,
+                           const ps_field *fields, size_t num_fields,
+                           cl_mem perm, size_t perm_offset, cl_mem scratch,
+                           size_t scratch_bytes);
+    int (*argsort_columns)(cl_command_queue queue, const cl_mem *columns,
+                           const size_t *column_offsets, const ps_type *types,
+                           const unsigned *flags, size_t num_columns, size_t n,
+                           cl_mem perm, size_t perm_offset, cl_mem scratch,
+                           size_t scratch_bytes);
 } ps_opencl_api;
 
 /* The table, checked for the ABI; NULL with ps_error_detail() saying why
@@ -319,6 +336,101 @@ static inline int ps_opencl_topk_segments(cl_command_queue queue, cl_mem keys,
                                         out_value_offset, out_index,
                                         out_index_offset, type, flags, scratch,
                                         scratch_bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+/*
+ * Records and columns on buffers: ps_sort_records(), ps_argsort_records()
+ * and ps_argsort_columns() (portsort.h, doc/records.md) with the data in
+ * OpenCL buffers and the descriptions (fields, columns, column_offsets,
+ * types, flags) in host memory, read during the call only.  Same order:
+ * field or column 0 most significant, each its own direction, floats by
+ * totalOrder, stable; records need no alignment (any record_size >= 1),
+ * a field must lie inside the record.
+ *
+ *  - records holds n records of record_size bytes from record
+ *    record_offset (a byte offset of record_offset x record_size).
+ *    sort_records permutes them in place; argsort_records writes the
+ *    stable sorting permutation as cl_ulong (0 = the record at
+ *    record_offset) to perm from element perm_offset and only reads the
+ *    records.
+ *  - argsort_columns: column i is n keys of types[i] in buffer columns[i]
+ *    from element column_offsets[i] (column_offsets NULL: all 0); flags
+ *    NULL is all ascending.
+ *  - Scratch: ps_opencl_records_scratch_size(queue, record_size, n, ...)
+ *    with the records' size for sort_records and 0 for the argsorts; it
+ *    depends on n and that size only, not on the fields.  Or NULL: the
+ *    call allocates it (released when the queued work is done).
+ *  - How: the rows are numbered in the scratch; each 64-bit word of the
+ *    keys' order images (the host form's words, lib/ps_recplan.h), least
+ *    significant first, is built by one kernel launch per key reading the
+ *    rows through the permutation so far, and sorted with the permutation
+ *    by the stable pair sort of ps_opencl_sort_pairs(); then the
+ *    permutation is copied to perm, or the records gathered through it
+ *    into the scratch and copied back.  Each word's sort waits once, as
+ *    ps_opencl_sort_pairs() does for n above one tile.
+ *  - As the sorts above: enqueued on queue and flushed; every range inside
+ *    its buffer and no two sharing a byte (records, perm, every column,
+ *    scratch), else PS_ERR_INVALID_ARG before anything is enqueued; n
+ *    beyond 2^32 - 1 is PS_ERR_TOO_LARGE.  A bad field (type, flags, not
+ *    inside the record), record_size 0, no fields or columns, a NULL
+ *    buffer with rows to sort: PS_ERR_INVALID_ARG, nothing enqueued.
+ *    n < 2 (sort_records) or n = 0 (the argsorts) is PS_OK with nothing
+ *    enqueued.  The caller's records or perm are written only by the last
+ *    step (the copy): every error before it leaves them unchanged; if the
+ *    copy itself fails they are unspecified.
+ */
+static inline int ps_opencl_records_scratch_size(cl_command_queue queue,
+                                                 size_t record_size, size_t n,
+                                                 size_t *bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->records_scratch_size(queue, record_size, n, bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+static inline int ps_opencl_sort_records(cl_command_queue queue, cl_mem records,
+                                         size_t record_offset, size_t record_size,
+                                         size_t n, const ps_field *fields,
+                                         size_t num_fields, cl_mem scratch,
+                                         size_t scratch_bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->sort_records(queue, records, record_offset, record_size,
+                                       n, fields, num_fields, scratch,
+                                       scratch_bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+static inline int ps_opencl_argsort_records(cl_command_queue queue,
+                                            cl_mem records, size_t record_offset,
+                                            size_t record_size, size_t n,
+                                            const ps_field *fields,
+                                            size_t num_fields, cl_mem perm,
+                                            size_t perm_offset, cl_mem scratch,
+                                            size_t scratch_bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->argsort_records(queue, records, record_offset,
+                                          record_size, n, fields, num_fields,
+                                          perm, perm_offset, scratch,
+                                          scratch_bytes)
+                     : PS_ERR_BACKEND_UNAVAILABLE;
+}
+
+static inline int ps_opencl_argsort_columns(cl_command_queue queue,
+                                            const cl_mem *columns,
+                                            const size_t *column_offsets,
+                                            const ps_type *types,
+                                            const unsigned *flags,
+                                            size_t num_columns, size_t n,
+                                            cl_mem perm, size_t perm_offset,
+                                            cl_mem scratch, size_t scratch_bytes)
+{
+    const ps_opencl_api *a = ps_opencl_api_get();
+    return a != NULL ? a->argsort_columns(queue, columns, column_offsets, types,
+                                          flags, num_columns, n, perm,
+                                          perm_offset, scratch, scratch_bytes)
                      : PS_ERR_BACKEND_UNAVAILABLE;
 }
 

@@ -5,7 +5,7 @@ check_PROGRAMS += test/ps_test_diff test/ps_test_errors test/ps_test_threads \
 	test/ps_test_fork test/ps_test_modules test/ps_test_scale \
 	test/ps_test_segments test/ps_test_topk test/ps_test_records \
 	test/ps_test_strings test/ps_test_memory
-noinst_HEADERS += test/ps_test_util.h test/ps_test_topkdev.h
+noinst_HEADERS += test/ps_test_util.h test/ps_test_topkdev.h test/ps_test_recdev.h
 
 test_ps_test_diff_SOURCES = test/ps_test_diff.c test/ps_test_util.c
 test_ps_test_diff_LDADD = lib/libportsort.la

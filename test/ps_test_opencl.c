@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "portsort_opencl.h"
+#include "ps_test_recdev.h"
 #include "ps_test_topkdev.h"
 #include "ps_test_util.h"
 
@@ -688,6 +689,203 @@ static void scratch_queries(void)
     unsetenv("PORTSORT_OPENCL_TUNE");
 }
 
+/* The device records sorts for the shared cases (ps_test_recdev.c): the
+ * records at record 2 of their buffer, perm at element 3 of its own,
+ * columns at element 1 (column_offsets) or 0 (NULL), every other call
+ * with the caller's scratch from the query. */
+static unsigned rec_turn;
+
+static cl_mem rec_scratch(size_t record_size, size_t n, size_t *bytes)
+{
+    *bytes = 0;
+    if (rec_turn++ % 2 == 0)
+        return NULL;
+    if (ps_opencl_records_scratch_size(q, record_size, n, bytes) != PS_OK)
+        t_fail("records scratch size: %s", ps_error_detail());
+    return *bytes > 0 ? buffer(*bytes, NULL) : NULL;
+}
+
+static cl_mem rec_buffer(const void *records, size_t record_size, size_t n)
+{
+    unsigned char *pad = calloc(1, (n + 3) * record_size);
+    cl_mem m;
+    memcpy(pad + 2 * record_size, records, n * record_size);
+    m = buffer((n + 3) * record_size, pad);
+    free(pad);
+    return m;
+}
+
+static void rec_read(cl_mem m, size_t record_size, size_t n, void *records)
+{
+    unsigned char *pad = malloc((n + 3) * record_size);
+    readback(m, (n + 3) * record_size, pad);
+    memcpy(records, pad + 2 * record_size, n * record_size);
+    free(pad);
+}
+
+static int cl_sort_records(void *records, size_t record_size, size_t n,
+                           const ps_field *fields, size_t num_fields)
+{
+    size_t bytes;
+    cl_mem scratch = rec_scratch(record_size, n, &bytes);
+    size_t rs = record_size ? record_size : 1;  /* 0 is refused; a buffer */
+    cl_mem r = rec_buffer(records, rs, n);
+    int st = ps_opencl_sort_records(q, r, 2, record_size, n, fields, num_fields,
+                                    scratch, bytes);
+    clFinish(q);
+    rec_read(r, rs, n, records);
+    clReleaseMemObject(r);
+    if (scratch != NULL)
+        clReleaseMemObject(scratch);
+    checks++;
+    return st;
+}
+
+/* perm in and out of a buffer of cl_ulong at element 3. */
+static cl_mem perm_buffer(const size_t *perm, size_t n)
+{
+    cl_ulong *p = calloc(n + 4, sizeof *p);
+    cl_mem m;
+    size_t i;
+    for (i = 0; i < n && perm != NULL; i++)
+        p[3 + i] = perm[i];
+    m = buffer((n + 4) * sizeof *p, p);
+    free(p);
+    return m;
+}
+
+static void perm_read(cl_mem m, size_t n, size_t *perm)
+{
+    cl_ulong *p = malloc((n + 4) * sizeof *p);
+    size_t i;
+    readback(m, (n + 4) * sizeof *p, p);
+    for (i = 0; i < n && perm != NULL; i++)
+        perm[i] = (size_t)p[3 + i];
+    free(p);
+}
+
+static int cl_argsort_records(void *records, size_t record_size, size_t n,
+                              const ps_field *fields, size_t num_fields, size_t *perm)
+{
+    size_t bytes;
+    cl_mem scratch = rec_scratch(0, n, &bytes);
+    cl_mem r = rec_buffer(records, record_size ? record_size : 1, n);
+    cl_mem pm = perm_buffer(perm, n);
+    int st = ps_opencl_argsort_records(q, r, 2, record_size, n, fields, num_fields,
+                                       pm, 3, scratch, bytes);
+    clFinish(q);
+    rec_read(r, record_size ? record_size : 1, n, records);
+    perm_read(pm, n, perm);
+    clReleaseMemObject(r);
+    clReleaseMemObject(pm);
+    if (scratch != NULL)
+        clReleaseMemObject(scratch);
+    checks++;
+    return st;
+}
+
+static int cl_argsort_columns(void *const *columns, const ps_type *types,
+                              const unsigned *flags, size_t num_columns, size_t n,
+                              size_t *perm)
+{
+    cl_mem cols[8];
+    size_t offs[8], bytes, c;
+    int first = rec_turn % 4 < 2;
+    cl_mem scratch = rec_scratch(0, n, &bytes);
+    cl_mem pm = perm_buffer(perm, n);
+    int st;
+    for (c = 0; c < num_columns && c < 8; c++) {
+        size_t kb = (types[c] >= PS_U8 && types[c] <= T_TYPE_LAST) ? ps_type_size(types[c]) : 1;
+        unsigned char *pad = calloc(n + 2, kb);
+        memcpy(pad + (first ? kb : 0), columns[c], n * kb);
+        cols[c] = buffer((n + 2) * kb, pad);
+        offs[c] = first;
+        free(pad);
+    }
+    st = ps_opencl_argsort_columns(q, cols, first ? offs : NULL, types, flags,
+                                   num_columns, n, pm, 3, scratch, bytes);
+    clFinish(q);
+    perm_read(pm, n, perm);
+    for (c = 0; c < num_columns && c < 8; c++)
+        clReleaseMemObject(cols[c]);
+    clReleaseMemObject(pm);
+    if (scratch != NULL)
+        clReleaseMemObject(scratch);
+    checks++;
+    return st;
+}
+
+/* Overlaps and bad ranges of the records calls: refused, buffers as they
+ * were. */
+static void records_refused(void)
+{
+    enum { N = 300, SIZE = 7 };
+    unsigned char recs[(N + 20) * SIZE], back[(N + 20) * SIZE];
+    ps_field f[2] = { { 0, PS_U16, 0 }, { 3, PS_F32, PS_DESCENDING } };
+    size_t i, bytes = 0;
+    cl_mem r, sub, pm, small;
+    cl_buffer_region reg = { 256, 40 * SIZE };   /* pocl: 128-byte aligned */
+    cl_int err;
+    uint64_t rng = 5;
+    for (i = 0; i < sizeof recs; i++)
+        recs[i] = (unsigned char)t_rand(&rng);
+    r = buffer(sizeof recs, recs);
+    pm = buffer(N * 8, NULL);
+    small = buffer(64, NULL);
+    sub = clCreateSubBuffer(r, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+    if (err != CL_SUCCESS)
+        t_fail("clCreateSubBuffer: %d", err);
+    if (ps_opencl_records_scratch_size(q, SIZE, N, &bytes) != PS_OK || bytes == 0)
+        t_fail("records scratch size: %s", ps_error_detail());
+#define REC_REFUSED(call, want) do {                                          \
+        int st_ = (call);                                                     \
+        clFinish(q);                                                          \
+        readback(r, sizeof recs, back);                                       \
+        if (st_ != (want))                                                    \
+            t_fail("opencl records: %s: got %d (%s)", #call, st_,             \
+                   ps_error_detail());                                        \
+        if (memcmp(back, recs, sizeof recs) != 0)                             \
+            t_fail("opencl records: %s changed the records", #call);          \
+        checks++;                                                             \
+    } while (0)
+    /* perm inside the records' buffer, over their bytes. */
+    REC_REFUSED(ps_opencl_argsort_records(q, r, 0, SIZE, N, f, 2, r, 0, NULL, 0),
+                PS_ERR_INVALID_ARG);
+    /* perm in a sub-buffer of the records, over records 30 .. 59. */
+    REC_REFUSED(ps_opencl_argsort_records(q, r, 30, SIZE, 30, f, 2, sub, 0, NULL, 0),
+                PS_ERR_INVALID_ARG);
+    /* the scratch over the records. */
+    REC_REFUSED(ps_opencl_sort_records(q, r, 0, SIZE, N, f, 2, sub, 40 * SIZE),
+                PS_ERR_INVALID_ARG);
+    /* a scratch too small, and one smaller than it says. */
+    REC_REFUSED(ps_opencl_sort_records(q, r, 0, SIZE, N, f, 2, small, 64),
+                PS_ERR_INVALID_ARG);
+    REC_REFUSED(ps_opencl_sort_records(q, r, 0, SIZE, N, f, 2, small, bytes),
+                PS_ERR_INVALID_ARG);
+    /* records past the buffer's end. */
+    REC_REFUSED(ps_opencl_sort_records(q, r, 21, SIZE, N, f, 2, NULL, 0),
+                PS_ERR_INVALID_ARG);
+    /* a column over perm. */
+    {
+        cl_mem cols[2] = { r, pm };
+        ps_type types[2] = { PS_U8, PS_U32 };
+        REC_REFUSED(ps_opencl_argsort_columns(q, cols, NULL, types, NULL, 2, N, pm, 0,
+                                              NULL, 0), PS_ERR_INVALID_ARG);
+        /* two columns sharing bytes: a sub-buffer's and its parent's. */
+        size_t offs[2] = { 260, 0 };
+        cols[1] = sub;
+        REC_REFUSED(ps_opencl_argsort_columns(q, cols, offs, types, NULL, 2, 40, pm, 0,
+                                              NULL, 0), PS_ERR_INVALID_ARG);
+    }
+    REC_REFUSED(ps_opencl_sort_records(NULL, r, 0, SIZE, N, f, 2, NULL, 0),
+                PS_ERR_INVALID_ARG);
+#undef REC_REFUSED
+    clReleaseMemObject(sub);
+    clReleaseMemObject(r);
+    clReleaseMemObject(pm);
+    clReleaseMemObject(small);
+}
+
 static int api_tests(void)
 {
     static const size_t sizes[] = { 0, 1, 2, 100, 2048, 2049, 5000, 70001 };
@@ -729,6 +927,12 @@ static int api_tests(void)
     printf("ps_test_opencl: %d device top-k calls passed\n",
            t_topk_device("opencl", cl_topk));
     topk_refused();
+    {
+        t_rec_dev rd = { cl_sort_records, cl_argsort_records, cl_argsort_columns };
+        printf("ps_test_opencl: %ld device records calls passed\n",
+               t_records_device("opencl", &rd));
+    }
+    records_refused();
 
     /* A scratch that is too small is refused before anything runs. */
     dk = buffer(100000 * 4, NULL);

@@ -6,7 +6,8 @@
 # guard that skips the kernel's own #include of it), then the kernels.
 PS_KERNEL_SRC = backends/kernels/ps_kernel_dialect.h \
 	backends/kernels/ps_kernel_radix.cl backends/kernels/ps_kernel_onesweep.cl \
-	backends/kernels/ps_kernel_segments.cl backends/kernels/ps_kernel_topk.cl
+	backends/kernels/ps_kernel_segments.cl backends/kernels/ps_kernel_topk.cl \
+	backends/kernels/ps_kernel_records.cl
 EXTRA_DIST += $(PS_KERNEL_SRC) backends/opencl/ps_opencl_embed.sed \
 	doc/results-opencl.md doc/opencl-tuning.md
 # Headers distributed in every configuration (portsort_opencl.h is always
@@ -22,6 +23,7 @@ backends_opencl_ps_opencl_la_SOURCES = \
 	backends/opencl/ps_opencl_device.c \
 	backends/opencl/ps_opencl_error.c \
 	backends/opencl/ps_opencl_program.c \
+	backends/opencl/ps_opencl_records.c \
 	backends/opencl/ps_opencl_segments.c \
 	backends/opencl/ps_opencl_sort.c \
 	backends/opencl/ps_opencl_topk.c \
@@ -58,7 +60,7 @@ endif
 if PS_HAVE_OPENCL
 check_PROGRAMS += test/ps_test_opencl
 test_ps_test_opencl_SOURCES = test/ps_test_opencl.c test/ps_test_util.c \
-	test/ps_test_topkdev.c
+	test/ps_test_topkdev.c test/ps_test_recdev.c
 test_ps_test_opencl_CPPFLAGS = $(AM_CPPFLAGS) $(PS_OPENCL_CPPFLAGS)
 test_ps_test_opencl_LDADD = lib/libportsort.la $(PS_OPENCL_LDFLAGS) $(PS_OPENCL_LIBS)
 endif

@@ -17,6 +17,7 @@
 
 #include "ps_opencl_internal.h"
 #include "portsort_opencl.h"
+#include "ps_recplan.h"
 
 /* Set by the module's init, which ps_device_api() runs before it hands the
  * table out: every function below runs after it. */
@@ -111,9 +112,8 @@ static int locate(const char *fn, const cl_arg *a, ps_span *span)
 /* The buffer arguments of one call, before anything is enqueued: each
  * within its buffer, and no two sharing a byte (the same cl_mem twice, or
  * views of one buffer), which the sort would read while it writes. */
-static int check_buffers(const char *fn, const cl_arg *a, size_t n)
+static int check_spans(const char *fn, const cl_arg *a, size_t n, ps_span *span)
 {
-    ps_span span[8];
     size_t i, j;
     int st;
     for (i = 0; i < n; i++) {
@@ -130,6 +130,13 @@ static int check_buffers(const char *fn, const cl_arg *a, size_t n)
                    span[j].name, (uintmax_t)span[j].at,
                    (uintmax_t)span[j].at + span[j].bytes, (void *)span[i].space);
     return PS_ERR_INVALID_ARG;
+}
+
+/* check_spans for calls of at most 8 buffers. */
+static int check_buffers(const char *fn, const cl_arg *a, size_t n)
+{
+    ps_span span[8];
+    return check_spans(fn, a, n, span);
 }
 
 /* Every scratch-size query: the plain sort's or (segments) the
@@ -426,6 +433,219 @@ static int api_topk_segments(cl_command_queue queue, cl_mem keys,
                 out_index_offset, type, flags, scratch, scratch_bytes);
 }
 
+static int api_records_scratch_size(cl_command_queue queue, size_t record_size,
+                                   size_t n, size_t *bytes)
+{
+    static const char fn[] = "ps_opencl_records_scratch_size";
+    cl_device_id dev = NULL;
+    ps_dev_tune tune[4];
+    ps_dev_rec_plan pl;
+    int st;
+    if (queue == NULL || bytes == NULL) {
+        api_host->fail("%s: %s is NULL", fn, queue == NULL ? "queue" : "bytes");
+        return PS_ERR_INVALID_ARG;
+    }
+    if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL)
+        != CL_SUCCESS) {
+        api_host->fail("%s: not a usable command queue", fn);
+        return PS_ERR_INVALID_ARG;
+    }
+    ps_cl_rec_tunes(dev, tune);
+    st = ps_dev_plan_records(&pl, tune, n, record_size, api_host);
+    if (st == PS_OK)
+        *bytes = pl.bytes;
+    return st;
+}
+
+/* What a records or columns call builds before its job: the keys and
+ * their words, each key's buffer and byte offset, and the buffer
+ * arguments and their spans for check_spans, in one host block. */
+typedef struct rec_call {
+    void *block;
+    ps_rec_key *key;
+    ps_rec_word *word;
+    cl_mem *kmem;
+    size_t *koff;
+    cl_arg *arg;
+    ps_span *span;
+} rec_call;
+
+static int rec_call_alloc(const char *fn, size_t nkeys, rec_call *c)
+{
+    size_t per = sizeof *c->key + sizeof *c->word + sizeof *c->kmem + sizeof *c->koff
+               + sizeof *c->arg + sizeof *c->span;
+    unsigned char *b;
+    if (nkeys > SIZE_MAX / per - 3) {
+        api_host->fail("%s: %zu keys overflow size_t", fn, nkeys);
+        return PS_ERR_INVALID_ARG;
+    }
+    /* nkeys + 3 of each, for the arguments beyond the keys; the widest
+     * member first keeps every array aligned. */
+    b = c->block = api_host->alloc((nkeys + 3) * per);
+    if (b == NULL) {
+        api_host->fail("%s: cannot allocate the plan of %zu keys", fn, nkeys);
+        return PS_ERR_NO_MEMORY;
+    }
+    c->key = (ps_rec_key *)(void *)b;
+    b += (nkeys + 3) * sizeof *c->key;
+    c->span = (ps_span *)(void *)b;
+    b += (nkeys + 3) * sizeof *c->span;
+    c->arg = (cl_arg *)(void *)b;
+    b += (nkeys + 3) * sizeof *c->arg;
+    c->word = (ps_rec_word *)(void *)b;
+    b += (nkeys + 3) * sizeof *c->word;
+    c->koff = (size_t *)(void *)b;
+    b += (nkeys + 3) * sizeof *c->koff;
+    c->kmem = (cl_mem *)(void *)b;
+    return PS_OK;
+}
+
+/* The job of a checked call: its keys packed into words, run. */
+static int rec_run(rec_call *c, size_t nkeys, cl_command_queue queue, size_t n,
+                   cl_mem rec, size_t roff, size_t record_bytes, cl_mem perm,
+                   size_t poff, cl_mem scratch, size_t scratch_bytes)
+{
+    ps_cl_recjob job = { .q = queue, .kmem = c->kmem, .koff = c->koff, .key = c->key,
+                         .word = c->word, .n = n, .rec = rec, .roff = roff,
+                         .record_bytes = record_bytes, .perm = perm, .poff = poff,
+                         .scratch = scratch,
+                         .scratch_bytes = scratch != NULL ? scratch_bytes : 0 };
+    job.nwords = ps_rec_pack(c->key, nkeys, c->word);
+    return ps_cl_records(api_host, &job);
+}
+
+/* The records calls' checks after their keys': a queue, and n rows the
+ * kernels count. */
+static int rec_check_queue(const char *fn, cl_command_queue queue, size_t n)
+{
+    if (queue == NULL) {
+        api_host->fail("%s: queue is NULL", fn);
+        return PS_ERR_INVALID_ARG;
+    }
+    if (n > UINT32_MAX) {
+        api_host->fail("%s: n = %zu is beyond 2^32 - 1", fn, n);
+        return PS_ERR_TOO_LARGE;
+    }
+    return PS_OK;
+}
+
+/* Both records forms: perm NULL sorts the records in place. */
+static int records(const char *fn, cl_command_queue queue, cl_mem rec,
+                   size_t record_offset, size_t record_size, size_t n,
+                   const ps_field *fields, size_t num_fields, cl_mem perm,
+                   size_t perm_offset, cl_mem scratch, size_t scratch_bytes,
+                   int sort)
+{
+    rec_call c;
+    size_t f;
+    int st = ps_rec_check_fields(fn, record_size, n, fields, num_fields,
+                                 api_host->fail);
+    if (st == PS_OK)
+        st = rec_check_queue(fn, queue, n);
+    if (st != PS_OK || n < (sort ? 2u : 1u))
+        return st;
+    if (rec == NULL || (!sort && perm == NULL)) {
+        api_host->fail("%s: %s is NULL with n = %zu", fn,
+                       rec == NULL ? "records" : "perm", n);
+        return PS_ERR_INVALID_ARG;
+    }
+    st = rec_call_alloc(fn, num_fields, &c);
+    if (st != PS_OK)
+        return st;
+    {
+        cl_arg a[3] = {
+            { "records", rec, record_offset, n, record_size },
+            { "perm", perm, perm_offset, n, sizeof(cl_ulong) },
+            { "scratch", scratch, 0, scratch_bytes, 1 },
+        };
+        st = check_spans(fn, a, 3, c.span);
+    }
+    for (f = 0; st == PS_OK && f < num_fields; f++) {
+        c.key[f] = ps_rec_field_key(&fields[f], record_size);
+        c.kmem[f] = rec;
+        c.koff[f] = record_offset * record_size;
+    }
+    if (st == PS_OK)
+        st = rec_run(&c, num_fields, queue, n, rec, record_offset * record_size,
+                     record_size, sort ? NULL : perm, perm_offset, scratch,
+                     scratch_bytes);
+    api_host->release(c.block);
+    return st;
+}
+
+static int api_sort_records(cl_command_queue queue, cl_mem records_mem,
+                            size_t record_offset, size_t record_size, size_t n,
+                            const ps_field *fields, size_t num_fields,
+                            cl_mem scratch, size_t scratch_bytes)
+{
+    return records("ps_opencl_sort_records", queue, records_mem, record_offset,
+                   record_size, n, fields, num_fields, NULL, 0, scratch,
+                   scratch_bytes, 1);
+}
+
+static int api_argsort_records(cl_command_queue queue, cl_mem records_mem,
+                               size_t record_offset, size_t record_size, size_t n,
+                               const ps_field *fields, size_t num_fields,
+                               cl_mem perm, size_t perm_offset, cl_mem scratch,
+                               size_t scratch_bytes)
+{
+    return records("ps_opencl_argsort_records", queue, records_mem, record_offset,
+                   record_size, n, fields, num_fields, perm, perm_offset, scratch,
+                   scratch_bytes, 0);
+}
+
+static int api_argsort_columns(cl_command_queue queue, const cl_mem *columns,
+                               const size_t *column_offsets, const ps_type *types,
+                               const unsigned *flags, size_t num_columns, size_t n,
+                               cl_mem perm, size_t perm_offset, cl_mem scratch,
+                               size_t scratch_bytes)
+{
+    static const char fn[] = "ps_opencl_argsort_columns";
+    rec_call c;
+    size_t i;
+    int st = PS_OK;
+    if (columns == NULL || types == NULL || num_columns == 0) {
+        api_host->fail("%s: no column to sort by (columns %s, types %s, "
+                       "num_columns %zu)", fn, columns ? "given" : "NULL",
+                       types ? "given" : "NULL", num_columns);
+        return PS_ERR_INVALID_ARG;
+    }
+    for (i = 0; st == PS_OK && i < num_columns; i++)
+        st = ps_rec_check_key(fn, "column", i, types[i], flags ? flags[i] : 0,
+                              api_host->fail);
+    if (st == PS_OK)
+        st = rec_check_queue(fn, queue, n);
+    if (st != PS_OK || n == 0)
+        return st;
+    for (i = 0; i < num_columns; i++)
+        if (columns[i] == NULL) {
+            api_host->fail("%s: column %zu is NULL with n = %zu", fn, i, n);
+            return PS_ERR_INVALID_ARG;
+        }
+    if (perm == NULL) {
+        api_host->fail("%s: perm is NULL with n = %zu", fn, n);
+        return PS_ERR_INVALID_ARG;
+    }
+    st = rec_call_alloc(fn, num_columns, &c);
+    if (st != PS_OK)
+        return st;
+    for (i = 0; i < num_columns; i++) {
+        size_t first = column_offsets != NULL ? column_offsets[i] : 0;
+        c.key[i] = ps_rec_column_key(types[i], flags ? flags[i] : 0);
+        c.kmem[i] = columns[i];
+        c.koff[i] = first * c.key[i].kb;
+        c.arg[i] = (cl_arg){ "a column", columns[i], first, n, c.key[i].kb };
+    }
+    c.arg[num_columns] = (cl_arg){ "perm", perm, perm_offset, n, sizeof(cl_ulong) };
+    c.arg[num_columns + 1] = (cl_arg){ "scratch", scratch, 0, scratch_bytes, 1 };
+    st = check_spans(fn, c.arg, num_columns + 2, c.span);
+    if (st == PS_OK)
+        st = rec_run(&c, num_columns, queue, n, NULL, 0, 0, perm, perm_offset,
+                     scratch, scratch_bytes);
+    api_host->release(c.block);
+    return st;
+}
+
 const ps_opencl_api ps_cl_device_api = {
     .abi = PS_OPENCL_API_ABI,
     .scratch_size = api_scratch_size,
@@ -437,4 +657,8 @@ const ps_opencl_api ps_cl_device_api = {
     .topk = api_topk,
     .topk_segments_scratch_size = api_topk_segments_scratch_size,
     .topk_segments = api_topk_segments,
+    .records_scratch_size = api_records_scratch_size,
+    .sort_records = api_sort_records,
+    .argsort_records = api_argsort_records,
+    .argsort_columns = api_argsort_columns,
 };

@@ -41,6 +41,7 @@ typedef struct ps_cl_prog {
     cl_kernel os_hist, os_scan, onesweep;   /* NULL unless tune.onesweep */
     cl_kernel seg_classify, seg_small, seg_medium, seg_up, seg_down;
     cl_kernel topk_iota, topk_gather;       /* the device top-k's */
+    cl_kernel rec_key, rec_gather;          /* the device records sorts' */
     pthread_mutex_t lock;
 } ps_cl_prog;
 
@@ -164,6 +165,33 @@ typedef struct ps_cl_topkjob {
 } ps_cl_topkjob;
 
 int ps_cl_topk(const ps_host *host, const ps_cl_topkjob *job);
+
+/* ps_opencl_records.c: a records or columns sort on a queue (the cl_mem
+ * API's ps_opencl_sort_records, _argsort_records, _argsort_columns), after
+ * the API's checks.  Key i's element r is at byte koff[i] + r *
+ * key[i].stride + key[i].off of buffer kmem[i] (the records buffer for
+ * every field, or column i); words as ps_rec_pack made them.  perm NULL:
+ * sort the records (rec, from byte roff, record_bytes each) in place;
+ * else write the permutation (cl_ulong) to perm from element poff. */
+typedef struct ps_cl_recjob {
+    cl_command_queue q;
+    const cl_mem *kmem;
+    const size_t *koff;
+    const struct ps_rec_key *key;
+    const struct ps_rec_word *word;
+    size_t nwords;
+    size_t n;
+    cl_mem rec;
+    size_t roff, record_bytes;
+    cl_mem perm;
+    size_t poff;
+    cl_mem scratch;       /* NULL: allocated and released here */
+    size_t scratch_bytes;
+} ps_cl_recjob;
+
+/* The four tunings a records plan takes (ps_dev_plan_records), for dev. */
+void ps_cl_rec_tunes(cl_device_id dev, ps_dev_tune tune[4]);
+int ps_cl_records(const ps_host *host, const ps_cl_recjob *job);
 
 /* clCreateBuffer for every device allocation of the backend, so that tests
  * can make the k-th one fail: PORTSORT_TEST_FAIL_DEVICE_ALLOC=k counts the

@@ -108,7 +108,8 @@ static void prog_free(ps_cl_prog *p)
     cl_kernel *ks[] = { &p->hist, &p->upsweep, &p->scan, &p->downsweep, &p->local,
                         &p->os_hist, &p->os_scan, &p->onesweep, &p->seg_classify,
                         &p->seg_small, &p->seg_medium, &p->seg_up, &p->seg_down,
-                        &p->topk_iota, &p->topk_gather };
+                        &p->topk_iota, &p->topk_gather, &p->rec_key,
+                        &p->rec_gather };
     size_t i;
     for (i = 0; i < sizeof ks / sizeof ks[0]; i++)
         if (*ks[i] != NULL)
@@ -187,6 +188,8 @@ ps_cl_prog *ps_cl_program_get(const ps_host *host, cl_context ctx,
     KERNEL(seg_down, "ps_seg_down")
     KERNEL(topk_iota, "ps_topk_iota")
     KERNEL(topk_gather, "ps_topk_gather")
+    KERNEL(rec_key, "ps_rec_key")
+    KERNEL(rec_gather, "ps_rec_gather")
     if (tune.onesweep) {
         KERNEL(os_hist, "ps_os_hist")
         KERNEL(os_scan, "ps_os_scan")
