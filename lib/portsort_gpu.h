@@ -67,8 +67,9 @@ extern "C" {
 /* Bumped whenever the table below changes, appended functions included
  * (a program built with this header must not call past the end of an
  * older module's table); the wrappers refuse a table with another value. */
-#define PS_GPU_API_ABI 3u   /* 2: sort_segments appended; 3: topk and
-                               topk_segments appended */
+#define PS_GPU_API_ABI 4u   /* 2: sort_segments appended; 3: topk and
+                               topk_segments appended; 4: the records'
+                               four functions appended */
 
 /* What scratch_size() is asked about. */
 typedef enum ps_gpu_op {
@@ -172,6 +173,53 @@ typedef struct ps_gpu_api {
                          void *d_out_values, size_t *d_out_index, ps_type type,
                          unsigned flags, void *d_scratch, size_t scratch_bytes,
                          void *stream);
+    /*
+     * Records and columns on the device: ps_sort_records,
+     * ps_argsort_records and ps_argsort_columns (portsort.h,
+     * doc/records.md) with the records, the columns and the permutation
+     * in device memory and their descriptions (fields, the d_columns
+     * array of device pointers, types, flags) in host memory, read during
+     * the call only.  Same order: field or column 0 most significant, each
+     * in its own direction, floats by totalOrder, stable; records need no
+     * alignment (any record_size >= 1), a field must lie inside the
+     * record.
+     *
+     * Scratch: records_scratch_size(record_size, n, &bytes), with the
+     * records' size for sort_records and 0 for the two argsorts; it
+     * depends on n and that size only, not on the fields.  How: the rows
+     * are numbered in the scratch; each 64-bit word of the keys' order
+     * images (the host form's words, lib/ps_recplan.h), least significant
+     * first, is built by a kernel launch per key reading the rows through
+     * the permutation so far and sorted with the permutation by the stable
+     * pair sort of sort_pairs; then the permutation is copied to d_perm
+     * (64-bit indices), or the records are gathered through it into the
+     * scratch and copied back.  Nothing is read back: the calls never
+     * wait (HIP without scratch aside, as above).
+     *
+     * The contract above holds, with these differences: n beyond
+     * 2^32 - 1 is PS_ERR_TOO_LARGE; sort_records with n < 2 and the
+     * argsorts with n = 0 are PS_OK with nothing enqueued (argsorts of
+     * n = 1 write d_perm[0] = 0); a bad field (type, flags, not inside
+     * the record), record_size 0, no fields or columns, or a NULL array
+     * with rows to sort is PS_ERR_INVALID_ARG before anything is
+     * enqueued; the separate arrays are d_records (n x record_size
+     * bytes), d_perm (n x 8), every column and the scratch.  The caller's
+     * records or d_perm are written only by the last step (the copy):
+     * every error before it leaves them untouched; a failure of that copy
+     * leaves them unspecified.
+     */
+    int (*records_scratch_size)(size_t record_size, size_t n, size_t *bytes);
+    int (*sort_records)(void *d_records, size_t record_size, size_t n,
+                        const ps_field *fields, size_t num_fields,
+                        void *d_scratch, size_t scratch_bytes, void *stream);
+    int (*argsort_records)(const void *d_records, size_t record_size, size_t n,
+                           const ps_field *fields, size_t num_fields,
+                           size_t *d_perm, void *d_scratch,
+                           size_t scratch_bytes, void *stream);
+    int (*argsort_columns)(const void *const *d_columns, const ps_type *types,
+                           const unsigned *flags, size_t num_columns, size_t n,
+                           size_t *d_perm, void *d_scratch,
+                           size_t scratch_bytes, void *stream);
 } ps_gpu_api;
 
 /* The table of backend `name`, checked for the ABI; NULL with
@@ -189,7 +237,9 @@ static inline const ps_gpu_api *ps_gpu_api_get(const char *name)
  * portsort_cuda.h and portsort_hip.h document: ps_<rt>_api_get(),
  * ps_<rt>_available(), ps_<rt>_scratch_size(), ps_<rt>_sort_keys(),
  * ps_<rt>_sort_pairs(), ps_<rt>_argsort(), ps_<rt>_sort_segments(),
- * ps_<rt>_topk() and ps_<rt>_topk_segments(), each calling the table's
+ * ps_<rt>_topk(), ps_<rt>_topk_segments(), ps_<rt>_records_scratch_size(),
+ * ps_<rt>_sort_records(), ps_<rt>_argsort_records() and
+ * ps_<rt>_argsort_columns(), each calling the table's
  * function of the same name, or returning PS_ERR_BACKEND_UNAVAILABLE when
  * the backend cannot run here.  One macro, so the two headers cannot drift.
  */
@@ -284,6 +334,52 @@ static inline int ps_##rt##_topk_segments(const void *d_keys,                \
                                         d_out_keys, d_out_values,            \
                                         d_out_index, type, flags, d_scratch, \
                                         scratch_bytes, stream)               \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_records_scratch_size(size_t record_size,         \
+                                                 size_t n, size_t *bytes)    \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->records_scratch_size(record_size, n, bytes)        \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_sort_records(void *d_records, size_t record_size, \
+                                         size_t n, const ps_field *fields,   \
+                                         size_t num_fields, void *d_scratch, \
+                                         size_t scratch_bytes, void *stream) \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->sort_records(d_records, record_size, n, fields,    \
+                                       num_fields, d_scratch, scratch_bytes, \
+                                       stream)                               \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_argsort_records(const void *d_records,           \
+                                            size_t record_size, size_t n,    \
+                                            const ps_field *fields,          \
+                                            size_t num_fields, size_t *d_perm,\
+                                            void *d_scratch,                 \
+                                            size_t scratch_bytes,            \
+                                            void *stream)                    \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->argsort_records(d_records, record_size, n, fields, \
+                                          num_fields, d_perm, d_scratch,     \
+                                          scratch_bytes, stream)             \
+                     : PS_ERR_BACKEND_UNAVAILABLE;                           \
+}                                                                            \
+static inline int ps_##rt##_argsort_columns(const void *const *d_columns,    \
+                                            const ps_type *types,            \
+                                            const unsigned *flags,           \
+                                            size_t num_columns, size_t n,    \
+                                            size_t *d_perm, void *d_scratch, \
+                                            size_t scratch_bytes,            \
+                                            void *stream)                    \
+{                                                                            \
+    const ps_gpu_api *a = ps_##rt##_api_get();                               \
+    return a != NULL ? a->argsort_columns(d_columns, types, flags,           \
+                                          num_columns, n, d_perm, d_scratch, \
+                                          scratch_bytes, stream)             \
                      : PS_ERR_BACKEND_UNAVAILABLE;                           \
 }
 

@@ -315,13 +315,6 @@ static int plan_argsort(const rec_plan *p, void *img, size_t *perm,
     return st;
 }
 
-/* The checks of one key (a field or a column), named `what` i. */
-static int key_check(const char *fn, const char *what, size_t i, ps_type type,
-                     unsigned flags)
-{
-    return ps_rec_check_key(fn, what, i, type, flags, ps_detail_set);
-}
-
 static void plan_free(rec_plan *p)
 {
     ps_release(p->key);
@@ -749,12 +742,10 @@ int ps_argsort_columns(const void *const *columns, const ps_type *types,
     int st;
 
     ps_detail_clear();
-    if (columns == NULL || types == NULL || num_columns == 0) {
-        ps_detail_set("%s: no column to sort by (columns %s, types %s, "
-                      "num_columns %zu)", p.fn, columns ? "given" : "NULL",
-                      types ? "given" : "NULL", num_columns);
-        return PS_ERR_INVALID_ARG;
-    }
+    st = ps_rec_check_columns(p.fn, "columns", columns, types, flags, num_columns,
+                              ps_detail_set);
+    if (st != PS_OK)
+        return st;
     if (n > 0 && perm == NULL) {
         ps_detail_set("%s: perm is NULL with n = %zu", p.fn, n);
         return PS_ERR_INVALID_ARG;
@@ -765,9 +756,6 @@ int ps_argsort_columns(const void *const *columns, const ps_type *types,
         return PS_ERR_INVALID_ARG;
     }
     for (c = 0; c < num_columns; c++) {
-        st = key_check(p.fn, "column", c, types[c], flags ? flags[c] : 0);
-        if (st != PS_OK)
-            return st;
         if (n > 0 && columns[c] == NULL) {
             ps_detail_set("%s: column %zu is NULL with n = %zu", p.fn, c, n);
             return PS_ERR_INVALID_ARG;

@@ -124,6 +124,28 @@ static inline int ps_rec_check_fields(const char *fn, size_t record_size, size_t
     return PS_OK;
 }
 
+/* The checks of a columns call's description: the arrays of columns
+ * (called `name` in the message) and types given, at least one column,
+ * each of a known type and flags (flags NULL: all ascending).  The
+ * columns' pointers are the caller's to check. */
+static inline int ps_rec_check_columns(const char *fn, const char *name,
+                                       const void *columns, const ps_type *types,
+                                       const unsigned *flags, size_t num_columns,
+                                       void (*fail)(const char *fmt, ...))
+{
+    size_t c;
+    int st = PS_OK;
+    if (columns == NULL || types == NULL || num_columns == 0) {
+        fail("%s: no column to sort by (%s %s, types %s, num_columns %zu)", fn,
+             name, columns ? "given" : "NULL", types ? "given" : "NULL",
+             num_columns);
+        return PS_ERR_INVALID_ARG;
+    }
+    for (c = 0; st == PS_OK && c < num_columns; c++)
+        st = ps_rec_check_key(fn, "column", c, types[c], flags ? flags[c] : 0, fail);
+    return st;
+}
+
 /* Key i of a records call (base NULL: the caller sets it if it wants). */
 static inline ps_rec_key ps_rec_field_key(const ps_field *f, size_t record_size)
 {

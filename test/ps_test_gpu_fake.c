@@ -23,6 +23,7 @@
 
 #include "portsort.h"
 #include "portsort_cuda.h"
+#include "ps_test_recdev.h"
 #include "ps_test_topkdev.h"
 #include "ps_test_util.h"
 
@@ -295,6 +296,102 @@ static int fake_topk(const void *keys, const void *vals, size_t vs, size_t n,
     return st;
 }
 
+/* The device records sorts for the shared cases (ps_test_recdev.c):
+ * device pointers are host pointers here; every other call gets the
+ * caller's scratch, sized by records_scratch_size. */
+static unsigned rec_turn;
+
+static void *rec_scratch(size_t record_size, size_t n, size_t *bytes)
+{
+    *bytes = 0;
+    if (rec_turn++ % 2 == 0)
+        return NULL;
+    if (ps_cuda_records_scratch_size(record_size, n, bytes) != PS_OK)
+        t_fail("records_scratch_size: %s", ps_error_detail());
+    return malloc(*bytes + 1);
+}
+
+static int fake_sort_records(void *records, size_t record_size, size_t n,
+                             const ps_field *fields, size_t num_fields)
+{
+    size_t bytes;
+    void *scratch = rec_scratch(record_size, n, &bytes);
+    int st = ps_cuda_sort_records(records, record_size, n, fields, num_fields,
+                                  scratch, bytes, NULL);
+    free(scratch);
+    return st;
+}
+
+static int fake_argsort_records(void *records, size_t record_size, size_t n,
+                                const ps_field *fields, size_t num_fields,
+                                size_t *perm)
+{
+    size_t bytes;
+    void *scratch = rec_scratch(0, n, &bytes);
+    int st = ps_cuda_argsort_records(records, record_size, n, fields, num_fields,
+                                     perm, scratch, bytes, NULL);
+    free(scratch);
+    return st;
+}
+
+static int fake_argsort_columns(void *const *columns, const ps_type *types,
+                                const unsigned *flags, size_t num_columns, size_t n,
+                                size_t *perm)
+{
+    size_t bytes;
+    void *scratch = rec_scratch(0, n, &bytes);
+    int st = ps_cuda_argsort_columns((const void *const *)columns, types, flags,
+                                     num_columns, n, perm, scratch, bytes, NULL);
+    free(scratch);
+    return st;
+}
+
+/* Overlaps of the records calls' arrays, refused with every array as it
+ * was. */
+static void records_refused(void)
+{
+    enum { N = 300, SIZE = 7 };
+    static unsigned char mem[N * SIZE + 4096], mem0[sizeof mem];
+    ps_field f[2] = { { 0, PS_U16, 0 }, { 3, PS_F32, PS_DESCENDING } };
+    size_t bytes = 0, i;
+    uint64_t rng = 5;
+    for (i = 0; i < sizeof mem; i++)
+        mem[i] = mem0[i] = (unsigned char)t_rand(&rng);
+    if (ps_cuda_records_scratch_size(SIZE, N, &bytes) != PS_OK || bytes == 0)
+        t_fail("records_scratch_size: %s", ps_error_detail());
+#define REC_REFUSED(call) do {                                                \
+        int st_ = (call);                                                     \
+        if (st_ != PS_ERR_INVALID_ARG)                                        \
+            t_fail("device records: %s: got %d (%s)", #call, st_,             \
+                   ps_error_detail());                                        \
+        if (memcmp(mem, mem0, sizeof mem) != 0)                               \
+            t_fail("device records: %s changed the arrays", #call);           \
+    } while (0)
+    REC_REFUSED(ps_cuda_argsort_records(mem, SIZE, N, f, 2, (size_t *)(void *)(mem + 8),
+                                        NULL, 0, NULL));
+    REC_REFUSED(ps_cuda_argsort_records(mem + 8, SIZE, N, f, 2, (size_t *)(void *)mem,
+                                        NULL, 0, NULL));
+    REC_REFUSED(ps_cuda_sort_records(mem, SIZE, N, f, 2, mem + N * SIZE - 1, 4096,
+                                     NULL));
+    REC_REFUSED(ps_cuda_sort_records(mem, SIZE, N, f, 2, mem + N * SIZE, bytes - 1,
+                                     NULL));
+    {
+        const void *cols[2] = { mem, mem + 40 };
+        ps_type types[2] = { PS_U8, PS_U32 };
+        REC_REFUSED(ps_cuda_argsort_columns(cols, types, NULL, 2, 50,
+                                            (size_t *)(void *)(mem + 1024), NULL, 0,
+                                            NULL));
+        cols[1] = mem + 1000;
+        REC_REFUSED(ps_cuda_argsort_columns(cols, types, NULL, 2, 50,
+                                            (size_t *)(void *)(mem + 1024), NULL, 0,
+                                            NULL));
+        REC_REFUSED(ps_cuda_argsort_columns(cols, types, NULL, 2, 50, NULL, NULL, 0,
+                                            NULL));
+    }
+    REC_REFUSED(ps_cuda_sort_records(NULL, SIZE, N, f, 2, NULL, 0, NULL));
+#undef REC_REFUSED
+}
+
 /* The device top-k's refusals: each before anything is enqueued (or, for
  * offsets, before anything writes the outputs), with the outputs and
  * inputs byte-identical afterwards. */
@@ -488,6 +585,13 @@ int main(int argc, char **argv)
         printf("ps_test_gpu_fake: %d device top-k calls passed\n",
                t_topk_device("cuda (stand-in)", fake_topk));
         topk_refused();
+        {
+            t_rec_dev rd = { fake_sort_records, fake_argsort_records,
+                             fake_argsort_columns };
+            printf("ps_test_gpu_fake: %ld device records calls passed\n",
+                   t_records_device("cuda (stand-in)", &rd));
+        }
+        records_refused();
     }
     forked_child();
     printf("ps_test_gpu_fake: %d cases, segmented sorts, top-k and the forked "

@@ -14,12 +14,12 @@ EXTRA_DIST += backends/gpu/ps_gpu_kernels.cu backends/gpu/ps_gpu_util.cu \
 	backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
 	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c \
 	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c \
-	backends/gpu/ps_gpu_segments.c
+	backends/gpu/ps_gpu_segments.c backends/gpu/ps_gpu_records.c
 # The host code every CUDA/HIP module (and the stand-in) is built from.
 PS_GPU_HOST_SOURCES = backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
 	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c \
 	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c \
-	backends/gpu/ps_gpu_segments.c
+	backends/gpu/ps_gpu_segments.c backends/gpu/ps_gpu_records.c
 
 # Kernel instantiations: key bits x value bytes, one object each.
 PS_GPU_KV = 8_v0 8_v4 8_v8 16_v0 16_v4 16_v8 32_v0 32_v4 32_v8 64_v0 64_v4 64_v8
@@ -29,7 +29,8 @@ PS_GPU_KERNEL_DEPS = $(srcdir)/backends/gpu/ps_gpu_kernels.cu \
 	$(srcdir)/backends/kernels/ps_kernel_radix.cl \
 	$(srcdir)/backends/kernels/ps_kernel_onesweep.cl \
 	$(srcdir)/backends/kernels/ps_kernel_segments.cl \
-	$(srcdir)/backends/kernels/ps_kernel_topk.cl
+	$(srcdir)/backends/kernels/ps_kernel_topk.cl \
+	$(srcdir)/backends/kernels/ps_kernel_records.cl
 PS_GPU_KINC = -I$(srcdir)/backends/gpu -I$(srcdir)/backends/kernels
 
 # nvcc and hipcc are not libtool compilers: each object is compiled PIC
@@ -79,7 +80,7 @@ test/ps_gpu_fake_k%.lo: $(PS_GPU_KERNEL_DEPS) $(srcdir)/test/standin/ps_gpu_fake
 
 check_PROGRAMS += test/ps_test_gpu_fake
 test_ps_test_gpu_fake_SOURCES = test/ps_test_gpu_fake.c test/ps_test_util.c \
-	test/ps_test_topkdev.c
+	test/ps_test_topkdev.c test/ps_test_recdev.c
 test_ps_test_gpu_fake_LDADD = lib/libportsort.la
 check_PROGRAMS += test/ps_test_gpu_ctx
 test_ps_test_gpu_ctx_SOURCES = test/ps_test_gpu_ctx.c test/ps_test_util.c

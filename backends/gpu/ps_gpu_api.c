@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ps_gpu_internal.h"
+#include "ps_recplan.h"
 
 /* Set by init, which ps_device_api() always runs before handing the table
  * out. */
@@ -547,6 +548,185 @@ static int api_topk_segments(const void *d_keys, const void *d_values,
     return topk_run(&c);
 }
 
+static int api_records_scratch_size(size_t record_size, size_t n, size_t *bytes)
+{
+    ps_dev_rec_plan pl;
+    int st;
+    if (bytes == NULL) {
+        api_host->fail(PS_GPU_NAME " records_scratch_size: bytes is NULL");
+        return PS_ERR_INVALID_ARG;
+    }
+    st = ps_gpu_rec_plan(api_host, n, record_size, &pl);
+    if (st == PS_OK)
+        *bytes = pl.bytes;
+    return st;
+}
+
+/* One records or columns call: its keys, their words and each key's
+ * device array, and the spans of its arrays, in one host block. */
+typedef struct rec_call {
+    char fn[64];            /* "cuda sort_records", for the messages */
+    const char *name;       /* "sort_records" */
+    void *block;
+    ps_rec_key *key;
+    ps_rec_word *word;
+    const void **base;
+    ps_span *span;
+} rec_call;
+
+static int rec_call_alloc(rec_call *c, size_t nkeys)
+{
+    size_t per = sizeof *c->key + sizeof *c->word + sizeof *c->base + sizeof *c->span;
+    unsigned char *b;
+    if (nkeys > SIZE_MAX / per - 3) {
+        api_host->fail("%s: %zu keys overflow size_t", c->fn, nkeys);
+        return PS_ERR_INVALID_ARG;
+    }
+    b = c->block = api_host->alloc((nkeys + 3) * per);
+    if (b == NULL) {
+        api_host->fail("%s: cannot allocate the plan of %zu keys", c->fn, nkeys);
+        return PS_ERR_NO_MEMORY;
+    }
+    c->key = (ps_rec_key *)(void *)b;
+    b += (nkeys + 3) * sizeof *c->key;
+    c->span = (ps_span *)(void *)b;
+    b += (nkeys + 3) * sizeof *c->span;
+    c->word = (ps_rec_word *)(void *)b;
+    b += (nkeys + 3) * sizeof *c->word;
+    c->base = (const void **)(void *)b;
+    return PS_OK;
+}
+
+/* A checked call's plan (made before its spans are checked, by the
+ * caller), scratch, and job: the keys packed into words and enqueued. */
+static int rec_run(rec_call *c, size_t nkeys, const ps_dev_rec_plan *pl, void *rec,
+                   size_t *perm, void *scratch, size_t scratch_bytes, void *stream)
+{
+    ps_rt_stream s = (ps_rt_stream)stream;
+    void *own = NULL;
+    int pooled = 0;
+    int st = scratch_for(c->name, pl->bytes, s, &scratch,
+                         scratch_bytes, &own, &pooled);
+    ps_gpu_recjob job = { .base = c->base, .key = c->key, .word = c->word,
+                          .n = pl->n, .rec = rec, .record_bytes = pl->record_bytes,
+                          .perm = perm, .stream = s };
+    if (st != PS_OK)
+        return st;
+    job.nwords = ps_rec_pack(c->key, nkeys, c->word);
+    job.scratch = scratch;
+    st = ps_gpu_rec_enqueue(api_host, &job, pl);
+    if (own != NULL)
+        scratch_put(own, s, pooled);
+    return st;
+}
+
+/* Both records forms: d_perm NULL (sort) sorts the records in place. */
+static int records(const char *name, void *d_records, size_t record_size, size_t n,
+                   const ps_field *fields, size_t num_fields, size_t *d_perm,
+                   void *d_scratch, size_t scratch_bytes, void *stream, int sort)
+{
+    rec_call c;
+    ps_dev_rec_plan pl;
+    size_t f;
+    int st;
+    c.name = name;
+    snprintf(c.fn, sizeof c.fn, PS_GPU_NAME " %s", name);
+    st = ps_rec_check_fields(c.fn, record_size, n, fields, num_fields, api_host->fail);
+    if (st == PS_OK)
+        st = ps_gpu_rec_plan(api_host, n, sort ? record_size : 0, &pl);
+    if (st != PS_OK || n < (sort ? 2u : 1u))
+        return st;
+    st = usable();
+    if (st != PS_OK)
+        return st;
+    if (d_records == NULL || (!sort && d_perm == NULL)) {
+        api_host->fail("%s: %s is NULL with n = %zu", c.fn,
+                       d_records == NULL ? "d_records" : "d_perm", n);
+        return PS_ERR_INVALID_ARG;
+    }
+    st = rec_call_alloc(&c, num_fields);
+    if (st != PS_OK)
+        return st;
+    c.span[0] = ps_span_of("d_records", d_records, n * record_size);
+    c.span[1] = ps_span_of("d_perm", d_perm, d_perm != NULL ? n * 8 : 0);
+    c.span[2] = ps_span_of("d_scratch", d_scratch, d_scratch != NULL ? scratch_bytes : 0);
+    st = separate(name, c.span, 3);
+    for (f = 0; st == PS_OK && f < num_fields; f++) {
+        c.key[f] = ps_rec_field_key(&fields[f], record_size);
+        c.base[f] = d_records;
+    }
+    if (st == PS_OK)
+        st = rec_run(&c, num_fields, &pl, d_records, sort ? NULL : d_perm, d_scratch,
+                     scratch_bytes, stream);
+    api_host->release(c.block);
+    return st;
+}
+
+static int api_sort_records(void *d_records, size_t record_size, size_t n,
+                            const ps_field *fields, size_t num_fields,
+                            void *d_scratch, size_t scratch_bytes, void *stream)
+{
+    return records("sort_records", d_records, record_size, n, fields, num_fields, NULL,
+                   d_scratch, scratch_bytes, stream, 1);
+}
+
+static int api_argsort_records(const void *d_records, size_t record_size, size_t n,
+                               const ps_field *fields, size_t num_fields,
+                               size_t *d_perm, void *d_scratch, size_t scratch_bytes,
+                               void *stream)
+{
+    return records("argsort_records", (void *)d_records, record_size, n, fields,
+                   num_fields, d_perm, d_scratch, scratch_bytes, stream, 0);
+}
+
+static int api_argsort_columns(const void *const *d_columns, const ps_type *types,
+                               const unsigned *flags, size_t num_columns, size_t n,
+                               size_t *d_perm, void *d_scratch, size_t scratch_bytes,
+                               void *stream)
+{
+    rec_call c;
+    ps_dev_rec_plan pl;
+    size_t i;
+    int st;
+    c.name = "argsort_columns";
+    snprintf(c.fn, sizeof c.fn, PS_GPU_NAME " %s", c.name);
+    st = ps_rec_check_columns(c.fn, "d_columns", d_columns, types, flags, num_columns,
+                              api_host->fail);
+    if (st == PS_OK)
+        st = ps_gpu_rec_plan(api_host, n, 0, &pl);
+    if (st != PS_OK || n == 0)
+        return st;
+    st = usable();
+    if (st != PS_OK)
+        return st;
+    for (i = 0; i < num_columns; i++)
+        if (d_columns[i] == NULL) {
+            api_host->fail("%s: column %zu is NULL with n = %zu", c.fn, i, n);
+            return PS_ERR_INVALID_ARG;
+        }
+    if (d_perm == NULL) {
+        api_host->fail("%s: d_perm is NULL with n = %zu", c.fn, n);
+        return PS_ERR_INVALID_ARG;
+    }
+    st = rec_call_alloc(&c, num_columns);
+    if (st != PS_OK)
+        return st;
+    for (i = 0; i < num_columns; i++) {
+        c.key[i] = ps_rec_column_key(types[i], flags ? flags[i] : 0);
+        c.base[i] = d_columns[i];
+        c.span[i] = ps_span_of("a column", d_columns[i], n * c.key[i].kb);
+    }
+    c.span[num_columns] = ps_span_of("d_perm", d_perm, n * 8);
+    c.span[num_columns + 1] = ps_span_of("d_scratch", d_scratch,
+                                         d_scratch != NULL ? scratch_bytes : 0);
+    st = separate(c.name, c.span, num_columns + 2);
+    if (st == PS_OK)
+        st = rec_run(&c, num_columns, &pl, NULL, d_perm, d_scratch, scratch_bytes,
+                     stream);
+    api_host->release(c.block);
+    return st;
+}
+
 const ps_gpu_api ps_gpu_device_api = {
     PS_GPU_API_ABI,
     PS_GPU_NAME,
@@ -557,4 +737,8 @@ const ps_gpu_api ps_gpu_device_api = {
     api_sort_segments,
     api_topk,
     api_topk_segments,
+    api_records_scratch_size,
+    api_sort_records,
+    api_argsort_records,
+    api_argsort_columns,
 };

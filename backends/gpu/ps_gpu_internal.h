@@ -135,6 +135,7 @@ typedef struct ps_gpu_kernels {
     unsigned seg_small;     /* the segmented sort's small class (keys) */
     const void *seg_classify, *seg_small_sort, *seg_medium, *seg_up, *seg_down;
     const void *topk_iota, *topk_gather;    /* the device top-k's */
+    const void *rec_key, *rec_gather;       /* the device records sorts' */
 } ps_gpu_kernels;
 
 /* ps_gpu_sort.c: the instantiation for these widths (its table is one of
@@ -233,6 +234,34 @@ int ps_gpu_dev_open(const ps_host *host, ps_gpu_dev *d, int dev);
 void ps_gpu_dev_close(ps_gpu_dev *d);
 int ps_gpu_enter(const ps_host *host, const ps_gpu_dev *d, ps_gpu_saved *saved);
 void ps_gpu_leave(const ps_gpu_dev *d, const ps_gpu_saved *saved);
+
+/* ps_gpu_records.c: a records or columns sort of device arrays, enqueued
+ * on a stream, after the device API's checks.  Key i's element r is at
+ * base[i] + key[i].off + r * key[i].stride (the records for every field,
+ * or column i); words as ps_rec_pack made them.  perm NULL: the records
+ * (rec, record_bytes each) sorted in place; else the permutation (64-bit)
+ * written to perm.  scratch holds pl->bytes. */
+struct ps_rec_key;
+struct ps_rec_word;
+typedef struct ps_gpu_recjob {
+    const void *const *base;
+    const struct ps_rec_key *key;
+    const struct ps_rec_word *word;
+    size_t nwords;
+    size_t n;
+    void *rec;
+    size_t record_bytes;
+    size_t *perm;
+    void *scratch;
+    ps_rt_stream stream;
+} ps_gpu_recjob;
+
+/* The records plan (ps_dev_plan_records) for n rows with this module's
+ * four tunings, record_bytes 0 for the argsorts: PS_OK or its refusal. */
+int ps_gpu_rec_plan(const ps_host *host, size_t n, size_t record_bytes,
+                    ps_dev_rec_plan *pl);
+int ps_gpu_rec_enqueue(const ps_host *host, const ps_gpu_recjob *job,
+                       const ps_dev_rec_plan *pl);
 
 /* ps_gpu_api.c: the device API table, and the host set by init. */
 extern const ps_gpu_api ps_gpu_device_api;

@@ -1,7 +1,8 @@
 /*
  * ps_gpu_kernels.cu - one instantiation of the shared kernel source
  * (backends/kernels/ps_kernel_radix.cl, ps_kernel_onesweep.cl,
- * ps_kernel_segments.cl and ps_kernel_topk.cl) for CUDA or HIP.
+ * ps_kernel_segments.cl, ps_kernel_topk.cl and ps_kernel_records.cl) for
+ * CUDA or HIP.
  *
  * The build compiles this file once per key width x value width, with
  * -DPS_KEY_BITS=8|16|32|64 and -DPS_VAL_BYTES=0|4|8, by nvcc for the CUDA
@@ -53,6 +54,7 @@ namespace PS_NS {
 #include "ps_kernel_onesweep.cl"
 #include "ps_kernel_segments.cl"
 #include "ps_kernel_topk.cl"
+#include "ps_kernel_records.cl"
 }
 
 /* The host (ps_gpu_sort.c) packs each launch's arguments by hand, as the
@@ -125,6 +127,14 @@ static_assert(ps_same<decltype(&PS_NS::ps_topk_gather),
                        const ps_u32 *, ps_u64, ps_u32, PS_KEY *, ps_u64,
                        ps_u32 *, ps_u64, ps_u64 *, ps_u64, ps_u32)>::value,
               "ps_topk_gather signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_rec_key),
+              void (*)(const ps_u8 *, ps_u64, ps_u64, ps_u32, ps_u64, ps_u64,
+                       ps_u32, ps_u32, const ps_u64 *, ps_u64, PS_KEY *, ps_u64,
+                       ps_u64)>::value, "ps_rec_key signature changed");
+static_assert(ps_same<decltype(&PS_NS::ps_rec_gather),
+              void (*)(const ps_u8 *, ps_u64, ps_u8 *, ps_u64, const ps_u64 *,
+                       ps_u64, ps_u64, ps_u64)>::value,
+              "ps_rec_gather signature changed");
 
 /* Mirrors ps_gpu_kernels in ps_gpu_internal.h (a C header). */
 struct ps_gpu_kernels_cxx {
@@ -135,6 +145,7 @@ struct ps_gpu_kernels_cxx {
     unsigned seg_small;
     const void *seg_classify, *seg_small_sort, *seg_medium, *seg_up, *seg_down;
     const void *topk_iota, *topk_gather;
+    const void *rec_key, *rec_gather;
 };
 
 #if defined(PS_GPU_FAKE)
@@ -153,6 +164,8 @@ static const ps_fake_kernel ps_fake_seg_up = { PS_FAKE_RUN(PS_NS::ps_seg_up) };
 static const ps_fake_kernel ps_fake_seg_down = { PS_FAKE_RUN(PS_NS::ps_seg_down) };
 static const ps_fake_kernel ps_fake_topk_iota = { PS_FAKE_RUN(PS_NS::ps_topk_iota) };
 static const ps_fake_kernel ps_fake_topk_gather = { PS_FAKE_RUN(PS_NS::ps_topk_gather) };
+static const ps_fake_kernel ps_fake_rec_key = { PS_FAKE_RUN(PS_NS::ps_rec_key) };
+static const ps_fake_kernel ps_fake_rec_gather = { PS_FAKE_RUN(PS_NS::ps_rec_gather) };
 #  define PS_ENTRY(k) (const void *)&ps_fake_##k
 #else
 #  define PS_ENTRY(k) (const void *)&PS_NS::ps_##k
@@ -167,5 +180,6 @@ const ps_gpu_kernels_cxx PS_TABLE = {
     PS_OS_ITEMS, PS_ENTRY(os_hist), PS_ENTRY(os_scan), PS_ENTRY(onesweep),
     PS_SEG_SMALL, PS_ENTRY(seg_classify), PS_ENTRY(seg_small), PS_ENTRY(seg_medium),
     PS_ENTRY(seg_up), PS_ENTRY(seg_down), PS_ENTRY(topk_iota), PS_ENTRY(topk_gather),
+    PS_ENTRY(rec_key), PS_ENTRY(rec_gather),
 };
 }

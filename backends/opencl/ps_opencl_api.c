@@ -603,16 +603,8 @@ static int api_argsort_columns(cl_command_queue queue, const cl_mem *columns,
     static const char fn[] = "ps_opencl_argsort_columns";
     rec_call c;
     size_t i;
-    int st = PS_OK;
-    if (columns == NULL || types == NULL || num_columns == 0) {
-        api_host->fail("%s: no column to sort by (columns %s, types %s, "
-                       "num_columns %zu)", fn, columns ? "given" : "NULL",
-                       types ? "given" : "NULL", num_columns);
-        return PS_ERR_INVALID_ARG;
-    }
-    for (i = 0; st == PS_OK && i < num_columns; i++)
-        st = ps_rec_check_key(fn, "column", i, types[i], flags ? flags[i] : 0,
-                              api_host->fail);
+    int st = ps_rec_check_columns(fn, "columns", columns, types, flags, num_columns,
+                                  api_host->fail);
     if (st == PS_OK)
         st = rec_check_queue(fn, queue, n);
     if (st != PS_OK || n == 0)
