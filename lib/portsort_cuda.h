@@ -32,6 +32,17 @@
  *                             num_segments, k, d_out_keys, d_out_values,
  *                             d_out_index, type, flags, d_scratch, bytes,
  *                             stream);   per segment; waits once
+ *   int ps_cuda_records_scratch_size(record_size, n, &bytes);
+ *                                  record_size 0 for the two argsorts
+ *   int ps_cuda_sort_records(d_records, record_size, n, fields, num_fields,
+ *                          d_scratch, bytes, stream);   ps_sort_records
+ *   int ps_cuda_argsort_records(d_records, record_size, n, fields,
+ *                             num_fields, d_perm, d_scratch, bytes,
+ *                             stream);   ps_argsort_records
+ *   int ps_cuda_argsort_columns(d_columns, types, flags, num_columns, n,
+ *                             d_perm, d_scratch, bytes, stream);
+ *                  ps_argsort_columns; d_columns: a host array of device
+ *                  pointers; fields, types, flags in host memory
  *
  * They return when the sort is enqueued on the stream.  The stream is a
  * void *, so this header needs no CUDA header: a cudaStream_t converts to it
