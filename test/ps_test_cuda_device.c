@@ -8,7 +8,9 @@
  * (ps_cuda_sort_segments) with offsets in device memory.  Then the
  * argument errors, which must leave the device arrays untouched.  The
  * device top-k (ps_cuda_topk, _segments) runs the shared cases of
- * ps_test_topkdev.c with every array in device memory.
+ * ps_test_topkdev.c with every array in device memory, and the device
+ * records sorts (ps_cuda_sort_records, _argsort_records, _argsort_columns)
+ * those of ps_test_recdev.c.
  *
  * PS_TEST_CUDA_DEVICE=d runs everything on device d (cudaSetDevice first):
  * on a machine with two GPUs, a library that launched on another device
@@ -28,6 +30,7 @@
 
 #include "portsort.h"
 #include "portsort_cuda.h"
+#include "ps_test_recdev.h"
 #include "ps_test_topkdev.h"
 #include "ps_test_util.h"
 
@@ -305,6 +308,79 @@ static int cuda_topk(const void *keys, const void *vals, size_t vs, size_t n,
     return st;
 }
 
+/* The device records sorts for the shared cases (ps_test_recdev.c): the
+ * records, columns and perm copied to the device, the call on our stream,
+ * every other call with the caller's scratch, then records and perm read
+ * back whatever the status. */
+static unsigned rec_turn;
+
+static void *rec_scratch(size_t record_size, size_t n, size_t *bytes)
+{
+    void *d = NULL;
+    *bytes = 0;
+    if (rec_turn++ % 2 == 0)
+        return NULL;
+    if (ps_cuda_records_scratch_size(record_size, n, bytes) != PS_OK)
+        t_fail("records_scratch_size: %s", ps_error_detail());
+    CK(cudaMalloc(&d, *bytes + 1));
+    return d;
+}
+
+static int rec_done(int st, void *records, void *dr, size_t rbytes, size_t *perm,
+                    void *dp, size_t n, void *scratch)
+{
+    CK(cudaStreamSynchronize(topk_stream));
+    CK(cudaGetLastError());
+    if (records != NULL && rbytes > 0)
+        CK(cudaMemcpy(records, dr, rbytes, cudaMemcpyDeviceToHost));
+    if (perm != NULL && n > 0)
+        CK(cudaMemcpy(perm, dp, n * sizeof *perm, cudaMemcpyDeviceToHost));
+    cudaFree(dr);
+    cudaFree(dp);
+    cudaFree(scratch);
+    return st;
+}
+
+static int cuda_sort_records(void *records, size_t record_size, size_t n,
+                             const ps_field *fields, size_t num_fields)
+{
+    size_t bytes, rb = n * record_size;
+    void *scratch = rec_scratch(record_size, n, &bytes), *dr = to_dev(records, rb);
+    int st = ps_cuda_sort_records(dr, record_size, n, fields, num_fields, scratch,
+                                  bytes, topk_stream);
+    return rec_done(st, records, dr, rb, NULL, NULL, n, scratch);
+}
+
+static int cuda_argsort_records(void *records, size_t record_size, size_t n,
+                                const ps_field *fields, size_t num_fields, size_t *perm)
+{
+    size_t bytes, rb = n * record_size;
+    void *scratch = rec_scratch(0, n, &bytes), *dr = to_dev(records, rb);
+    void *dp = to_dev(perm, n * sizeof *perm);
+    int st = ps_cuda_argsort_records(dr, record_size, n, fields, num_fields, dp,
+                                     scratch, bytes, topk_stream);
+    return rec_done(st, records, dr, rb, perm, dp, n, scratch);
+}
+
+static int cuda_argsort_columns(void *const *columns, const ps_type *types,
+                                const unsigned *flags, size_t num_columns, size_t n,
+                                size_t *perm)
+{
+    void *dc[8] = { NULL };
+    size_t bytes, c;
+    void *scratch = rec_scratch(0, n, &bytes), *dp = to_dev(perm, n * sizeof *perm);
+    int st;
+    for (c = 0; c < num_columns && c < 8; c++) {
+        int known = types[c] >= PS_U8 && types[c] <= T_TYPE_LAST;
+        dc[c] = to_dev(columns[c], n * (known ? ps_type_size(types[c]) : 1));
+    }
+    st = ps_cuda_argsort_columns((const void *const *)dc, types, flags, num_columns, n,
+                                 dp, scratch, bytes, topk_stream);
+    for (c = 0; c < 8; c++)
+        cudaFree(dc[c]);
+    return rec_done(st, NULL, NULL, 0, perm, dp, n, scratch);
+}
+
 int main(void)
 {
     static const size_t sizes[] = { 0, 1, 2, 3, 255, 256, 511, 512, 513, 1023,
@@ -327,6 +403,10 @@ int main(void)
     errors(s);
     topk_stream = s;
     printf("top-k: %d calls passed\n", t_topk_device("cuda", cuda_topk));
+    {
+        t_rec_dev rd = { cuda_sort_records, cuda_argsort_records, cuda_argsort_columns };
+        printf("records: %ld calls passed\n", t_records_device("cuda", &rd));
+    }
     fflush(stdout);
     for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         if (sizes[si] > max_n)

@@ -48,7 +48,7 @@ TESTS += test/ptxas-report.sh
 if PS_HAVE_CUDA
 check_PROGRAMS += test/ps_test_cuda_device
 test_ps_test_cuda_device_SOURCES = test/ps_test_cuda_device.c test/ps_test_topkdev.c \
-	test/ps_test_util.c
+	test/ps_test_recdev.c test/ps_test_util.c
 test_ps_test_cuda_device_CPPFLAGS = $(AM_CPPFLAGS) $(PS_CUDA_CPPFLAGS)
 test_ps_test_cuda_device_LDADD = lib/libportsort.la $(PS_CUDA_LIBS) $(PTHREAD_LIBS)
 endif
