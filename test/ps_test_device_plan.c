@@ -677,6 +677,62 @@ static void test_topk(void)
     }
 }
 
+/* The records sorts' plan: regions apart, the sort's region the largest
+ * of the four key widths' pair-sort scratch (each word's sort runs in
+ * it), n x 8 images and permutation, the records' copy only when asked,
+ * and nothing depending on more than n and record_bytes. */
+static void test_records(void)
+{
+    static const size_t ns[] = { 0, 1, 2, 300, 5000, 100000 };
+    static const size_t rbs[] = { 0, 3, 100 };
+    static const int which[] = { 0, 2, 9, 12 };     /* pocl, a GPU, CUDA, the stand-in */
+    size_t i, r, w;
+    ps_dev_rec_plan p;
+    for (i = 0; i < sizeof ns / sizeof *ns; i++)
+        for (r = 0; r < sizeof rbs / sizeof *rbs; r++) {
+            const named_tune *nt = &tunes[which[(i + r) % 4]];
+            ps_dev_tune t[4];
+            size_t n = ns[i], most = 0;
+            for (w = 0; w < 4; w++) {
+                size_t b = 0;
+                t[w] = tune_for(nt, 1u << w, 8);
+                if (n >= 2)
+                    CHECK(ps_dev_scratch_bytes(&t[w], n, 1u << w, 8, 0, &b, &host)
+                          == PS_OK);
+                most = b > most ? b : most;
+            }
+            snprintf(where, sizeof where, "records plan n=%zu record_bytes=%zu (%s)",
+                     n, rbs[r], nt->name);
+            CHECK(ps_dev_plan_records(&p, t, n, rbs[r], &host) == PS_OK);
+            if (n == 0) {
+                CHECK(p.bytes == 0);
+                continue;
+            }
+            check_regions(p.region, PS_DEV_REC_NREGIONS, p.bytes);
+            CHECK(p.region[PS_DEV_REC_SORT].off == 0);
+            CHECK(p.region[PS_DEV_REC_SORT].bytes == most);
+            CHECK(p.region[PS_DEV_REC_IMG].bytes == n * 8);
+            CHECK(p.region[PS_DEV_REC_PERM].bytes == n * 8);
+            CHECK(p.region[PS_DEV_REC_COPY].bytes == n * rbs[r]);
+            CHECK(p.groups >= 1 && p.groups <= t[3].max_blocks);
+            CHECK(rbs[r] == 0 || (p.gather_groups >= 1
+                                  && p.gather_groups <= t[3].max_blocks));
+        }
+    {
+        ps_dev_tune t[4];
+        for (w = 0; w < 4; w++)
+            t[w] = tune_for(&tunes[0], 1u << w, 8);
+        snprintf(where, sizeof where, "records plan refusals");
+        detail[0] = '\0';
+        CHECK(ps_dev_plan_records(&p, t, (size_t)UINT32_MAX + 1, 0, &host)
+              == PS_ERR_TOO_LARGE);
+        CHECK(strstr(detail, "2^32") != NULL);
+        detail[0] = '\0';
+        CHECK(ps_dev_plan_records(&p, t, 10, SIZE_MAX / 8, &host) == PS_ERR_TOO_LARGE);
+        CHECK(strstr(detail, "size_t") != NULL);
+    }
+}
+
 int main(void)
 {
     test_layout_basics();
@@ -688,6 +744,7 @@ int main(void)
     test_large_tiles();
     test_host();
     test_topk();
+    test_records();
     printf("device plan: %ld checks passed\n", checks);
     return 0;
 }

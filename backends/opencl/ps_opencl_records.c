@@ -112,6 +112,8 @@ static int finish(const ps_host *host, const ps_cl_recjob *job, ps_cl_prog *p,
     if (job->perm != NULL) {
         err = clEnqueueCopyBuffer(job->q, scratch, job->perm, poff, job->poff * 8,
                                   job->n * 8, 0, NULL, NULL);
+        if (err == CL_SUCCESS && ooo)
+            err = clEnqueueBarrierWithWaitList(job->q, 0, NULL, NULL);
         return err == CL_SUCCESS ? PS_OK
              : ps_cl_status(host, err, "argsort records: clEnqueueCopyBuffer");
     }
