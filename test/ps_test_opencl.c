@@ -869,10 +869,10 @@ static void records_refused(void)
     {
         cl_mem cols[2] = { r, pm };
         ps_type types[2] = { PS_U8, PS_U32 };
+        size_t offs[2] = { 260, 0 };
         REC_REFUSED(ps_opencl_argsort_columns(q, cols, NULL, types, NULL, 2, N, pm, 0,
                                               NULL, 0), PS_ERR_INVALID_ARG);
         /* two columns sharing bytes: a sub-buffer's and its parent's. */
-        size_t offs[2] = { 260, 0 };
         cols[1] = sub;
         REC_REFUSED(ps_opencl_argsort_columns(q, cols, offs, types, NULL, 2, 40, pm, 0,
                                               NULL, 0), PS_ERR_INVALID_ARG);
