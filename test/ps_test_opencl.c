@@ -20,6 +20,11 @@
  *                          "device: <detail>" and exits 0, or prints the
  *                          refusal and exits 3 (used by the cache and
  *                          device-selection scripts)
+ *   ps_test_opencl records-fault
+ *                          the device records sorts with the scratch left
+ *                          to the call: right, or PS_ERR_DEVICE_MEMORY with
+ *                          the buffers unchanged (test/opencl-api.sh runs
+ *                          it under PORTSORT_TEST_FAIL_DEVICE_ALLOC)
  *   ps_test_opencl old-format FILE
  *                          writes a program-cache file of the first format
  *                          whose checksum is right and whose payload is
@@ -1025,11 +1030,73 @@ static int old_format(const char *path)
     return 0;
 }
 
+/* The device records sorts with the scratch left to the call, under
+ * PORTSORT_TEST_FAIL_DEVICE_ALLOC=k (test/opencl-api.sh): each call either
+ * succeeds with the right result or fails with PS_ERR_DEVICE_MEMORY, the
+ * records and perm byte for byte as they were.  Prints "injected" when a
+ * call saw the failure. */
+static int records_fault(void)
+{
+    enum { N = 5000, SIZE = 7 };
+    static unsigned char recs[N * SIZE], back[N * SIZE];
+    static uint32_t keys[N];
+    static size_t want[N];
+    static cl_ulong perm[N];
+    ps_field f = { 1, PS_U32, 0 };
+    uint64_t rng = 3;
+    size_t i;
+    int op, injected = 0;
+    cl_mem r, pm;
+    setup();
+    for (i = 0; i < sizeof recs; i++)
+        recs[i] = (unsigned char)t_rand(&rng);
+    for (i = 0; i < N; i++) {
+        recs[i * SIZE + 1] &= 0x0F;         /* ties, so stability shows */
+        memcpy(&keys[i], recs + i * SIZE + 1, 4);
+    }
+    t_oracle_perm(keys, N, PS_U32, 0, want);
+    for (op = 0; op < 2; op++) {
+        int st;
+        r = buffer(sizeof recs, recs);
+        memset(perm, 0xA5, sizeof perm);
+        pm = buffer(sizeof perm, perm);
+        st = op == 0 ? ps_opencl_sort_records(q, r, 0, SIZE, N, &f, 1, NULL, 0)
+                     : ps_opencl_argsort_records(q, r, 0, SIZE, N, &f, 1, pm, 0, NULL, 0);
+        clFinish(q);
+        readback(r, sizeof back, back);
+        readback(pm, sizeof perm, perm);
+        if (st != PS_OK && st != PS_ERR_DEVICE_MEMORY)
+            t_fail("records fault %d: status %d (%s)", op, st, ps_error_detail());
+        if (st != PS_OK) {
+            injected = 1;
+            if (memcmp(back, recs, sizeof recs) != 0)
+                t_fail("records fault %d: a failed call changed the records", op);
+            for (i = 0; i < N; i++)
+                if (perm[i] != (cl_ulong)0xA5A5A5A5A5A5A5A5ull)
+                    t_fail("records fault %d: a failed call wrote perm", op);
+        } else if (op == 0) {
+            for (i = 0; i < N; i++)
+                if (memcmp(back + i * SIZE, recs + want[i] * SIZE, SIZE) != 0)
+                    t_fail("records fault: record %zu is not %zu", i, want[i]);
+        } else {
+            for (i = 0; i < N; i++)
+                if (perm[i] != want[i] || back[i] != recs[i])
+                    t_fail("records fault: perm[%zu] wrong, or records changed", i);
+        }
+        clReleaseMemObject(r);
+        clReleaseMemObject(pm);
+    }
+    printf("%s\n", injected ? "injected" : "no failure hit");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "quick") == 0)
         return quick(argc > 2 && strcmp(argv[2], "u64") == 0 ? PS_U64 : PS_U32);
     if (argc > 2 && strcmp(argv[1], "old-format") == 0)
         return old_format(argv[2]);
+    if (argc > 1 && strcmp(argv[1], "records-fault") == 0)
+        return records_fault();
     return api_tests();
 }
