@@ -1,9 +1,10 @@
 /*
  * ps_recplan.h - the plan of a records or columns sort, shared by the
  * host form (lib/ps_records.c) and the device forms (the OpenCL and
- * CUDA/HIP modules, backends/opencl/ps_opencl_records.c and
- * backends/gpu/ps_gpu_records.c), so that the words, shifts and order
- * transforms are decided in one place.
+ * CUDA/HIP modules: their API files check and plan with it,
+ * ps_opencl_records.c and ps_gpu_records.c launch from the plan), so that
+ * the words, shifts, order transforms and argument checks are decided in
+ * one place.
  *
  * Each key (a field of a record, or a column) becomes its order image
  * (ps_keytype.h); the images of consecutive keys are packed, most
