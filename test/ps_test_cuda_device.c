@@ -404,7 +404,8 @@ int main(void)
     topk_stream = s;
     printf("top-k: %d calls passed\n", t_topk_device("cuda", cuda_topk));
     {
-        t_rec_dev rd = { cuda_sort_records, cuda_argsort_records, cuda_argsort_columns };
+        t_rec_dev rd = { cuda_sort_records, cuda_argsort_records, cuda_argsort_columns,
+                         0 };
         printf("records: %ld calls passed\n", t_records_device("cuda", &rd));
     }
     fflush(stdout);

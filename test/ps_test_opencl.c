@@ -933,7 +933,7 @@ static int api_tests(void)
            t_topk_device("opencl", cl_topk));
     topk_refused();
     {
-        t_rec_dev rd = { cl_sort_records, cl_argsort_records, cl_argsort_columns };
+        t_rec_dev rd = { cl_sort_records, cl_argsort_records, cl_argsort_columns, 0 };
         printf("ps_test_opencl: %ld device records calls passed\n",
                t_records_device("opencl", &rd));
     }

@@ -259,6 +259,8 @@ long t_records_device(const char *who, const t_rec_dev *dev)
     /* PS_TEST_MAX_N (the sanitizer runs) leaves out the larger arrays. */
     const char *cap = getenv("PS_TEST_MAX_N");
     size_t max_n = cap != NULL ? strtoull(cap, NULL, 10) : (size_t)-1;
+    if (dev->max_n != 0 && dev->max_n < max_n)
+        max_n = dev->max_n;
     uint64_t rng = 31;
     long calls = 0;
     size_t s, k, nf;

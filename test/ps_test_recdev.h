@@ -25,13 +25,14 @@ typedef struct t_rec_dev {
     int (*argsort_columns)(void *const *columns, const ps_type *types,
                            const unsigned *flags, size_t num_columns, size_t n,
                            size_t *perm);
+    size_t max_n;   /* the largest n to try; 0: no cap of its own */
 } t_rec_dev;
 
 /* The cases: records of 3, 7, 24 and 100 bytes with 1-4 fields of random
  * types, directions and offsets (overlapping fields included), values
  * random, few distinct, and special (NaNs of both signs, -0/+0,
  * infinities, extremes), n = 0, 1, 2, 1000 and 70000 (those up to
- * PS_TEST_MAX_N when it is set); each device result compared with the host ps_argsort_records / ps_sort_records (itself
+ * PS_TEST_MAX_N when it is set, and up to dev->max_n); each device result compared with the host ps_argsort_records / ps_sort_records (itself
  * checked against a qsort by t_cmp per field, then the index), the
  * columns form with the fields cut into columns; argsort_records must
  * leave the records as they were.  Then refusals (a field past the
