@@ -43,6 +43,7 @@ typedef struct topk_buf {
     size_t *idx;
     unsigned char *img;
     size_t cap;
+    int sorted;     /* the last select wrote its candidates sorted */
 } topk_buf;
 
 static int buf_reserve(topk_buf *b, size_t need, size_t kb)
@@ -1173,8 +1174,10 @@ static int select_cols_x512(const topk_src *w, size_t m, unsigned kb,
         return 0;
     if (c <= 32) {
         ps_topk_x512_first_m(sv->img, sv->idx, c, m, kb, cand);
+        sv->sorted = 1;
     } else if (c <= TOPK_FEW_SURV) {
         finish_few(sv, c, m, kb, cand);
+        sv->sorted = 1;
     } else {
         topk_src surv = { NULL, 0, c, sv };
         select_survivors(&surv, kb, xf, 8u * kb - 8u, m, cand, &nc, sv);
@@ -1351,6 +1354,7 @@ typedef struct topk_jobs {
     size_t mc;                  /* how many candidates in all */
     size_t seg[TOPK_SEG_JOBS + 1], jobs;
     int st[TOPK_SEG_JOBS];
+    int unsorted[TOPK_SEG_JOBS];    /* a job's select left some unsorted */
     int sort;                   /* the candidates need sorting */
     size_t *out_index;
     unsigned char *out_keys, *out_values;
@@ -1452,27 +1456,32 @@ static size_t cands_of(size_t k, size_t len, size_t kb)
  * thread (the whole array's one segment takes run's threads for its
  * scan), packed into j->w as they are selected when it is not NULL. */
 static int select_segments(const topk_jobs *j, size_t s0, size_t s1,
-                           const topk_runner *run)
+                           const topk_runner *run, int *unsorted)
 {
     const topk_call *t = j->t;
     size_t kb = ps_type_bytes(t->type), s, i, *cand = j->cand;
     const size_t *coff = j->coff;
     ps_xf xf = ps_xf_make(t->type, t->flags);
-    topk_buf sv = { NULL, NULL, 0 };
+    topk_buf sv = { NULL, NULL, 0, 0 };
     int st = PS_OK;
 
+    *unsorted = 0;
     for (s = s0; s < s1 && st == PS_OK; s++) {
         size_t a = t->offsets[s], len = t->offsets[s + 1] - a;
         size_t m = coff[s + 1] - coff[s];
         topk_src w = { t->keys, a, len, NULL };
-        if (m > 0 && keeps_best(t->k, len, kb))
+        if (m > 0 && keeps_best(t->k, len, kb)) {
             select_best(&w, m, (unsigned)kb, xf, cand + coff[s], run);
-        else if (m == len)      /* all of it, already in index order */
+        } else if (m == len) {  /* all of it, already in index order */
             for (i = 0; i < len; i++)
                 cand[coff[s] + i] = a + i;
-        else if (m > 0)
+            *unsorted |= len > 1;
+        } else if (m > 0) {
+            sv.sorted = 0;
             st = select_any(t->keys, a, len, m, (unsigned)kb, xf,
                             cand + coff[s], &sv, run);
+            *unsorted |= !sv.sorted;
+        }
         if (st == PS_OK && j->w != NULL)
             pack_segment(t, s, cand, coff, j->w, run);
     }
@@ -1484,7 +1493,8 @@ static int select_segments(const topk_jobs *j, size_t s0, size_t s1,
 static void select_job(void *ctx, size_t i)
 {
     topk_jobs *j = ctx;
-    j->st[i] = select_segments(j, j->seg[i], j->seg[i + 1], NULL);
+    j->st[i] = select_segments(j, j->seg[i], j->seg[i + 1], NULL,
+                               &j->unsorted[i]);
 }
 
 /* The results of segment s, in the stable sorted order in cand (or w), to
@@ -1577,17 +1587,25 @@ static int plan_jobs(topk_jobs *j)
 static int select_all(topk_jobs *j, const topk_runner *run)
 {
     const topk_call *t = j->t;
-    int st = PS_OK;
+    int st = PS_OK, unsorted = 0;
     size_t i;
 
     if (j->jobs <= 1 || run == NULL) {
-        st = select_segments(j, 0, t->num_segments, run);
+        st = select_segments(j, 0, t->num_segments, run, &unsorted);
     } else {
         run_jobs(run, j->jobs, select_job, j);
-        for (i = 0; i < j->jobs; i++)
+        for (i = 0; i < j->jobs; i++) {
             if (j->st[i] != PS_OK)
                 st = j->st[i];
+            unsorted |= j->unsorted[i];
+        }
     }
+    /* Every segment's candidates came out in the stable sorted order (the
+     * kept best k, the AVX-512 column bound's few survivors ranked): the
+     * candidates' sort has nothing to do (k = 10 in 10^5 segments of
+     * 1000, Zen 5: 21.2-21.7 -> 20.2-20.6 ms). */
+    if (!unsorted)
+        j->sort = 0;
     if (st != PS_OK)
         ps_detail_set("%s: cannot allocate the survivors' indices and "
                       "images (up to %zu bytes)", t->fn,
