@@ -1129,32 +1129,6 @@ static int select_below(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
 }
 
 #if PS_TOPK_X512
-/* Survivors this few are finished by an insertion sort of (image, index)
- * rather than by the counting passes, whose 256 counters a digit cost
- * more than the survivors (about 1.5 m). */
-#define TOPK_FEW_SURV 64u
-
-/* The first m of the c survivors in sv (index order, images at or below
- * a bound that m of them meet), appended to cand in (image, index) order:
- * equal images in index order, as the candidates' sort needs. */
-static void finish_few(const topk_buf *sv, size_t c, size_t m, unsigned kb,
-                       size_t *cand)
-{
-    uint64_t img[TOPK_FEW_SURV];
-    size_t idx[TOPK_FEW_SURV], i, j;
-    for (i = 0; i < c; i++) {
-        uint64_t x = kb == 4 ? ((const uint32_t *)(const void *)sv->img)[i]
-                             : ((const uint64_t *)(const void *)sv->img)[i];
-        for (j = i; j > 0 && img[j - 1] > x; j--) {
-            img[j] = img[j - 1];
-            idx[j] = idx[j - 1];
-        }
-        img[j] = x;
-        idx[j] = sv->idx[i];
-    }
-    memcpy(cand, idx, m * sizeof *cand);
-}
-
 /* select_cols in AVX-512 (ps_topk_x512.c), for 4- and 8-byte keys and
  * m <= 16: 32 columns.  Returns 1 with m candidates appended to cand, 0
  * when fewer than m keys met the bound (it cannot happen: m columns hold
@@ -1172,13 +1146,10 @@ static int select_cols_x512(const topk_src *w, size_t m, unsigned kb,
     PS_DEBUG_ASSERT(c >= m);
     if (c < m)
         return 0;
-    if (c <= 32) {
+    if (c <= 32) {      /* 1.3m to 1.6m of random keys */
         ps_topk_x512_first_m(sv->img, sv->idx, c, m, kb, cand);
         sv->sorted = 1;
-    } else if (c <= TOPK_FEW_SURV) {
-        finish_few(sv, c, m, kb, cand);
-        sv->sorted = 1;
-    } else {
+    } else {            /* many equal keys at the bound */
         topk_src surv = { NULL, 0, c, sv };
         select_survivors(&surv, kb, xf, 8u * kb - 8u, m, cand, &nc, sv);
     }

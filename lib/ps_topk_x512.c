@@ -22,7 +22,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "ps_env.h"
 #include "ps_topk_x512.h"
@@ -33,16 +32,22 @@
 
 #define X512 __attribute__((target("avx512f")))
 
+/* The OpenMP backend's words for PORTSORT_OPENMP_SIMD, in its order: a
+ * value it refuses leaves the best the CPU has, there and here. */
+static const char *const simd_words[] = { "none", "avx2", "avx512", NULL };
+
 int ps_topk_x512_ok(void)
 {
     static int state;       /* 0 unknown, 1 off, 2 on */
     int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
     if (s == 0) {
-        const char *e = ps_getenv("PORTSORT_OPENMP_SIMD");
+        char why[160];
+        int want = 2;
+        if (ps_env_word("PORTSORT_OPENMP_SIMD", simd_words,
+                        "avx512, avx2 or none", &want, why, sizeof why) < 0)
+            want = 2;
         __builtin_cpu_init();
-        s = __builtin_cpu_supports("avx512f") &&
-            !(e != NULL && (strcmp(e, "avx2") == 0 || strcmp(e, "none") == 0))
-            ? 2 : 1;
+        s = __builtin_cpu_supports("avx512f") && want == 2 ? 2 : 1;
         __atomic_store_n(&state, s, __ATOMIC_RELAXED);
     }
     return s == 2;
