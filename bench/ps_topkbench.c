@@ -6,6 +6,7 @@
  *   ps_topkbench --segments S L K    S segments of L random u32 keys,
  *                                    ps_topk_segments with K against
  *                                    ps_sort_segments
+ *   ps_topkbench --segments64 S L K  the same with u64 keys
  *
  * Each figure is the median of `reps` runs (default 5), each on a fresh
  * copy of the keys for the sort; the ratio is sort time / top-k time,
@@ -114,22 +115,29 @@ static void arrays(size_t n, int reps)
     free(keys); free(copy); free(out); free(idx); free(t);
 }
 
-static void segments(size_t ns, size_t len, size_t k, int reps)
+/* S segments of len random keys of kb (4 or 8) bytes. */
+static void segments(size_t ns, size_t len, size_t k, int reps, size_t kb)
 {
-    size_t n = ns * len, s, *off = need(malloc((ns + 1) * sizeof(size_t)));
-    uint32_t *keys = need(malloc(n * 4)), *copy = need(malloc(n * 4));
-    uint32_t *out = need(malloc(ns * k * 4));
+    ps_type type = kb == 4 ? PS_U32 : PS_U64;
+    size_t n = ns * len, s, i, *off = need(malloc((ns + 1) * sizeof(size_t)));
+    unsigned char *keys = need(malloc(n * kb)), *copy = need(malloc(n * kb));
+    unsigned char *out = need(malloc(ns * k * kb));
     double *t = need(malloc((size_t)reps * sizeof *t)), sort, tk;
+    uint64_t seed = 7;
     int r;
 
     for (s = 0; s <= ns; s++)
         off[s] = s * len;
-    fill(keys, n, PS_U32);
+    if (kb == 4)
+        fill((uint32_t *)(void *)keys, n, PS_U32);
+    else
+        for (i = 0; i < n; i++)
+            ((uint64_t *)(void *)keys)[i] = next(&seed);
     for (r = 0; r < reps; r++) {
         double t0;
-        memcpy(copy, keys, n * 4);
+        memcpy(copy, keys, n * kb);
         t0 = ps_bench_now();
-        check(ps_sort_segments(copy, NULL, 0, n, off, ns, PS_U32, 0),
+        check(ps_sort_segments(copy, NULL, 0, n, off, ns, type, 0),
               "ps_sort_segments");
         t[r] = ps_bench_now() - t0;
     }
@@ -137,17 +145,18 @@ static void segments(size_t ns, size_t len, size_t k, int reps)
     for (r = 0; r < reps; r++) {
         double t0 = ps_bench_now();
         check(ps_topk_segments(keys, NULL, 0, n, off, ns, k, out, NULL, NULL,
-                               PS_U32, 0), "ps_topk_segments");
+                               type, 0), "ps_topk_segments");
         t[r] = ps_bench_now() - t0;
     }
     tk = ps_bench_median(t, reps);
     for (s = 0; s < ns; s++)
-        if (memcmp(out + s * k, copy + s * len, (k < len ? k : len) * 4) != 0) {
+        if (memcmp(out + s * k * kb, copy + s * len * kb,
+                   (k < len ? k : len) * kb) != 0) {
             fprintf(stderr, "ps_topkbench: segment %zu differs\n", s);
             exit(1);
         }
-    printf("backend %s, %zu segments of %zu u32, k = %zu, median of %d\n",
-           ps_backend_name(), ns, len, k, reps);
+    printf("backend %s, %zu segments of %zu u%zu, k = %zu, median of %d\n",
+           ps_backend_name(), ns, len, 8 * kb, k, reps);
     printf("topk_segments %.2f ms, sort_segments %.2f ms, ratio %.1f\n",
            tk * 1e3, sort * 1e3, sort / tk);
     free(off); free(keys); free(copy); free(out); free(t);
@@ -162,6 +171,7 @@ static size_t num(const char *s)
     if (*s < '0' || *s > '9' || *end != 0 || v == 0) {
         fprintf(stderr, "usage: ps_topkbench [n [reps]]\n"
                         "       ps_topkbench --segments S L K [reps]\n"
+                        "       ps_topkbench --segments64 S L K [reps]\n"
                         "(counts are positive integers; got '%s')\n", s);
         exit(2);
     }
@@ -170,12 +180,14 @@ static size_t num(const char *s)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "--segments") == 0) {
+    if (argc >= 2 && (strcmp(argv[1], "--segments") == 0 ||
+                      strcmp(argv[1], "--segments64") == 0)) {
         if (argc < 5 || argc > 6)
             num("--segments needs S L K");
         check(ps_init(), "ps_init");
         segments(num(argv[2]), num(argv[3]), num(argv[4]),
-                 argc > 5 ? (int)num(argv[5]) : 5);
+                 argc > 5 ? (int)num(argv[5]) : 5,
+                 strcmp(argv[1], "--segments64") == 0 ? 8 : 4);
         return 0;
     }
     if (argc > 3)
