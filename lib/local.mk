@@ -23,7 +23,9 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_strings.c \
 	lib/ps_topk.c \
 	lib/ps_topk_x512.c \
-	lib/ps_topk_x512.h \
+	lib/ps_topk_vec.c \
+	lib/ps_topk_vec.h \
+	lib/ps_topk_avx2.c \
 	lib/ps_records.c
 lib_libportsort_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/reference \
 	-DPS_MODULE_DIR='"$(pkglibdir)"' -DPS_MODULE_SUBDIR='"$(PACKAGE)"'

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "ps_internal.h"
-#include "ps_topk_x512.h"
+#include "ps_topk_vec.h"
 
 /* The survivors of a select: their indices and their images (kb bytes
  * each), so that the passes after the first read them in order instead of
@@ -1128,26 +1128,28 @@ static int select_below(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     return 1;
 }
 
-#if PS_TOPK_X512
-/* select_cols in AVX-512 (ps_topk_x512.c), for 4- and 8-byte keys and
- * m <= 16: 32 columns.  Returns 1 with m candidates appended to cand, 0
- * when fewer than m keys met the bound (it cannot happen: m columns hold
- * a key at or below it; but then the baseline select runs, so that the
- * result never rests on the vector code's bound), -1 when out of memory. */
-static int select_cols_x512(const topk_src *w, size_t m, unsigned kb,
-                            ps_xf xf, size_t *cand, topk_buf *sv)
+#if PS_TOPK_VEC
+/* select_cols in vector registers (ps_topk_vec.h: AVX-512 or AVX2), for
+ * 4- and 8-byte keys and m <= 16: 32 columns.  Returns 1 with m
+ * candidates appended to cand, 0 when fewer than m keys met the bound (it
+ * cannot happen: m columns hold a key at or below it; but then the
+ * baseline select runs, so that the result never rests on the vector
+ * code's bound), -1 when out of memory. */
+static int select_cols_vec(const ps_topk_vec *v, const topk_src *w,
+                           size_t m, unsigned kb, ps_xf xf, size_t *cand,
+                           topk_buf *sv)
 {
     const unsigned char *p = (const unsigned char *)w->keys + w->a * kb;
-    uint64_t T = ps_topk_x512_bound(p, w->len, m, kb, xf);
+    uint64_t T = ps_topk_vec_bound(v, p, w->len, m, kb, xf);
     size_t c, nc = 0;
     if (buf_reserve(sv, w->len + 16, kb) != PS_OK)
         return -1;
-    c = ps_topk_x512_keep_le(p, w->a, w->len, kb, xf, T, sv->idx, sv->img);
+    c = ps_topk_vec_keep_le(v, p, w->a, w->len, kb, xf, T, sv->idx, sv->img);
     PS_DEBUG_ASSERT(c >= m);
     if (c < m)
         return 0;
     if (c <= 32) {      /* 1.3m to 1.6m of random keys */
-        ps_topk_x512_first_m(sv->img, sv->idx, c, m, kb, cand);
+        ps_topk_vec_first_m(v, sv->img, sv->idx, c, m, kb, cand);
         sv->sorted = 1;
     } else {            /* many equal keys at the bound */
         topk_src surv = { NULL, 0, c, sv };
@@ -1166,9 +1168,10 @@ static int select_cols(const topk_src *w, size_t m, unsigned kb, ps_xf xf,
     size_t W = TOPK_COLS_W(m);
     int got;
 
-#if PS_TOPK_X512
-    if ((kb == 4 || kb == 8) && m <= 16 && ps_topk_x512_ok()) {
-        got = select_cols_x512(w, m, kb, xf, cand, sv);
+#if PS_TOPK_VEC
+    const ps_topk_vec *v = ps_topk_vec_get();
+    if ((kb == 4 || kb == 8) && m <= 16 && v != NULL) {
+        got = select_cols_vec(v, w, m, kb, xf, cand, sv);
         if (got != 0)
             return got > 0 ? PS_OK : PS_ERR_NO_MEMORY;
     }
@@ -1394,14 +1397,14 @@ static void pack_segment(const topk_call *t, size_t s, const size_t *cand,
  * sorted (select_best), which needs no sort after. */
 static int keeps_best(size_t k, size_t len, size_t kb)
 {
-#if PS_TOPK_X512
+#if PS_TOPK_VEC
     /* The AVX-512 column bound beats the inserts for k <= 16 wherever it
      * fits, but for k = 1 past 2048 keys, where the inserts read the keys
      * once and the bound twice (Zen 5, 10^8 u32 keys in segments of 1000:
      * k = 1 21-41 -> 16-25 ms, k = 4 54-70 -> 30-36; of 3000 and 30000,
      * k = 1 24-29 -> 28-36 ms: noisy runs, two of them). */
     if ((kb == 4 || kb == 8) && k <= 16 && cols_fit(len, k) &&
-        !(k == 1 && len > 2048) && ps_topk_x512_ok())
+        !(k == 1 && len > 2048) && ps_topk_vec_get() != NULL)
         return 0;
 #else
     (void)kb;

@@ -352,34 +352,9 @@ AVX2 static void first_m64(const uint64_t *img, const size_t *idx, size_t c,
     }
 }
 
-/* ---- the form ----------------------------------------------------------- */
-
-static uint64_t bound(const void *keys, size_t len, size_t m, unsigned kb,
-                      ps_xf xf)
-{
-    return kb == 4 ? bound32((const uint32_t *)keys, len, m, xf)
-                   : bound64((const uint64_t *)keys, len, m, xf);
-}
-
-static size_t keep_le(const void *keys, size_t a, size_t len, unsigned kb,
-                      ps_xf xf, uint64_t T, size_t *idx, void *img)
-{
-    return kb == 4 ? keep32((const uint32_t *)keys, a, len, T, xf, idx,
-                            (uint32_t *)img)
-                   : keep64((const uint64_t *)keys, a, len, T, xf, idx,
-                            (uint64_t *)img);
-}
-
-static void first_m(const void *img, const size_t *idx, size_t c, size_t m,
-                    unsigned kb, size_t *out)
-{
-    if (kb == 4)
-        first_m32((const uint32_t *)img, idx, c, m, out);
-    else
-        first_m64((const uint64_t *)img, idx, c, m, out);
-}
-
-const ps_topk_vec ps_topk_vec_avx2 = { bound, keep_le, first_m };
+const ps_topk_vec ps_topk_vec_avx2 = {
+    bound32, bound64, keep32, keep64, first_m32, first_m64
+};
 
 void ps_topk_avx2_init(void)
 {

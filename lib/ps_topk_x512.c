@@ -14,44 +14,21 @@
  * compress-stored without a branch (compressed in a register, then one
  * store: a compress straight to memory is microcoded on Zen 4).
  *
- * Chosen at run time: the CPU must have AVX-512F, and PORTSORT_OPENMP_SIMD
- * set to `avx2` or `none` (the tests' way to run the other path on an
- * AVX-512 machine, as for the OpenMP backend's networks) turns it off.
+ * Chosen at run time (ps_topk_vec.c) where the CPU has AVX-512F;
+ * ps_topk_avx2.c is the same in 256-bit registers.
  */
 #include <config.h>
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ps_env.h"
-#include "ps_topk_x512.h"
+#include "ps_topk_vec.h"
 
-#if PS_TOPK_X512
+#if PS_TOPK_VEC
 
 #include <immintrin.h>
 
 #define X512 __attribute__((target("avx512f")))
-
-/* The OpenMP backend's words for PORTSORT_OPENMP_SIMD, in its order: a
- * value it refuses leaves the best the CPU has, there and here. */
-static const char *const simd_words[] = { "none", "avx2", "avx512", NULL };
-
-int ps_topk_x512_ok(void)
-{
-    static int state;       /* 0 unknown, 1 off, 2 on */
-    int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
-    if (s == 0) {
-        char why[160];
-        int want = 2;
-        if (ps_env_word("PORTSORT_OPENMP_SIMD", simd_words,
-                        "avx512, avx2 or none", &want, why, sizeof why) < 0)
-            want = 2;
-        __builtin_cpu_init();
-        s = __builtin_cpu_supports("avx512f") && want == 2 ? 2 : 1;
-        __atomic_store_n(&state, s, __ATOMIC_RELAXED);
-    }
-    return s == 2;
-}
 
 /* ---- 4-byte keys: 16 lanes, 32 columns in two registers ---------------- */
 
@@ -294,30 +271,8 @@ X512 static void first_m64(const uint64_t *img, const size_t *idx, size_t c,
     }
 }
 
-void ps_topk_x512_first_m(const void *img, const size_t *idx, size_t c,
-                          size_t m, unsigned kb, size_t *out)
-{
-    if (kb == 4)
-        first_m32((const uint32_t *)img, idx, c, m, out);
-    else
-        first_m64((const uint64_t *)img, idx, c, m, out);
-}
+const ps_topk_vec ps_topk_vec_x512 = {
+    bound32, bound64, keep32, keep64, first_m32, first_m64
+};
 
-uint64_t ps_topk_x512_bound(const void *keys, size_t len, size_t m,
-                            unsigned kb, ps_xf xf)
-{
-    return kb == 4 ? bound32((const uint32_t *)keys, len, m, xf)
-                   : bound64((const uint64_t *)keys, len, m, xf);
-}
-
-size_t ps_topk_x512_keep_le(const void *keys, size_t a, size_t len,
-                            unsigned kb, ps_xf xf, uint64_t T, size_t *idx,
-                            void *img)
-{
-    return kb == 4 ? keep32((const uint32_t *)keys, a, len, T, xf, idx,
-                            (uint32_t *)img)
-                   : keep64((const uint64_t *)keys, a, len, T, xf, idx,
-                            (uint64_t *)img);
-}
-
-#endif /* PS_TOPK_X512 */
+#endif /* PS_TOPK_VEC */

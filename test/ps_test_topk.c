@@ -448,9 +448,10 @@ int main(void)
         calls++;
     }
     /* k of 5 to 16 in segments up to 3000 keys: the column bound, which
-     * for 4- and 8-byte keys on an AVX-512 CPU is lib/ps_topk_x512.c's
-     * (PORTSORT_OPENMP_SIMD=none runs the baseline one; test/openmp.sh
-     * runs this test both ways): every such type, both directions, every
+     * for 4- and 8-byte keys on an x86 CPU is in vector registers
+     * (lib/ps_topk_vec.h; test/openmp.sh runs this test again with
+     * PORTSORT_OPENMP_SIMD=avx2 and =none, the AVX2 form and the baseline
+     * one): every such type, both directions, every
      * shape, lengths at and off multiples of the 16 and 32 lanes. */
     {
         static const ps_type wide[] = { PS_U32, PS_I32, PS_F32, PS_U64,
