@@ -24,6 +24,11 @@
 /* A leaf whose LSD passes would use more than this many counters a key
  * is split instead (leaf). */
 #define PS_SPLIT_SPARSE 8
+/* A leaf of at least this many keys whose network slots overflow by more
+ * than a sixteenth (skewed data) is split by an MSD pass on the digit the
+ * slots counted (solo, ps_openmp_msd.c) rather than sorted by LSD passes
+ * (leaf): leaf returns 0 with the counts in tl->pos. */
+#define PS_SKEW_SPLIT_MIN 4096
 /* After a leaf whose buckets overflowed the networks' slots by more than
  * a sixteenth of its keys (skewed data), this many more leaves of the
  * same thread skip the networks (slots_excess): the team's leaf phase hands
@@ -381,9 +386,13 @@ static void slots_gave_up(ps_omp_tls *tl, uint32_t excess, size_t m)
  * and more than 4 8-byte keys a bucket, and a retry is made only while
  * that bound holds.
  *
- * Returns 0, having written nothing to array 0, when it did not sort. */
+ * Returns 0, having written nothing to array 0, when it did not sort; then
+ * *over is how many keys overflowed their slots on the last try, *nb its
+ * digit's bits, and tl->split[d] - d * PS_NET_MAX how many keys have
+ * digit d (the pass counted every key, slot or not). */
 static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
-                    size_t m, unsigned lo, unsigned hi)
+                    size_t m, unsigned lo, unsigned hi, uint32_t *over,
+                    unsigned *nb)
 {
     const size_t kb = c->bits / 8;
     unsigned char *k0 = key_at(c, 0, a), *src = key_at(c, where, a);
@@ -421,7 +430,8 @@ static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
              && (4 * used > 3 * (mask + 1) || most > 2 * PS_NET_MAX))
             || b >= PS_LEAF_BITS || hi - lo <= b + 1
             || ((size_t)2 << b) * PS_NET_MAX + m > 9 * m) {
-            slots_gave_up(tl, excess, m);
+            *over = excess;
+            *nb = b;
             return 0;
         }
         b++;
@@ -457,9 +467,12 @@ static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
  *  against one a key, 8-11% faster at 1500 u32 keys, 20-25% at 4096 and
  *  8192 u64 keys.  (Leaves of larger sorts lose 15-20% that way: u64 at
  *  64K to 4M keys.) */
-static void leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
-                 size_t m, unsigned lo, unsigned hi)
+static int leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
+                size_t m, unsigned lo, unsigned hi, int may_split,
+                unsigned *nb)
 {
+    uint32_t over;
+    unsigned d;
     if (m <= PS_TINY_LEAF && hi > lo) {
         if (where != 0) {
             memcpy(key_at(c, 0, a), key_at(c, 1, a), m * (c->bits / 8));
@@ -467,14 +480,20 @@ static void leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
                 memcpy(value_at(c, 0, a), value_at(c, 1, a), m * c->vs);
         }
         c->kt->insert(key_at(c, 0, a), value_at(c, 0, a), c->vs, m, c->xf);
-        return;
+        return 1;
     }
     if (c->net && c->kt->net != NULL && m > PS_NET_MAX && m <= c->leaf_cap
         && hi - lo > net_bits(m, 512 / c->bits)) {
         if (tl->net_skip > 0)
             tl->net_skip--;
-        else if (net_leaf(c, tl, where, a, m, lo, hi))
-            return;
+        else if (net_leaf(c, tl, where, a, m, lo, hi, &over, nb))
+            return 1;
+        else if (may_split && m >= PS_SKEW_SPLIT_MIN && over > m / 16) {
+            for (d = 0; d < 1u << *nb; d++)     /* the counts, for solo */
+                tl->pos[d] = tl->split[d] - d * PS_NET_MAX;
+            return 0;
+        } else
+            slots_gave_up(tl, over, m);
     }
     if (m > 1 && hi - lo > 3 * PS_LEAF_BITS
         && m <= ((size_t)2 << PS_SPLIT_BITS))
@@ -490,6 +509,7 @@ static void leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
         split_leaf(c, tl, where, a, m, lo, hi, m + m / 2);
     else
         lsd_leaf(c, tl, where, a, m, lo, hi);
+    return 1;
 }
 
 /* ---- packed leaves (4-byte keys with 4-byte values) -------------------- */

@@ -177,7 +177,15 @@ static int bucket_bounds(const size_t *cnt, unsigned buckets, size_t base,
  * Each recursion depth keeps its bucket bounds in tl->bounds[depth], and
  * depth stays below PS_MAX_DEPTH (is_leaf).  pre_sh/pre_b name a digit
  * whose counts are already in tl->pos (pre_b = 0: none), as the survey
- * leaves them.  skew: the range is most of its parent's (msd_bits). */
+ * leaves them.  skew: the range is most of its parent's (msd_bits).
+ *
+ * A leaf whose keys the networks found skewed (leaf returns 0: most keys
+ * in a few of its top digits, as floats of a few exponents) is split by
+ * an MSD pass on the digit the networks' slot pass counted, and its
+ * buckets become leaves a level down, on the bits below: within an
+ * exponent the mantissas spread.
+ * The LSD passes it went to before took 3.6 ns a key for 64K f32 keys
+ * uniform in [-2048, 2048) on one thread against 1.3 for u32 (Zen 5). */
 static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
                  size_t m, unsigned lo, unsigned hi, unsigned depth,
                  unsigned pre_sh, unsigned pre_b, int skew)
@@ -187,10 +195,13 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
 
     for (;;) {
         if (hi <= lo || is_leaf(c, m, depth)) {
-            leaf(c, tl, where, a, m, lo, hi);
-            return;
+            if (leaf(c, tl, where, a, m, lo, hi, depth + 1 < PS_MAX_DEPTH, &b))
+                return;
+            pre_sh = hi - b;    /* skewed: b bits counted in tl->pos */
+            pre_b = b;
+        } else {
+            b = msd_bits(c, m, lo, hi, skew);
         }
-        b = msd_bits(c, m, lo, hi, skew);
         sh = hi - b;
         mask = (1u << b) - 1;
         bounds = tl->bounds + (size_t)depth * (PS_MSD_RADIX + 1);
