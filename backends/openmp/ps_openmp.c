@@ -167,8 +167,7 @@ static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
     if (values == NULL && ps_omp_small_net(keys, n, type, flags))
         return PS_OK;
     /* The team first: the scratch has an area per member it got. */
-    team = !ps_omp_solo(n, ps_type_bytes(type), values != NULL ? vs : 0)
-           ? ps_omp_team_open() : NULL;
+    team = n >= PS_PARALLEL_MIN ? ps_omp_team_open() : NULL;
     bytes = ps_omp_plan(&c, keys, values, vs, n, type, flags, team);
     block = bytes != 0 ? ps_omp_host->take(bytes, &from_cache) : NULL;
     if (bytes == 0) {

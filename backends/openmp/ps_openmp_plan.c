@@ -27,15 +27,6 @@
  * buckets of keys and values overflow L2). */
 #define PS_LEAF_BYTES ((size_t)128 * 1024)
 #define PS_LEAF_BYTES_PAIRS ((size_t)256 * 1024)
-/* A sort of keys alone with networks, whose keys fit in this many bytes,
- * runs on one thread as one leaf: one slot pass and the networks, where
- * an MSD pass first and leaves of PS_LEAF_BYTES took a pass more.
- * Measured on one thread, back to back (Zen 5, 1 MiB L2): u32 at 48K and
- * 64K keys 2.2 -> 1.3-1.4 ns a key, u64 at 32K 2.7 -> 1.9; 512 KiB lost
- * at 128K u32 keys (2.1 -> 3.3 ns).  Against the team of two: u32 at 48K
- * 1.3 against 1.6-1.9 ns a key quiet (stop 49), 2.2 with other processes
- * on both cores; at 64K 1.4 against 1.2-1.6 quiet, 2.2 loaded. */
-#define PS_SOLO_LEAF_BYTES ((size_t)256 * 1024)
 /* Arrays above this many bytes are scattered with streaming stores; below,
  * the next pass finds them in cache.  Measured (u32, 2 threads): streaming
  * is 13-20% faster from 256K keys up to 4M, even though 4M keys (twice 16
@@ -125,21 +116,6 @@ static size_t layout(ps_omp_ctx *c, unsigned char *base)
     return kbytes + vbytes + shared + members * c->tls_stride;
 }
 
-/* The networks a leaf of kb-byte keys (vs-byte values) may use. */
-static int net_of(size_t kb, size_t vs)
-{
-    return vs != 0 ? PS_NET_NONE
-           : kb == 4 ? ps_omp_nets
-           : kb == 8 && ps_omp_nets == PS_NET_AVX512 ? PS_NET_AVX512
-           : PS_NET_NONE;
-}
-
-int ps_omp_solo(size_t n, size_t kb, size_t vs)
-{
-    return n < PS_PARALLEL_MIN
-           || (net_of(kb, vs) != PS_NET_NONE && n <= PS_SOLO_LEAF_BYTES / kb);
-}
-
 size_t ps_omp_plan(ps_omp_ctx *c, void *keys, void *values, size_t vs,
                    size_t n, ps_type type, unsigned flags, ps_team *t)
 {
@@ -152,16 +128,16 @@ size_t ps_omp_plan(ps_omp_ctx *c, void *keys, void *values, size_t vs,
     c->vs = values != NULL ? vs : 0;
     c->n = n;
     c->bits = (unsigned)(8 * kb);
-    c->team = ps_omp_solo(n, kb, c->vs) ? NULL : t;
+    c->team = n < PS_PARALLEL_MIN ? NULL : t;
     c->members = ps_team_members(c->team);
     /* Two chunks a member: see chunks_of (ps_openmp_msd.c). */
     c->chunks = c->team != NULL ? 2 * (size_t)c->members : 1;
     c->leaf_cap = (c->vs ? PS_LEAF_BYTES_PAIRS : PS_LEAF_BYTES) / (kb + c->vs);
-    c->net = net_of(kb, c->vs);
+    c->net = c->vs != 0 ? PS_NET_NONE
+             : kb == 4 ? ps_omp_nets
+             : kb == 8 && ps_omp_nets == PS_NET_AVX512 ? PS_NET_AVX512
+             : PS_NET_NONE;
     c->pk_net = ps_omp_nets == PS_NET_AVX512 && kb == 4 && c->vs == 4;
-    if (c->team == NULL && c->net != PS_NET_NONE && n > c->leaf_cap
-        && n <= PS_SOLO_LEAF_BYTES / kb)
-        c->leaf_cap = n;
     return layout(c, NULL);
 }
 
@@ -172,7 +148,7 @@ size_t ps_omp_plan_bytes(size_t n, size_t vs, ps_type type, unsigned flags,
     /* The plan reads neither array; it tells pairs from keys by values. */
     size_t bytes = ps_omp_plan(&c, NULL, vs != 0 ? &c : NULL, vs, n, type,
                                flags, NULL);
-    if (bytes == 0 || ps_omp_solo(n, ps_type_bytes(type), vs) || members <= 1)
+    if (bytes == 0 || n < PS_PARALLEL_MIN || members <= 1)
         return bytes;
     c.members = members;
     c.chunks = 2 * (size_t)members;

@@ -43,13 +43,6 @@ extern int ps_omp_nets;
  * (ps_openmp_segments.c) then take their usual routes. */
 int ps_omp_small_net(void *keys, size_t n, ps_type type, unsigned flags);
 
-/* Whether a sort of n elements of kb-byte keys (and vs-byte values, 0 for
- * keys alone) runs on the calling thread, without the team: below
- * PS_PARALLEL_MIN elements, or keys alone that the networks sort as one
- * leaf (ps_openmp_plan.c, PS_SOLO_LEAF_BYTES).  Plain sorts, the
- * segments' short ones and the scratch query ask the same question. */
-int ps_omp_solo(size_t n, size_t kb, size_t vs);
-
 /* The kernels of keys of kb bytes (1, 2, 4 or 8). */
 static inline const ps_omp_kernels *ps_omp_kernels_of(size_t kb)
 {

@@ -24,8 +24,8 @@
  * thread: starting the team would cost more. */
 #define PS_SEG_PARALLEL_MIN 8192
 
-/* One short segment (one a plain sort runs on one thread too: ps_omp_solo),
- * on this thread, with `mine` as its scratch. */
+/* One short segment (below PS_PARALLEL_MIN, where a plain sort runs on one
+ * thread too), on this thread, with `mine` as its scratch. */
 static void segment_solo(unsigned char *keys, unsigned char *values,
                          size_t vs, size_t m, ps_type type, unsigned flags,
                          unsigned char *mine)
@@ -175,8 +175,8 @@ static void segments_net_packed(unsigned char *keys, unsigned char *values,
 }
 #endif
 
-/* Segments lo..hi-1, on this thread: the short ones (those ps_omp_solo
- * keeps on one thread) one by one as plain sorts of their sizes would run,
+/* Segments lo..hi-1, on this thread: the short ones (below
+ * PS_PARALLEL_MIN) one by one as plain sorts of their sizes would run,
  * tiny ones in batches through the networks where they apply. */
 static void segments_chunk(unsigned char *k, unsigned char *v, size_t vs,
                            const size_t *offsets, size_t lo, size_t hi,
@@ -196,7 +196,7 @@ static void segments_chunk(unsigned char *k, unsigned char *v, size_t vs,
                                 ps_xf_make(type, flags), mine);
 #endif
         batch = i + 1;
-        if (i < hi && m > 1 && ps_omp_solo(m, kb, v != NULL ? vs : 0))
+        if (i < hi && m > 1 && m < PS_PARALLEL_MIN)
             segment_solo(k + a * kb, v != NULL ? v + a * vs : NULL, vs, m,
                          type, flags, mine);
     }
@@ -244,7 +244,7 @@ int ps_omp_sort_segments(void *state, void *keys, void *values, size_t vs,
     (void)n;
     for (s = 0; s < num_segments; s++) {
         size_t m = offsets[s + 1] - offsets[s];
-        if (!ps_omp_solo(m, kb, v != NULL ? vs : 0)) {
+        if (m >= PS_PARALLEL_MIN) {
             longest_long = m > longest_long ? m : longest_long;
         } else if (m > 1) {
             longest_short = m > longest_short ? m : longest_short;
@@ -306,7 +306,7 @@ int ps_omp_sort_segments(void *state, void *keys, void *values, size_t vs,
     ps_team_for(nt > 1 ? team : NULL, chunks, item_segments, &job);
     for (s = 0; longest_long && s < num_segments; s++) {
         size_t a = offsets[s], m = offsets[s + 1] - a;
-        if (ps_omp_solo(m, kb, v != NULL ? vs : 0))
+        if (m < PS_PARALLEL_MIN)
             continue;
         ps_omp_plan(&c, k + a * kb, v != NULL ? v + a * vs : NULL, vs, m,
                     type, flags, team);
