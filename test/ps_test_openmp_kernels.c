@@ -688,6 +688,76 @@ static void t_pass(const cfg *g, size_t vs, size_t m, unsigned sh, unsigned b,
     n_cases++;
 }
 
+/* map_pass (a mapped network leaf's slot pass, keys alone) over m keys by
+ * digit (sh, b bits): each digit refined by a random 0-3 of the bits below
+ * it, empty digits given no bucket (as map_leaf does), every bucket a slot
+ * of PS_NET_MAX from `base` on when they hold the keys, else buckets
+ * packed. */
+static void t_map(const cfg *g, size_t m, unsigned sh, unsigned b,
+                  size_t base, int dist, uint64_t *rng)
+{
+    size_t kb = g->kb, nd = (size_t)1 << b, i, nb = 0, q;
+    unsigned mask = (unsigned)nd - 1;
+    size_t *cnt = xmalloc(nd * sizeof *cnt);
+    uint32_t *map = xmalloc(nd * sizeof *map), *off, *cur;
+    unsigned char *keys = xmalloc(m * kb), *ks, *kd, *kc, *kwant;
+    size_t *bk = xmalloc((m + 1) * sizeof *bk), *bcnt, cap;
+    gbuf KS, KD, O;
+    ps_omp_ctx c;
+
+    gen_keys(g, keys, m, dist, rng);
+    memset(cnt, 0, nd * sizeof *cnt);
+    for (i = 0; i < m; i++)
+        cnt[digit(g, kget(keys, kb, i), sh, mask)]++;
+    for (i = 0; i < nd; i++) {
+        unsigned e = (unsigned)(t_rand(rng) % 4);
+        if (e > sh)
+            e = sh;
+        map[i] = (uint32_t)(nb << 8) | (sh - e);
+        nb += cnt[i] ? (size_t)1 << e : 0;
+    }
+    bcnt = xmalloc((nb + 1) * sizeof *bcnt);
+    memset(bcnt, 0, (nb + 1) * sizeof *bcnt);
+    for (i = 0; i < m; i++) {
+        uint64_t x = img(g, kget(keys, kb, i));
+        uint32_t t = map[(x >> sh) & mask];
+        uint64_t low = sh == 64 ? x : x & (((uint64_t)1 << sh) - 1);
+        bk[i] = (t >> 8) + (size_t)(low >> (t & 0xFFu));
+        bcnt[bk[i]]++;
+    }
+    for (i = 0, cap = 0; i < nb; i++)
+        cap = bcnt[i] > cap ? bcnt[i] : cap;
+    cap = cap <= PS_NET_MAX ? PS_NET_MAX : 0;   /* 0: buckets packed */
+    off = (uint32_t *)(void *)g_new(&O, "offsets", (nb + 1) * sizeof *off, 0);
+    cur = xmalloc((nb + 1) * sizeof *cur);
+    for (i = 0, q = base; i < nb; i++) {
+        off[i] = cur[i] = (uint32_t)q;
+        q += cap ? cap : bcnt[i];
+    }
+    ks = g_new(&KS, "source", m * kb, 0);
+    memcpy(ks, keys, m * kb);
+    kd = g_new(&KD, "destination", q * kb + 1, 0);
+    noise(kd, q * kb, rng);
+    kc = dup_bytes(ks, m * kb);
+    kwant = dup_bytes(kd, q * kb);
+    for (i = 0; i < m; i++)
+        memcpy(kwant + (size_t)cur[bk[i]]++ * kb, kc + i * kb, kb);
+    ctx_init(&c, g, 0, m, NULL, NULL, NULL, NULL, 0);
+    g->kt->map_pass(&c, ks, kd, m, sh, mask, map, off);
+    for (i = 0; i < nb; i++)
+        if (off[i] != cur[i])
+            bad("map_pass: offset of bucket %zu left at %u, not at its end %u",
+                i, off[i], cur[i]);
+    same("keys", kd, kwant, q, kb);
+    same("source keys", ks, kc, m, kb);
+    g_free(&KS);
+    g_free(&KD);
+    g_free(&O);
+    free(cnt); free(map); free(keys); free(bk); free(bcnt); free(cur);
+    free(kc); free(kwant);
+    n_cases++;
+}
+
 /* ---- insert and bubble -------------------------------------------------- */
 
 /* insert (values_null: with vs but no values, as a keys-only sort calls
@@ -1032,6 +1102,12 @@ static void sweep_passes(const cfg *g, size_t vs, uint64_t *rng)
                          koff[0], koff[1], voff[0], voff[1], dist);
                 t_pass(g, vs, sz[s], sh[j], b[j], k, gap, (size_t)(r >> 40) % 5,
                        koff, voff, dist, rng);
+            }
+            if (vs == 0 && b[j] <= 10) {
+                snprintf(where, sizeof where, "map_pass %s%s: %zu keys, digit "
+                         "%u bits at %u, keys %d", t_type_name(g->type),
+                         g->flags ? " desc" : "", sz[s], b[j], sh[j], dist);
+                t_map(g, sz[s], sh[j], b[j], (size_t)(r >> 40) % 5, dist, rng);
             }
         }
 }

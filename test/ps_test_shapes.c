@@ -10,7 +10,10 @@
  * and vqsort benchmark sets) and from what a radix sort's recursion finds
  * hardest: a heavy bucket at every level, keys that differ only in their
  * lowest bits, a few values spread over the whole range, text (bytes
- * that take 26 of their 256 values, as a string sort's prefixes do).
+ * that take 26 of their 256 values, as a string sort's prefixes do), and
+ * the two distributions most measured numbers follow (uniform in [0, 1)
+ * and normal: floats of a few exponents, which skew a radix sort's top
+ * digits).
  *
  * Cases: every shape x every type x both directions, each sorted as keys,
  * as pairs with values of 4, 8 and 3 bytes (index tags, so stability is
@@ -36,12 +39,15 @@
 enum { S_LOGUNIFORM, S_ZIPF, S_ZIPF_SPREAD, S_EXPONENTIAL, S_ROOTDUP,
        S_TWODUP, S_EIGHTDUP, S_ALMOST, S_SORTED, S_REVERSE, S_RUNS,
        S_ORGANPIPE, S_HEAVY, S_HEAVY_PREFIX, S_LOWBITS, S_ONE_OFF,
-       S_OUTLIERS, S_POW2, S_FEW_SPREAD, S_TEXT, S_COUNT };
+       S_OUTLIERS, S_POW2, S_FEW_SPREAD, S_TEXT, S_UNIT, S_NORMAL, S_COUNT };
 static const char *snames[] = { "log-uniform", "zipf", "zipf-spread",
     "exponential", "root-dup", "two-dup", "eight-dup", "almost-sorted",
     "sorted", "reverse", "runs", "organ-pipe", "heavy-bucket-every-level",
     "heavy-prefix-every-level", "low-bits-only", "all-equal-but-one",
-    "outliers", "powers-of-two", "few-spread", "text-bytes" };
+    "outliers", "powers-of-two", "few-spread", "text-bytes", "unit-uniform",
+    "normal" };
+
+#define T_TWO_PI 6.283185307179586
 
 /* A uniform double in (0, 1). */
 static double unit(uint64_t *s)
@@ -123,6 +129,13 @@ static uint64_t int_key(int shape, size_t i, size_t n, unsigned bits,
         return (salt & mask) / 2 + (r >> 40) % 1000;
     case S_POW2:
         return 1ull << (r % bits);
+    case S_UNIT:            /* uniform in [0, 2^(bits/2)): the top half 0 */
+        return r >> (64 - bits / 2);
+    case S_NORMAL: {        /* N(0, 2^(mag_bits/4)), rounded: most near 0 */
+        double g = sqrt(-2.0 * log(unit(s))) * cos(T_TWO_PI * unit(s));
+        int64_t v = (int64_t)llround(g * exp2(mag_bits / 4.0));
+        return is_signed ? (uint64_t)v : (uint64_t)(v < 0 ? -v : v);
+    }
     case S_TEXT: {          /* a word's first bytes, big-endian: 26 of 256 */
         uint64_t x = 0;     /* values a byte, zeros after its end */
         unsigned j, len = 1 + (unsigned)(r % (bits / 8 + 4));
@@ -157,6 +170,10 @@ static double float_key(int shape, size_t i, size_t n, int is_f32,
                       : 1.5 * (1.0 + (double)(r & 0xff) * 0x1p-52);
     case S_ONE_OFF:
         return i == n / 3 ? -0.0 : 0.0;
+    case S_UNIT:            /* as rand() / RAND_MAX: half in one exponent */
+        return (double)(r >> 11) * 0x1p-53;
+    case S_NORMAL:          /* Box-Muller: exponents near 0, both signs */
+        return sqrt(-2.0 * log(u)) * cos(T_TWO_PI * unit(s));
     default:
         /* The integer shape, signed, as a double: duplicates, runs and
          * heavy buckets carry over. */

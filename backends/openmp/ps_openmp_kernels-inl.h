@@ -437,6 +437,37 @@ FN(count_body)(const KEY_T *keys, size_t m, ps_xf xf, unsigned sh,
         h[(FN(img)(keys[i], xf, fl) >> sh) & mask]++;
 }
 
+/* The slot pass of a mapped network leaf (map_leaf, ps_openmp_leaf-inl.h):
+ * key k with image x goes to bucket base + ((x & low) >> s), where
+ * map[d] = base << 8 | s for its digit d = (x >> sh) & mask and low masks
+ * the bits below the digit: digit d refined by the sh - s bits below it
+ * (none when s = sh). */
+PS_FORCE_INLINE void
+FN(map_pass_body)(const KEY_T *src, KEY_T *dst, size_t m, ps_xf xf,
+                  unsigned sh, unsigned mask, const uint32_t *map,
+                  uint32_t *off, const int fl)
+{
+    const KEY_T low = (KEY_T)(((KEY_T)1 << sh) - 1);
+    size_t i;
+    for (i = 0; i < m; i++) {
+        KEY_T k = src[i], x = FN(img)(k, xf, fl);
+        uint32_t t = map[(x >> sh) & mask];
+        dst[off[(t >> 8) + (uint32_t)((x & low) >> (t & 0xFFu))]++] = k;
+    }
+}
+
+static void FN(map_pass)(const ps_omp_ctx *c, const void *src, void *dst,
+                         size_t m, unsigned sh, unsigned mask,
+                         const uint32_t *map, uint32_t *off)
+{
+    if (c->xf.fneg != 0)
+        FN(map_pass_body)((const KEY_T *)src, (KEY_T *)dst, m, c->xf, sh,
+                          mask, map, off, 1);
+    else
+        FN(map_pass_body)((const KEY_T *)src, (KEY_T *)dst, m, c->xf, sh,
+                          mask, map, off, 0);
+}
+
 /* The count and the pass of a split leaf in one kernel: the split leaves
  * of small sorts (a segment of 100 keys) are a few hundred instructions
  * each, and a call more showed. */

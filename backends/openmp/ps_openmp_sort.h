@@ -216,6 +216,12 @@ struct ps_omp_kernels {
                       const unsigned char *vsrc, unsigned char *vdst,
                       size_t m, unsigned sh, unsigned mask, uint32_t *off,
                       const void *pf, void *pw, size_t npf);
+    /* The slot pass of a mapped network leaf, keys alone: key i of src
+     * goes to dst[off[b]++], b its digit (sh, mask) refined by map
+     * (ps_openmp_kernels-inl.h, map_pass_body). */
+    void (*map_pass)(const ps_omp_ctx *c, const void *src, void *dst,
+                     size_t m, unsigned sh, unsigned mask,
+                     const uint32_t *map, uint32_t *off);
     /* Stable insertion sort of keys[0, m) by image under xf, values of vs
      * bytes (0, 4 or 8; none when values is NULL) alongside: quick when
      * few keys stand after a greater one.  Needs no scratch. */
