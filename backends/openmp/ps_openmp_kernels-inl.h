@@ -80,7 +80,35 @@ FN(survey_body)(const ps_omp_ctx *c, size_t a, size_t b, unsigned sh,
     unsigned d;
     memset(cnt, 0, ((size_t)mask + 1) * sizeof *cnt);
     memset(cnt2, 0, ((size_t)mask + 1) * sizeof *cnt2);
-    if (!fl) {
+    if (fl) {
+        /* Floats: the images made a vector at a time (the top bit smeared
+         * by a shift and a negation), their OR and AND kept as vectors,
+         * and the digits counted from the vector's lanes.  Key by key it
+         * was three times the integers' survey (f32 in [0, 1), 1M keys,
+         * one thread: 13% of the sort against 4%). */
+        const FN(kvec) zero = {0};
+        FN(kvec) vo = zero, vn = ~zero, flip = zero + (KEY_T)xf.flip;
+        FN(kvec) fneg = zero + (KEY_T)xf.fneg;
+        for (; i + KVEC_N <= b; i += KVEC_N) {
+            FN(kvec) x, t;
+            memcpy(&x, keys + i, sizeof x);
+            t = x ^ flip ^ ((zero - (x >> (8 * sizeof(KEY_T) - 1))) & fneg);
+            vo |= t;
+            vn &= t;
+            if (!count)
+                continue;
+#pragma GCC unroll 16
+            for (l = 0; l < KVEC_N; l += 2) {
+                cnt[(t[l] >> sh) & mask]++;
+                cnt2[(t[l + 1] >> sh) & mask]++;
+            }
+        }
+#pragma GCC unroll 16
+        for (l = 0; l < KVEC_N; l++) {
+            o |= vo[l];
+            n &= vn[l];
+        }
+    } else {
         FN(kvec) vo = {0}, vn = ~vo;
         for (; i + KVEC_N <= b; i += KVEC_N) {
             FN(kvec) x;
