@@ -38,7 +38,8 @@ int ps_mpi_agree_args(ps_mpi_ctx *c, int op, size_t value_size, int local_status
      * size keeps a mismatch a mismatch. */
     int64_t vs = value_size > (size_t)INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)value_size;
     int64_t mm = (int64_t)c->max_msg, gm = (int64_t)c->gather_max;
-    int64_t v[13] = {
+    int64_t nw = c->narrow_knob, sp = c->sparse_knob;
+    int64_t v[17] = {
         ps_mpi_status_rank(local_status),
         op, -(int64_t)op,
         (int64_t)c->type, -(int64_t)c->type,
@@ -46,29 +47,37 @@ int ps_mpi_agree_args(ps_mpi_ctx *c, int op, size_t value_size, int local_status
         vs, -vs,
         mm, -mm,
         gm, -gm,
+        nw, -nw,
+        sp, -sp,
     };
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 13, MPI_INT64_T, MPI_MAX, c->comm) != MPI_SUCCESS)
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 17, MPI_INT64_T, MPI_MAX, c->comm) != MPI_SUCCESS)
         return PS_ERR_DEVICE;
-    for (int i = 1; i < 13; i += 2)
+    for (int i = 1; i < 17; i += 2)
         if (v[i] != -v[i + 1])
             return PS_ERR_INVALID_ARG;
     return ps_mpi_status_of_rank(v[0]);
 }
 
-int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t *out)
+int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t *out,
+                        uint64_t *extra)
 {
-    /* The status rides along with the count: one round instead of two. */
-    uint64_t mine[2] = { count, (uint64_t)ps_mpi_status_rank(local_status) };
-    uint64_t *both = c->gather;
+    /* The status rides along with the count: one round instead of two;
+     * so does the extra word, summed. */
+    uint64_t mine[3] = { count, (uint64_t)ps_mpi_status_rank(local_status),
+                         extra != NULL ? *extra : 0 };
+    uint64_t *both = c->gather, sum = 0;
     int64_t worst = 0;
 
-    if (MPI_Allgather(mine, 2, MPI_UINT64_T, both, 2, MPI_UINT64_T, c->comm) != MPI_SUCCESS)
+    if (MPI_Allgather(mine, 3, MPI_UINT64_T, both, 3, MPI_UINT64_T, c->comm) != MPI_SUCCESS)
         return PS_ERR_DEVICE;
     for (int r = 0; r < c->size; r++) {
-        out[r] = both[2 * r];
-        if ((int64_t)both[2 * r + 1] > worst)
-            worst = (int64_t)both[2 * r + 1];
+        out[r] = both[3 * r];
+        if ((int64_t)both[3 * r + 1] > worst)
+            worst = (int64_t)both[3 * r + 1];
+        sum += both[3 * r + 2];
     }
+    if (extra != NULL)
+        *extra = sum;
     return ps_mpi_status_of_rank(worst);
 }
 

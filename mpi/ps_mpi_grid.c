@@ -48,6 +48,7 @@
 typedef struct ps_mpi_open {
     size_t entry;
     uint64_t start, count, local;
+    uint64_t ilo, ihi;     /* the images it spans */
 } ps_mpi_open;
 
 typedef struct ps_mpi_round {
@@ -135,6 +136,7 @@ static size_t ps_mpi_add_node(ps_mpi_plan *p, uint64_t lo, uint64_t start, uint6
     while ((span >> shift) >= max_cells)
         shift++;
     nd->lo = lo;
+    nd->hi = lo + span;
     nd->start = start;
     nd->base = p->nentries;
     nd->shift = shift;
@@ -192,6 +194,36 @@ static void ps_mpi_open_cut_cell(ps_mpi_ctx *c, const ps_mpi_open *o, ps_mpi_cel
     ps_mpi_cut_cell(c, q, o->start, o->count, o->local, j, j_end);
 }
 
+/* Buckets d0 .. d1 may hold keys of images [lo, hi]: their ranges, the
+ * wire's narrow keys' bases (ps_mpi_wire_plan), take it in. */
+static void ps_mpi_extend(ps_mpi_ctx *c, int d0, int d1, uint64_t lo, uint64_t hi)
+{
+    for (int d = d0; d <= d1; d++) {
+        c->rlo[d] = lo < c->rlo[d] ? lo : c->rlo[d];
+        c->rhi[d] = hi > c->rhi[d] ? hi : c->rhi[d];
+    }
+}
+
+/* The images cell k of node nd may hold: its share of the grid, past it
+ * only in the first grid's edge cells when keys lie beyond its range
+ * (down to 0, up to the top: ps_mpi_wire_plan clamps them to the keys'
+ * true extremes). */
+static void ps_mpi_cell_range(const ps_mpi_node *nd, uint32_t k, int first_grid,
+                              const ps_mpi_round *rd, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t a = nd->lo + ((uint64_t)k << nd->shift);
+    uint64_t w = nd->shift >= 64 ? UINT64_MAX : (UINT64_C(1) << nd->shift) - 1;
+    uint64_t b = a > UINT64_MAX - w ? UINT64_MAX : a + w;
+
+    b = b < nd->hi ? b : nd->hi;
+    if (first_grid && k == 0 && rd->below > 0)
+        a = 0;
+    if (first_grid && k == nd->ncells - 1 && rd->above > 0)
+        b = UINT64_MAX;
+    *lo = a;
+    *hi = b;
+}
+
 /* Resolve the cells counted this round (hist_all: global counts,
  * hist_mine: this rank's): whole cells to their bucket, one-image cells
  * to EQUAL, the others into rd->open. */
@@ -211,13 +243,17 @@ static void ps_mpi_resolve(ps_mpi_ctx *c, ps_mpi_round *rd)
             size_t e = nd.base + k;
             uint64_t count = c->hist_all[e - first], local = c->hist_mine[e - first];
             size_t j_end = j;
+            uint64_t ilo, ihi;
 
+            ps_mpi_cell_range(&nd, k, v == 0, rd, &ilo, &ihi);
             while (j_end < (size_t)c->size && c->target[j_end] < g + count)
                 j_end++;
             if (j_end == j) {
                 /* No cut inside: the cell's keys all go to one bucket. */
                 p->entry[e] = (int32_t)(j - 1);
                 c->scount[j - 1] += (size_t)local;
+                if (count > 0)
+                    ps_mpi_extend(c, (int)j - 1, (int)j - 1, ilo, ihi);
             } else if (nd.shift == 0
                        && !(v == 0 && ((k == 0 && rd->below > 0)
                                        || (k == nd.ncells - 1 && rd->above > 0)))) {
@@ -225,12 +261,15 @@ static void ps_mpi_resolve(ps_mpi_ctx *c, ps_mpi_round *rd)
                  * also holds keys beyond its range. */
                 ps_mpi_cut_cell(c, &p->equal[p->nequal], g, count, local, j, j_end);
                 p->entry[e] = ps_mpi_special(PS_MPI_EQUAL, p->nequal++);
+                ps_mpi_extend(c, (int)j - 1, (int)j_end - 1, ilo, ihi);
             } else {
                 ps_mpi_open *o = &rd->open[rd->nopen];
                 o->entry = e;
                 o->start = g;
                 o->count = count;
                 o->local = local;
+                o->ilo = ilo;
+                o->ihi = ihi;
                 p->entry[e] = ps_mpi_special(PS_MPI_PENDING, rd->nopen++);
                 rd->open_keys += count;
                 rd->open_local += local;
@@ -281,7 +320,9 @@ static void ps_mpi_split_cells(ps_mpi_ctx *c, const ps_mpi_round *rd)
 
     for (size_t u = 0; u < rd->nopen; u++) {
         const ps_mpi_open *o = &rd->open[u];
-        ps_mpi_open_cut_cell(c, o, &p->split[p->nsplit]);
+        ps_mpi_cell *q = &p->split[p->nsplit];
+        ps_mpi_open_cut_cell(c, o, q);
+        ps_mpi_extend(c, q->d0, q->d0 + (int)q->ncuts, o->ilo, o->ihi);
         p->entry[o->entry] = ps_mpi_special(PS_MPI_SPLIT, p->nsplit++);
     }
 }
@@ -461,7 +502,9 @@ static int ps_mpi_refine(ps_mpi_ctx *c, const void *keys, ps_mpi_round *rd, int 
         const ps_mpi_open *o = &rd->open[u];
         uint64_t hi = mm[2 * u], lo = ~mm[2 * u + 1];
         if (lo == hi) {
-            ps_mpi_open_cut_cell(c, o, &p->equal[p->nequal]);
+            ps_mpi_cell *q = &p->equal[p->nequal];
+            ps_mpi_open_cut_cell(c, o, q);
+            ps_mpi_extend(c, q->d0, q->d0 + (int)q->ncuts, lo, lo);
             p->entry[o->entry] = ps_mpi_special(PS_MPI_EQUAL, p->nequal++);
         } else {
             size_t v = ps_mpi_add_node(p, lo, o->start, hi - lo, per);
@@ -494,7 +537,7 @@ static void ps_mpi_count_round(ps_mpi_ctx *c, const void *keys, const ps_mpi_rou
 static void ps_mpi_count_all(ps_mpi_ctx *c, const void *keys, size_t n, uint64_t hi)
 {
     uint32_t cells = c->plan.node[0].ncells;
-    uint64_t out[2] = { 0, 0 };
+    uint64_t out[4] = { 0, 0, 0, 0 };
 
     for (uint32_t k = 0; k < cells; k++)
         c->hist_mine[k] = 0;
@@ -508,6 +551,8 @@ static void ps_mpi_count_all(ps_mpi_ctx *c, const void *keys, size_t n, uint64_t
     }
     c->hist_mine[cells] = out[0];
     c->hist_mine[cells + 1] = out[1];
+    c->kmax = out[2];
+    c->kmin = ~out[3];
 }
 
 /* The range of a sample of this rank's keys: up to 1024 of them, one from
@@ -566,8 +611,13 @@ int ps_mpi_split(ps_mpi_ctx *c, const void *keys, size_t n)
     size_t cells;
     int st = PS_OK, first = 1, bad;
 
-    for (int d = 0; d < c->size; d++)
+    for (int d = 0; d < c->size; d++) {
         c->scount[d] = 0;
+        c->rlo[d] = UINT64_MAX;
+        c->rhi[d] = 0;
+    }
+    c->kmin = UINT64_MAX;
+    c->kmax = 0;
     ps_mpi_sample_range(c, keys, n, &lo, &hi);
     r[0] = hi;
     r[1] = ~lo;

@@ -49,6 +49,14 @@ static inline uint64_t ps_mpi_image(const ps_mpi_order *o, uint64_t bits)
     return bits ^ o->c0 ^ (o->c1 & (uint64_t)-(int64_t)(bits >> o->sign_shift));
 }
 
+/* The raw bits of the key whose image is y: the image's sign bit, less
+ * c0's, is the key's own (c1 never holds it). */
+static inline uint64_t ps_mpi_key_of(const ps_mpi_order *o, uint64_t y)
+{
+    uint64_t s = ((y ^ o->c0) >> o->sign_shift) & 1;
+    return y ^ o->c0 ^ (o->c1 & (uint64_t)-(int64_t)s);
+}
+
 /* The same for keys whose c1 is 0 (integers): one xor. */
 static inline uint64_t ps_mpi_image_int(const ps_mpi_order *o, uint64_t bits)
 {
@@ -89,6 +97,8 @@ typedef struct ps_mpi_node {
     uint64_t lo;           /* the image of the first cell's first key; the
                               first grid's edge cells also hold the keys
                               below and above it (ps_mpi_cell_at) */
+    uint64_t hi;           /* the last image it was drawn over (its last
+                              cell may reach past it) */
     uint64_t start;        /* global position of the node's first key */
     size_t base;           /* its first entry */
     uint32_t ncells;
@@ -148,7 +158,7 @@ typedef struct ps_mpi_plan {
  * passes over the listed keys are the plan's local work; "plan" is the
  * rest of building it (its reductions and gathers, waits included). */
 enum { PS_MPI_T_SPLIT, PS_MPI_T_COUNT, PS_MPI_T_LIST, PS_MPI_T_SCATTER, PS_MPI_T_EXCHANGE,
-       PS_MPI_T_SORT, PS_MPI_T_BACK, PS_MPI_T_N };
+       PS_MPI_T_WIDEN, PS_MPI_T_SORT, PS_MPI_T_BACK, PS_MPI_T_N };
 
 #define PS_MPI_TIMED(c, slot, stmt)                                            \
     do {                                                                       \
@@ -178,6 +188,21 @@ typedef struct ps_mpi_ctx {
     int *wcount[2];        /* MPI_Alltoallw: per-peer counts, send/recv */
     int *wzero;            /* MPI_Alltoallw: all-zero displacements */
     MPI_Datatype *wtype[2];
+    MPI_Request *req;      /* 2 * size: the sparse exchange's requests */
+    /* The wire (ps_mpi_exchange.c, ps_mpi_wire_plan): every key of bucket
+     * r has an image in [rlo[r], rhi[r]], which the plan knows; when the
+     * span fits in width[r] < key_size bytes the keys travel as the low
+     * width[r] bytes of their images, which rlo[r] completes (narrow = 1:
+     * some bucket does).  sparse:
+     * the exchanges post point-to-point messages for the non-empty
+     * spans only, on a communicator of the library's own (sparse_comm). */
+    uint64_t *rlo, *rhi;
+    unsigned char *width;
+    int narrow, sparse, bulk_sparse;
+    unsigned wire_width;   /* width[rank], kept for the trace */
+    int narrow_knob, sparse_knob;   /* PORTSORT_MPI_NARROW, _SPARSE */
+    uint64_t kmin, kmax;   /* this rank's smallest and largest image */
+    MPI_Comm sparse_comm;
     /* One counting round (ps_mpi_grid.c): hist_room cells and three words
      * (keys beyond the first grid, failures), this rank's and everyone's;
      * count32, the first round's per-cell counters. */
@@ -228,9 +253,11 @@ int ps_mpi_agree_max(ps_mpi_ctx *c, int64_t *v, int n);
  * which put images of 2^63 and more below the others (CI's MPICH run).
  * PS_OK or PS_ERR_DEVICE. */
 int ps_mpi_max_u64(ps_mpi_ctx *c, uint64_t *v, int n);
-/* Allgather of (count, status) from every rank: fills out[] with the
- * counts and returns the common status. */
-int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t *out);
+/* Allgather of (count, status, *extra) from every rank: fills out[] with
+ * the counts, *extra (unless NULL) with the sum of the extras, and
+ * returns the common status. */
+int ps_mpi_agree_counts(ps_mpi_ctx *c, size_t count, int local_status, uint64_t *out,
+                        uint64_t *extra);
 
 /* ps_mpi_grid.c: the plan that cuts the global order at c->target, from
  * counting rounds over grids of the keys' images (every rank's n_all
@@ -249,7 +276,9 @@ void ps_mpi_gathered_from(const ps_mpi_ctx *c, size_t *from);
 /* ps_mpi_partition.c: the passes over the keys that the plan needs.
  * ps_mpi_count_first: the first grid's cells (node 0) into count32, for
  * keys [from, from + n), n < 2^32, adding to out[0] and out[1] the keys
- * below and above the images [lo, hi] the grid was drawn over.  ps_mpi_locate: the entry a key of
+ * below and above the images [lo, hi] the grid was drawn over, and
+ * keeping in out[2] the largest image and in out[3] the complement of
+ * the smallest (both 0 when nothing was counted).  ps_mpi_locate: the entry a key of
  * image x ends at, walking down the grids.  ps_mpi_gather_cands:
  * plan.cand = this rank's keys whose entry is PENDING or SPLIT, from all
  * n keys (first) or from the candidates already there (in place).
@@ -257,9 +286,10 @@ void ps_mpi_gathered_from(const ps_mpi_ctx *c, size_t *from);
  * (so each key is asked once, in input order); while the SPLIT cells'
  * cuts are deferred, -1 for their keys, which it appends to plan.cand.  ps_mpi_scatter: every key
  * (and value) to dkeys[d] (dvalues[d]), in input order within each
- * bucket. */
+ * bucket; with c->narrow, each key as the low width[d] bytes of its image
+ * (ps_mpi_widen completes them). */
 void ps_mpi_count_first(ps_mpi_ctx *c, const void *keys, size_t from, size_t n, uint64_t hi,
-                        uint64_t out[2]);
+                        uint64_t out[4]);
 size_t ps_mpi_locate(const ps_mpi_plan *p, uint64_t x);
 void ps_mpi_gather_cands(ps_mpi_ctx *c, const void *keys, size_t n, int first);
 int ps_mpi_dest(ps_mpi_plan *p, uint64_t x, uint64_t i);
@@ -271,9 +301,26 @@ void ps_mpi_scatter(ps_mpi_ctx *c, const void *keys, const void *values, size_t 
  * recv + rdispl[s] from every rank s.  largest is the largest element
  * count any rank sends or receives in total, the same on every rank: it
  * picks MPI_Alltoallv when every byte count fits in an int (and in
- * max_msg), and MPI_Alltoallw with derived datatypes otherwise. */
+ * max_msg), and MPI_Alltoallw with derived datatypes otherwise; with
+ * c->sparse, point-to-point messages for the non-empty spans instead.
+ * ps_mpi_exchange_narrow: the same for keys scattered narrow: the spans
+ * start where elements of elem_size would, but hold width[d] bytes per
+ * element to rank d (width[rank] per element received). */
 int ps_mpi_exchange(ps_mpi_ctx *c, const void *send, void *recv, size_t elem_size,
                     uint64_t largest);
+int ps_mpi_exchange_narrow(ps_mpi_ctx *c, const void *send, void *recv, size_t elem_size,
+                           uint64_t largest);
+/* Whether the exchanges go sparse, from `nonzero`, the number of
+ * (source, destination) pairs of distinct ranks with anything to move,
+ * the same on every rank: the knob, or fewer than a quarter of them. */
+int ps_mpi_sparse_choice(const ps_mpi_ctx *c, uint64_t nonzero);
+/* After the plan, every rank's [rlo, rhi] (ps_mpi_grid.c) clamped to the
+ * images that exist, [gmin, gmax]: each bucket's width, and c->narrow
+ * when the narrow form saves an eighth of the key bytes or more. */
+void ps_mpi_wire_plan(ps_mpi_ctx *c, uint64_t gmin, uint64_t gmax);
+/* The n narrow keys at run (w bytes each, from the run's start), whose
+ * images lie in [lo, lo + 2^(8 w)), back into keys in place. */
+void ps_mpi_widen(const ps_mpi_ctx *c, unsigned char *run, size_t n, unsigned w, uint64_t lo);
 
 /* ps_mpi_redistribute.c: from n_all and m_all, the counts that send this
  * rank's sorted bucket to the ranks owning its global positions. */

@@ -22,8 +22,35 @@ static void ps_mpi_overlap(uint64_t a, uint64_t la, uint64_t b, uint64_t lb, uin
     *displ = hi > lo ? (size_t)(lo - rel) : 0;
 }
 
+/* The pairs of distinct ranks with keys to move: the pieces of the merge
+ * of the two partitions, [B_r, B_r + m_r) against [O_s, O_s + n_s),
+ * where r != s.  Every rank counts the same, from n_all and m_all. */
+static uint64_t ps_mpi_moving_pairs(const ps_mpi_ctx *c)
+{
+    uint64_t pairs = 0, bs = 0, os = 0;     /* where intervals r and s start */
+    int r = 0, s = 0;
+
+    while (r < c->size && s < c->size) {
+        uint64_t be = bs + c->m_all[r], oe = os + c->n_all[s];
+        uint64_t lo = bs > os ? bs : os, hi = be < oe ? be : oe;
+        pairs += hi > lo && r != s;
+        /* Past whichever ends first, both when they end together. */
+        if (be <= oe) {
+            bs = be;
+            r++;
+        }
+        if (oe <= be) {
+            os = oe;
+            s++;
+        }
+    }
+    return pairs;
+}
+
 void ps_mpi_redistribution(ps_mpi_ctx *c)
 {
+    /* At most 2 size - 1 pieces: sparse, once there are enough ranks. */
+    c->sparse = ps_mpi_sparse_choice(c, ps_mpi_moving_pairs(c));
     uint64_t b_me = 0, o_me = 0, o = 0, b = 0;
     int me = c->rank;
 

@@ -92,22 +92,29 @@ static int ps_mpi_work_alloc(ps_mpi_work *w, size_t m, size_t send, size_t ks, s
  * through the path that large ones take (ps_mpi_exchange.c);
  * PORTSORT_MPI_GATHER_MAX lowers the most keys of cut cells that are
  * gathered rather than counted again, down to 0, so that small sorts take
- * the counting rounds of large ones (ps_mpi_grid.c).  Each must be the
+ * the counting rounds of large ones (ps_mpi_grid.c); PORTSORT_MPI_NARROW=0
+ * keeps keys full width on the wire, PORTSORT_MPI_SPARSE=0 or 1 makes
+ * the exchanges all-to-alls or point-to-point messages whatever the
+ * counts (2, the default, chooses: ps_mpi_exchange.c).  Each must be the
  * same on every rank, and the argument agreement checks that it is.
  * PORTSORT_MPI_TRACE=1 makes this rank print where the call's time went.  A
  * value out of range is PS_ERR_INVALID_ARG (ps_env.h: never silently
  * replaced by the default), agreed like any local check. */
 static int ps_mpi_knobs(ps_mpi_ctx *c)
 {
-    unsigned long long v = INT_MAX, g = PS_MPI_GATHER_MAX, t = 0;
+    unsigned long long v = INT_MAX, g = PS_MPI_GATHER_MAX, t = 0, nw = 1, sp = 2;
     char why[256];          /* the message is not kept: no detail here */
 
     if (ps_env_number("PORTSORT_MPI_MAX_MSG", 1, INT_MAX, &v, why, sizeof why) < 0
         || ps_env_number("PORTSORT_MPI_GATHER_MAX", 0, PS_MPI_GATHER_MAX, &g, why,
-                         sizeof why) < 0)
+                         sizeof why) < 0
+        || ps_env_number("PORTSORT_MPI_NARROW", 0, 1, &nw, why, sizeof why) < 0
+        || ps_env_number("PORTSORT_MPI_SPARSE", 0, 2, &sp, why, sizeof why) < 0)
         return PS_ERR_INVALID_ARG;
     c->max_msg = (size_t)v;
     c->gather_max = (size_t)g;
+    c->narrow_knob = (int)nw;
+    c->sparse_knob = (int)sp;
     /* A diagnostic of this rank alone: the ranks need not agree on it. */
     if (ps_env_number("PORTSORT_MPI_TRACE", 0, 1, &t, why, sizeof why) < 0)
         return PS_ERR_INVALID_ARG;
@@ -125,10 +132,11 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     size_t room = (PS_MPI_GRID_CELLS > 2 * p ? PS_MPI_GRID_CELLS : 2 * p) + 3;
     /* Largest alignment first, so each array stays aligned. */
     size_t bytes = g * (sizeof(ps_mpi_sample) + sizeof(uint64_t))
-                 + 2 * room * sizeof(uint64_t) + (7 * p + 1) * sizeof(uint64_t)
+                 + 2 * room * sizeof(uint64_t) + (11 * p + 1) * sizeof(uint64_t)
                  + 4 * p * sizeof(size_t) + 2 * p * sizeof(void *)
-                 + 2 * p * sizeof(MPI_Datatype) + 7 * p * sizeof(int)
-                 + g * sizeof(uint32_t) + (PS_MPI_GRID_CELLS + 2) * sizeof(uint32_t);
+                 + 2 * p * sizeof(MPI_Datatype) + 2 * p * sizeof(MPI_Request)
+                 + 7 * p * sizeof(int) + g * sizeof(uint32_t)
+                 + (PS_MPI_GRID_CELLS + 2) * sizeof(uint32_t) + p;
     unsigned char *b;
 
     /* aligned_alloc, as for the work block (ps_mpi_cache.c). */
@@ -145,7 +153,9 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     c->n_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->m_all = (uint64_t *)b;                b += p * sizeof(uint64_t);
     c->target = (uint64_t *)b;               b += (p + 1) * sizeof(uint64_t);
-    c->gather = (uint64_t *)b;               b += 4 * p * sizeof(uint64_t);
+    c->gather = (uint64_t *)b;               b += 6 * p * sizeof(uint64_t);
+    c->rlo = (uint64_t *)b;                  b += p * sizeof(uint64_t);
+    c->rhi = (uint64_t *)b;                  b += p * sizeof(uint64_t);
     c->scount = (size_t *)b;                 b += p * sizeof(size_t);
     c->sdispl = (size_t *)b;                 b += p * sizeof(size_t);
     c->rcount = (size_t *)b;                 b += p * sizeof(size_t);
@@ -154,6 +164,7 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     c->dvalues = (unsigned char **)b;        b += p * sizeof(void *);
     c->wtype[0] = (MPI_Datatype *)b;         b += p * sizeof(MPI_Datatype);
     c->wtype[1] = (MPI_Datatype *)b;         b += p * sizeof(MPI_Datatype);
+    c->req = (MPI_Request *)b;               b += 2 * p * sizeof(MPI_Request);
     for (int i = 0; i < 4; i++) {
         c->icount[i] = (int *)b;             b += p * sizeof(int);
     }
@@ -161,7 +172,8 @@ static int ps_mpi_ctx_alloc(ps_mpi_ctx *c, ps_mpi_work *w)
     c->wcount[1] = (int *)b;                 b += p * sizeof(int);
     c->wzero = (int *)b;                     b += p * sizeof(int);
     c->sample_at = (uint32_t *)b;            b += g * sizeof(uint32_t);
-    c->count32 = (uint32_t *)b;
+    c->count32 = (uint32_t *)b;              b += (PS_MPI_GRID_CELLS + 2) * sizeof(uint32_t);
+    c->width = b;
     memset(c->wzero, 0, p * sizeof(int));
     /* Read for _v's answer to "no room" even when the call fails earlier. */
     memset(c->m_all, 0, p * sizeof(uint64_t));
@@ -326,19 +338,32 @@ static int ps_mpi_send_cut_keys(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work
 static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w, size_t *m)
 {
     size_t ks = c->key_size, vs = a->value_size, own;
-    uint64_t mm = 0, *sent = c->gather, *got = c->gather + c->size;
+    uint64_t mm = 0, *sent = c->gather, *got = c->gather + 3 * (size_t)c->size;
     uint64_t want = c->target[c->rank + 1] - c->target[c->rank];
+    uint64_t gmin = UINT64_MAX, gmax = 0, nonzero = 0;
     int me = c->rank, st;
 
     PS_MPI_TIMED(c, PS_MPI_T_SPLIT, st = ps_mpi_split(c, a->in, a->n));
     if (st != PS_OK)
         return st;
     /* The counts of the bulk: every key but the cut cells' when their
-     * cuts are deferred. */
-    for (int r = 0; r < c->size; r++)
-        sent[r] = c->scount[r];
-    if (MPI_Alltoall(sent, 1, MPI_UINT64_T, got, 1, MPI_UINT64_T, c->comm) != MPI_SUCCESS)
+     * cuts are deferred.  This rank's extreme images ride with them, so
+     * that every rank learns the keys' true range, which the plan's edge
+     * buckets reach to (ps_mpi_wire_plan). */
+    for (int r = 0; r < c->size; r++) {
+        sent[3 * r] = c->scount[r];
+        sent[3 * r + 1] = c->kmin;
+        sent[3 * r + 2] = c->kmax;
+        nonzero += r != me && c->scount[r] > 0;
+    }
+    if (MPI_Alltoall(sent, 3, MPI_UINT64_T, got, 3, MPI_UINT64_T, c->comm) != MPI_SUCCESS)
         return PS_ERR_DEVICE;
+    for (int r = 0; r < c->size; r++) {
+        gmin = got[3 * r + 1] < gmin ? got[3 * r + 1] : gmin;
+        gmax = got[3 * r + 2] > gmax ? got[3 * r + 2] : gmax;
+        got[r] = got[3 * r];
+    }
+    ps_mpi_wire_plan(c, gmin, gmax);
     /* The bucket: this rank's own keys go straight to their place in it,
      * between the runs of the lower and of the higher ranks, and do not
      * travel. */
@@ -368,10 +393,13 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
         st = ps_mpi_work_alloc(w, *m, a->n - own, ks, vs);
     if (st == PS_OK && a->op == PS_MPI_OP_KEYS_V && *m > a->capacity)
         st = PS_ERR_TOO_LARGE;
-    /* The bucket counts travel with that status. */
-    st = ps_mpi_agree_counts(c, *m, st, c->m_all);
+    /* The bucket counts travel with that status, and the pairs of ranks
+     * that have keys to exchange, which choose the exchange. */
+    st = ps_mpi_agree_counts(c, *m, st, c->m_all, &nonzero);
     if (st != PS_OK)
         return st;
+    c->sparse = c->bulk_sparse = ps_mpi_sparse_choice(c, nonzero);
+    c->wire_width = c->width[me];   /* for the trace: the block goes first */
 
     for (int r = 0; r < c->size; r++) {
         int mine = r == me;
@@ -383,10 +411,19 @@ static int ps_mpi_to_bucket(ps_mpi_ctx *c, const ps_mpi_call *a, ps_mpi_work *w,
     PS_MPI_TIMED(c, PS_MPI_T_SCATTER, ps_mpi_scatter(c, a->in, a->values, vs, a->n));
     uint64_t largest = ps_mpi_largest(c);
     PS_MPI_TIMED(c, PS_MPI_T_EXCHANGE, {
-        st = ps_mpi_exchange(c, w->skeys, w->rkeys, ks, largest);
+        st = c->narrow ? ps_mpi_exchange_narrow(c, w->skeys, w->rkeys, ks, largest)
+                       : ps_mpi_exchange(c, w->skeys, w->rkeys, ks, largest);
         if (st == PS_OK && vs > 0)
             st = ps_mpi_exchange(c, w->svalues, w->rvalues, vs, largest);
     });
+    /* Every run of the bulk, this rank's own among them, starts its room
+     * with its keys narrow. */
+    if (st == PS_OK && c->narrow)
+        PS_MPI_TIMED(c, PS_MPI_T_WIDEN, {
+            for (int r = 0; r < c->size; r++)
+                ps_mpi_widen(c, (unsigned char *)w->rkeys + c->rdispl[r] * ks,
+                             r == me ? own : c->rcount[r], c->width[me], c->rlo[me]);
+        });
     if (st == PS_OK && c->plan.deferred)
         st = ps_mpi_send_cut_keys(c, a, w, (size_t)at, (size_t)mm, *m);
     if (st != PS_OK)
@@ -409,10 +446,13 @@ static void ps_mpi_trace_print(const ps_mpi_ctx *c, size_t n, size_t m)
     double plan = t[PS_MPI_T_SPLIT] - t[PS_MPI_T_COUNT] - t[PS_MPI_T_LIST];
 
     fprintf(stderr, "portsort_mpi: rank %d of %d, %zu keys in, %zu out (ms): count %.3f "
-            "list %.3f plan %.3f scatter %.3f exchange %.3f sort %.3f back %.3f\n",
+            "list %.3f plan %.3f scatter %.3f exchange %.3f widen %.3f sort %.3f back %.3f; "
+            "wire: keys of %u of %zu bytes, %s\n",
             c->rank, c->size, n, m, 1e3 * t[PS_MPI_T_COUNT], 1e3 * t[PS_MPI_T_LIST],
             1e3 * plan, 1e3 * t[PS_MPI_T_SCATTER], 1e3 * t[PS_MPI_T_EXCHANGE],
-            1e3 * t[PS_MPI_T_SORT], 1e3 * t[PS_MPI_T_BACK]);
+            1e3 * t[PS_MPI_T_WIDEN], 1e3 * t[PS_MPI_T_SORT], 1e3 * t[PS_MPI_T_BACK],
+            c->narrow ? c->wire_width : (unsigned)c->key_size, c->key_size,
+            c->bulk_sparse ? "sparse" : "all-to-all");
 }
 
 static int ps_mpi_run(const ps_mpi_call *a)
@@ -438,6 +478,9 @@ static int ps_mpi_run(const ps_mpi_call *a)
 
     memset(&c, 0, sizeof c);
     c.comm = a->comm;
+    c.sparse_comm = MPI_COMM_NULL;
+    c.narrow_knob = 1;
+    c.sparse_knob = 2;
     if (MPI_Comm_rank(a->comm, &c.rank) != MPI_SUCCESS
         || MPI_Comm_size(a->comm, &c.size) != MPI_SUCCESS)
         return PS_ERR_DEVICE;
@@ -460,7 +503,7 @@ static int ps_mpi_run(const ps_mpi_call *a)
         st = ps_mpi_ctx_alloc(&c, &w);
     st = ps_mpi_agree_args(&c, a->op, a->value_size, st);
     if (st == PS_OK)
-        st = ps_mpi_agree_counts(&c, a->n, PS_OK, c.n_all);
+        st = ps_mpi_agree_counts(&c, a->n, PS_OK, c.n_all, NULL);
     if (st == PS_OK) {
         for (int r = 0; r < c.size; r++)
             total += c.n_all[r];

@@ -30,6 +30,7 @@ static const char *form_funcs[] = { "ps_mpi_sort_keys", "ps_mpi_sort_keys_v",
 typedef struct bench_args {
     const ps_cli_type *t;
     size_t size, value_size;
+    unsigned bits;         /* keys keep the hash's low `bits` bits; 0: all */
     int repeats, form;
     const char *backend;
 } bench_args;
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 "      --form F          keys: ps_mpi_sort_keys (default); keys_v:\n"
 "                        ps_mpi_sort_keys_v; pairs: ps_mpi_sort_pairs\n"
 "      --value-size N    bytes per value with --form pairs (default 8)\n"
+"      --bits B          keys in a narrow range: the hash's low B bits (1 to\n"
+"                        63; default every bit of the key)\n"
 "  -b, --backend B       sort on backend B on every rank (PORTSORT_BACKEND)\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -72,6 +75,7 @@ static int parse_bench_args(int argc, char **argv, bench_args *a)
         { "form", required_argument, NULL, 'f' },
         { "value-size", required_argument, NULL, 'v' },
         { "backend", required_argument, NULL, 'b' },
+        { "bits", required_argument, NULL, 'B' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -82,6 +86,7 @@ static int parse_bench_args(int argc, char **argv, bench_args *a)
     a->t = ps_cli_type_by_name("u32");
     a->size = (size_t)1 << 24;
     a->value_size = 8;
+    a->bits = 0;
     a->repeats = 5;
     a->form = FORM_KEYS;
     a->backend = NULL;
@@ -114,6 +119,11 @@ static int parse_bench_args(int argc, char **argv, bench_args *a)
         case 'v':
             if (ps_cli_parse_size(optarg, &a->value_size) != 0 || a->value_size == 0)
                 bad = "--value-size";
+            break;
+        case 'B':
+            if (ps_cli_parse_size(optarg, &v) != 0 || v < 1 || v > 63)
+                bad = "--bits (1 to 63)";
+            a->bits = (unsigned)v;
             break;
         case 'b': a->backend = optarg; break;
         case 'h':
@@ -247,7 +257,9 @@ static point measure(const bench_args *a, MPI_Comm comm, size_t total)
              || (a->form == FORM_KEYS_V && out == NULL);
     MPI_Allreduce(MPI_IN_PLACE, &pt.failed, 1, MPI_INT, MPI_MAX, comm);
     for (size_t i = 0; i < n && !pt.failed; i++) {
-        ps_cli_put_bits(a->t, input, i, mix(lo + i));
+        ps_cli_put_bits(a->t, input, i,
+                        a->bits > 0 ? mix(lo + i) & ((UINT64_C(1) << a->bits) - 1)
+                                    : mix(lo + i));
         for (size_t b = 0; b < vs; b++)
             vin[i * vs + b] = (unsigned char)((lo + i) >> (8 * (b % 8)));
     }
@@ -336,8 +348,11 @@ static int run_bench(const bench_args *a)
     const char *threads = getenv("PORTSORT_THREADS");
     if (root) {
         printf("# portsort-mpi bench: %s, %s keys, %zu in all (strong), %zu per rank "
-               "(weak)%s\n", form_funcs[a->form], a->t->name, a->size,
+               "(weak)%s", form_funcs[a->form], a->t->name, a->size,
                a->size / (size_t)P, a->form == FORM_PAIRS ? ", with values" : "");
+        if (a->bits > 0)
+            printf(", low %u bits", a->bits);
+        printf("\n");
         printf("# %d ranks, backend %s, PORTSORT_THREADS=%s, median and best of %d, "
                "libportsort %s\n", P, ps_backend_name(), threads ? threads : "(unset)",
                a->repeats, ps_version());

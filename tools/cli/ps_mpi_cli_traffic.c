@@ -77,6 +77,18 @@ PS_MPI_WRAP int MPI_Alltoallw(const void *sb, const int sc[], const int sd[],
     return PMPI_Alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm);
 }
 
+/* The library's sparse exchange: point-to-point messages of its data. */
+PS_MPI_WRAP int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag,
+                          MPI_Comm comm, MPI_Request *req)
+{
+    if (counting) {
+        MPI_Count s = 0;
+        PMPI_Type_size_x(t, &s);
+        sent.data += (double)s * count;
+    }
+    return PMPI_Isend(buf, count, t, dest, tag, comm, req);
+}
+
 PS_MPI_WRAP int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                              MPI_Datatype rt, MPI_Comm comm)
 {
