@@ -99,6 +99,14 @@ static void case_counts(uint64_t seed, int shape, int big, size_t *n)
             n[r] = cap / 2 + (size_t)(r & 1);
 }
 
+/* The random shape's range in bits, 0 for the whole key: every third
+ * seed, from a few bits to 56, below the key's width. */
+static unsigned narrow_bits(uint64_t seed, size_t ks)
+{
+    unsigned b = (unsigned)(4 + (seed / 3) % 7 * 8 + seed % 5);
+    return seed % 3 != 1 ? 0 : b < 8 * ks ? b : (unsigned)(8 * ks) - 1;
+}
+
 static void gen_keys(uint64_t seed, int shape, ps_type t, size_t ks, void *keys, size_t n,
                      size_t offset, size_t total)
 {
@@ -150,7 +158,14 @@ static void gen_keys(uint64_t seed, int shape, ps_type t, size_t ks, void *keys,
             }
             break;
         }
-        default: put_bits(keys, i, ks, r); break;
+        default:
+            /* Random keys, or every third case in a range of 2^b images
+             * above a common value (b from 1 to 7 bytes' worth, cut to
+             * the key), where the buckets' keys travel narrow
+             * (ps_mpi_exchange.c). */
+            put_bits(keys, i, ks, narrow_bits(seed, ks) > 0
+                                  ? common + (r >> (64 - narrow_bits(seed, ks))) : r);
+            break;
         }
     }
 }
@@ -216,13 +231,24 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
         total += n[r];
     }
     size_t me = n[rank];
-    snprintf(what, sizeof what, "case %llu: %s %s %s %s n=%zu total=%zu%s%s",
+    unsigned nb = shape == S_RANDOM ? narrow_bits(seed, ks) : 0;
+    snprintf(what, sizeof what, "case %llu: %s %s %s %s%s n=%zu total=%zu%s%s%s",
              (unsigned long long)seed, t_type_name(t), mode_name[mode],
-             flags ? "descending" : "ascending", shape_name[shape], me, total,
+             flags ? "descending" : "ascending", shape_name[shape],
+             nb > 0 ? " (narrow range)" : "", me, total,
              small_msgs ? " (alltoallw path)" : "",
-             seed % 2 == 0 ? (seed % 4 == 0 ? " (gather none)" : " (gather 40)") : "");
+             seed % 2 == 0 ? (seed % 4 == 0 ? " (gather none)" : " (gather 40)") : "",
+             seed % 5 == 4 ? " (sparse forced)" : "");
     if (small_msgs)
         setenv("PORTSORT_MPI_MAX_MSG", (seed & 1) ? "1" : "40", 1);
+    /* Every fifth case sends point-to-point whatever the counts (the
+     * others choose by them: presorted, all-equal and one-rank inputs go
+     * sparse), and every seventh from the fourth on keeps keys full
+     * width, in case the choices hide a fault of each other. */
+    if (seed % 5 == 4)
+        setenv("PORTSORT_MPI_SPARSE", "1", 1);
+    if (seed % 7 == 4)
+        setenv("PORTSORT_MPI_NARROW", "0", 1);
     /* Every other case counts cut cells again instead of gathering their
      * keys (none, or up to 40, gathered): the rounds of large sorts. */
     if (seed % 2 == 0)
@@ -263,6 +289,8 @@ static void run_case(uint64_t seed, ps_type t, int mode, unsigned flags, int sha
     if (small_msgs)
         unsetenv("PORTSORT_MPI_MAX_MSG");
     unsetenv("PORTSORT_MPI_GATHER_MAX");
+    unsetenv("PORTSORT_MPI_SPARSE");
+    unsetenv("PORTSORT_MPI_NARROW");
 
     /* Result counts: the input counts, or the free ones. */
     size_t *rn = n;
@@ -450,6 +478,27 @@ static int e_msg_malformed(void *k, void *v, size_t n, void *o, size_t *no)
     return st;
 }
 
+/* The wire's knobs: out of range everywhere, or differing on one rank
+ * (the exchanges would not match). */
+static int e_narrow_malformed(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v; (void)o; (void)no;
+    setenv("PORTSORT_MPI_NARROW", "2", 1);
+    int st = ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, PS_U32, 0);
+    unsetenv("PORTSORT_MPI_NARROW");
+    return st;
+}
+
+static int e_sparse_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
+{
+    (void)v; (void)o; (void)no;
+    if (last())
+        setenv("PORTSORT_MPI_SPARSE", "1", 1);
+    int st = ps_mpi_sort_keys(MPI_COMM_WORLD, k, n, PS_U32, 0);
+    unsetenv("PORTSORT_MPI_SPARSE");
+    return st;
+}
+
 static int e_msg_mismatch(void *k, void *v, size_t n, void *o, size_t *no)
 {
     (void)v; (void)o; (void)no;
@@ -545,6 +594,8 @@ static void error_cases(void)
                 PS_ERR_INVALID_ARG);
     check_error("PORTSORT_MPI_MAX_MSG=64k on every rank", e_msg_malformed,
                 PS_ERR_INVALID_ARG);
+    check_error("PORTSORT_MPI_NARROW=2 on every rank", e_narrow_malformed,
+                PS_ERR_INVALID_ARG);
     if (size > 1) {
         check_error("type differs on the last rank", e_type_mismatch, PS_ERR_INVALID_ARG);
         check_error("value_size differs on the last rank", e_vsize_mismatch,
@@ -553,6 +604,8 @@ static void error_cases(void)
         check_error("keys on the last rank, pairs elsewhere", e_op_mismatch,
                     PS_ERR_INVALID_ARG);
         check_error("PORTSORT_MPI_MAX_MSG differs on the last rank", e_msg_mismatch,
+                    PS_ERR_INVALID_ARG);
+        check_error("PORTSORT_MPI_SPARSE differs on the last rank", e_sparse_mismatch,
                     PS_ERR_INVALID_ARG);
         if (size <= 64)
             alloc_failures();
