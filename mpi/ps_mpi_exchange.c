@@ -218,9 +218,12 @@ static int ps_mpi_exchange_sparse(ps_mpi_ctx *c, const void *send, void *recv,
         memcpy((unsigned char *)recv + c->rdispl[me] * b->es,
                (const unsigned char *)send + c->sdispl[me] * b->es, ps_mpi_sbytes(c, b, me));
     /* Posted messages are waited for even after a failure to post more:
-     * their buffers must not be given back under them. */
-    if (nreq > 0 && MPI_Waitall(nreq, c->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-        rc = MPI_ERR_OTHER;
+     * their buffers must not be given back under them.  One MPI_Wait
+     * each (every one drives all of them on): gcc 12 takes MPICH's
+     * MPI_Waitall with MPI_STATUSES_IGNORE for an overflow. */
+    for (int k = 0; k < nreq; k++)
+        if (MPI_Wait(&c->req[k], MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            rc = MPI_ERR_OTHER;
     for (int r = 0; r < c->size; r++) {
         if (c->wtype[0][r] != MPI_DATATYPE_NULL)
             MPI_Type_free(&c->wtype[0][r]);
