@@ -242,7 +242,8 @@ static inline int32_t ps_mpi_key_dest(ps_mpi_plan *p, const int32_t *entry, uint
  * pointer moved on by w: the bytes past w are written over by the next
  * key, or lie in the bucket's unused room (a bucket's span has room for
  * its keys at full width).  Choosing a base per destination in the loop
- * made the scatter of 2^21 u32 keys to 2 ranks 1.7 times slower here. */
+ * (a select that waits for the key's bucket) made a scatter of 2^21 u32
+ * keys to 2 buckets 1.4 times slower here, branch-free. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define PS_MPI_NARROW_BITS(T, v, w)                                            \
     ((T)((w) == 0 ? 0 : (uint64_t)(v) << (8 * (sizeof(T) - (w)))))
