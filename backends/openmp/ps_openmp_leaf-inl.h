@@ -24,11 +24,6 @@
 /* A leaf whose LSD passes would use more than this many counters a key
  * is split instead (leaf). */
 #define PS_SPLIT_SPARSE 8
-/* A leaf of at least this many keys whose network slots overflow by more
- * than a sixteenth (skewed data) is split by an MSD pass on the digit the
- * slots counted (solo, ps_openmp_msd.c) rather than sorted by LSD passes
- * (leaf): leaf returns 0 with the counts in tl->pos. */
-#define PS_SKEW_SPLIT_MIN 4096
 /* net_leaf asks a sample of this many keys whether a leaf of at least
  * PS_SKEW_SAMPLE_MIN keys is skewed (looks_skewed). */
 #define PS_SKEW_SAMPLE 32
@@ -420,7 +415,7 @@ static int looks_skewed(const ps_omp_ctx *c, const unsigned char *src,
  * for each digit) lives in tl->lhist, which leaves do not use meanwhile.
  * Returns 0, having written nothing to array 0, when the buckets would
  * not fit the buffer or the slots overflow again (skewed below the digit
- * too): the leaf then takes the other ways, with cnt kept. */
+ * too): the leaf then takes the other leaf sorts. */
 static int map_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
                     size_t m, unsigned lo, unsigned hi, unsigned b,
                     const size_t *cnt)
@@ -451,17 +446,23 @@ static int map_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
 }
 
 /* A network leaf whose keys are skewed in the digit of b bits below hi,
- * counted in tl->pos: map_leaf, else (it returns 0) what net_leaf says. */
+ * counted in tl->pos: map_leaf, else 0, and the thread's next
+ * PS_NET_SKIP leaves skip the networks (as slots_gave_up).  Not mapped
+ * when one digit holds a quarter of the keys or more (integers of a few
+ * small values, zipf, heavy buckets at every level): below such a digit
+ * the keys are as skewed again, the map overflows, and the LSD passes or
+ * the split leaf do better (4K u64 keys of the heavy shape: 0.6x when
+ * mapped).  Floats are skewed by exponent but spread by mantissa: the
+ * top digits of [0, 1) hold a sixteenth each. */
 static int skewed_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where,
                        size_t a, size_t m, unsigned lo, unsigned hi,
-                       unsigned b, int may_split, unsigned *nb)
+                       unsigned b)
 {
-    if (map_leaf(c, tl, where, a, m, lo, hi, b, tl->pos))
+    size_t most = 0, d;
+    for (d = 0; d < (size_t)1 << b; d++)
+        most = tl->pos[d] > most ? tl->pos[d] : most;
+    if (4 * most <= m && map_leaf(c, tl, where, a, m, lo, hi, b, tl->pos))
         return 1;
-    if (may_split && m >= PS_SKEW_SPLIT_MIN) {
-        *nb = b;
-        return 0;
-    }
     tl->net_skip = PS_NET_SKIP;
     return 0;
 }
@@ -496,12 +497,9 @@ static int skewed_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where,
  * every key, slot or not).
  *
  * Returns 1 when it sorted the leaf, else 0, having written nothing to
- * array 0: the leaf goes to the other leaf sorts, or, when the keys were
- * skewed and the caller may split (solo), with the counts of the b bits
- * below hi in tl->pos and b in *nb, to an MSD pass on that digit. */
+ * array 0: the leaf goes to the other leaf sorts. */
 static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
-                    size_t m, unsigned lo, unsigned hi, int may_split,
-                    unsigned *nb)
+                    size_t m, unsigned lo, unsigned hi)
 {
     const size_t kb = c->bits / 8;
     unsigned char *k0 = key_at(c, 0, a), *src = key_at(c, where, a);
@@ -512,7 +510,7 @@ static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
         prefetch_for_write(k0, m * kb);
     if (m >= PS_SKEW_SAMPLE_MIN && looks_skewed(c, src, m, hi - b, b)) {
         c->kt->hist(c, where, a, a + m, hi - b, (1u << b) - 1, tl->pos);
-        return skewed_leaf(c, tl, where, a, m, lo, hi, b, may_split, nb);
+        return skewed_leaf(c, tl, where, a, m, lo, hi, b);
     }
     for (;;) {
         sh = hi - b;
@@ -549,7 +547,7 @@ static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
             }
             for (d = 0; d <= mask; d++)
                 tl->pos[d] = off[d] - d * PS_NET_MAX;
-            return skewed_leaf(c, tl, where, a, m, lo, hi, b, may_split, nb);
+            return skewed_leaf(c, tl, where, a, m, lo, hi, b);
         }
         b++;
     }
@@ -584,11 +582,9 @@ static int net_leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
  *  against one a key, 8-11% faster at 1500 u32 keys, 20-25% at 4096 and
  *  8192 u64 keys.  (Leaves of larger sorts lose 15-20% that way: u64 at
  *  64K to 4M keys.) */
-static int leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
-                size_t m, unsigned lo, unsigned hi, int may_split,
-                unsigned *nb)
+static void leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
+                 size_t m, unsigned lo, unsigned hi)
 {
-    *nb = 0;
     if (m <= PS_TINY_LEAF && hi > lo) {
         if (where != 0) {
             memcpy(key_at(c, 0, a), key_at(c, 1, a), m * (c->bits / 8));
@@ -596,16 +592,14 @@ static int leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
                 memcpy(value_at(c, 0, a), value_at(c, 1, a), m * c->vs);
         }
         c->kt->insert(key_at(c, 0, a), value_at(c, 0, a), c->vs, m, c->xf);
-        return 1;
+        return;
     }
     if (c->net && c->kt->net != NULL && m > PS_NET_MAX && m <= c->leaf_cap
         && hi - lo > net_bits(m, 512 / c->bits)) {
         if (tl->net_skip > 0)
             tl->net_skip--;
-        else if (net_leaf(c, tl, where, a, m, lo, hi, may_split, nb))
-            return 1;
-        else if (may_split && *nb != 0)
-            return 0;       /* skewed: the counts in tl->pos, for solo */
+        else if (net_leaf(c, tl, where, a, m, lo, hi))
+            return;
     }
     if (m > 1 && hi - lo > 3 * PS_LEAF_BITS
         && m <= ((size_t)2 << PS_SPLIT_BITS))
@@ -621,7 +615,6 @@ static int leaf(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
         split_leaf(c, tl, where, a, m, lo, hi, m + m / 2);
     else
         lsd_leaf(c, tl, where, a, m, lo, hi);
-    return 1;
 }
 
 /* ---- packed leaves (4-byte keys with 4-byte values) -------------------- */

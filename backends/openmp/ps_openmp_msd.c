@@ -90,10 +90,12 @@ static inline unsigned msd_bits(const ps_omp_ctx *c, size_t m, unsigned lo,
  * [0, 1): a quarter of them in one 8-bit digit), whose heavy buckets
  * would each take a pass of their own a level down, where 12 bits split
  * them into leaves now (f32 in [0, 1), 1M keys, one thread: 5.7 -> 4.9 ns
- * a key).  Random keys never are. */
+ * a key).  Random keys never are; nor ranges where one bucket holds most
+ * keys (zipf, heavy buckets): 12 bits leave that bucket as heavy, and its
+ * skew already gives the pass below 12 bits (msd_bits). */
 static int skewed_pass(size_t most, unsigned b, size_t m)
 {
-    return most > PS_SKEW_WIDEN * (m >> b) + PS_SKEW_WIDEN;
+    return most > PS_SKEW_WIDEN * (m >> b) + PS_SKEW_WIDEN && 2 * most <= m;
 }
 
 /* The bits a pass of b bits counts: PS_MSD_BITS, as many as [lo, hi) has. */
@@ -242,15 +244,7 @@ static int bucket_bounds(const size_t *cnt, unsigned buckets, size_t base,
  * Each recursion depth keeps its bucket bounds in tl->bounds[depth], and
  * depth stays below PS_MAX_DEPTH (is_leaf).  pre_sh/pre_b name a digit
  * whose counts are already in tl->pos (pre_b = 0: none), as the survey
- * leaves them.  skew: the range is most of its parent's (msd_bits).
- *
- * A leaf whose keys the networks found skewed (leaf returns 0: most keys
- * in a few of its top digits, as floats of a few exponents) is split by
- * an MSD pass on the digit the networks' slot pass counted, and its
- * buckets become leaves a level down, on the bits below: within an
- * exponent the mantissas spread.
- * The LSD passes it went to before took 3.6 ns a key for 64K f32 keys
- * uniform in [-2048, 2048) on one thread against 1.3 for u32 (Zen 5). */
+ * leaves them.  skew: the range is most of its parent's (msd_bits). */
 static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
                  size_t m, unsigned lo, unsigned hi, unsigned depth,
                  unsigned pre_sh, unsigned pre_b, int skew)
@@ -259,18 +253,14 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
     size_t *bounds;
 
     for (;;) {
-        int from_leaf = hi <= lo || is_leaf(c, m, depth);
-        if (from_leaf) {
-            if (leaf(c, tl, where, a, m, lo, hi, depth + 1 < PS_MAX_DEPTH, &b))
-                return;
-            pre_sh = hi - b;    /* skewed: b bits counted in tl->pos */
-            pre_b = b;
-        } else {
-            b = msd_bits(c, m, lo, hi, skew);
+        if (hi <= lo || is_leaf(c, m, depth)) {
+            leaf(c, tl, where, a, m, lo, hi);
+            return;
         }
+        b = msd_bits(c, m, lo, hi, skew);
         fb = b;
         if (hi - b != pre_sh || b != pre_b) {
-            if (!from_leaf && !skew && m >= PS_FINE_MIN)
+            if (!skew && m >= PS_FINE_MIN)
                 fb = fine_bits(b, lo, hi);
             c->kt->hist(c, where, a, a + m, hi - fb, (1u << fb) - 1, tl->pos);
         }
@@ -280,7 +270,7 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
                 b = fb;         /* skewed: the fine digit */
             else
                 coarsen(tl->pos, fb, b);
-        } else if (!from_leaf && !skew && widen(tl->pos, b, m, lo, hi)) {
+        } else if (!skew && widen(tl->pos, b, m, lo, hi)) {
             skew = 1;           /* counted again on PS_MSD_BITS bits */
             continue;
         }
