@@ -76,70 +76,30 @@ static inline unsigned msd_bits(const ps_omp_ctx *c, size_t m, unsigned lo,
 }
 
 /* A bucket this many times the mean of a pass that took fewer than
- * PS_MSD_BITS bits makes the pass take all of them (skewed_pass). */
+ * PS_MSD_BITS bits makes the pass count again on all of them (widen). */
 #define PS_SKEW_WIDEN 8
-/* From this many keys, a pass that counts its digit counts it on
- * PS_MSD_BITS bits (fine_bits) and sums the counts down to its own bits
- * (coarsen) unless they show it skewed: 4096 counters cost under 1% of
- * such a pass, and a skewed range then needs no second count. */
-#define PS_FINE_MIN ((size_t)1 << 18)
 
-/* Is a pass of a b-bit digit over m keys, whose largest bucket holds
- * `most`, skewed enough to take PS_MSD_BITS bits instead?  When one bucket
- * holds many times the mean: floats of a few exponents (uniform in
- * [0, 1): a quarter of them in one 8-bit digit), whose heavy buckets
- * would each take a pass of their own a level down, where 12 bits split
- * them into leaves now (f32 in [0, 1), 1M keys, one thread: 5.7 -> 4.9 ns
- * a key).  Random keys never are; nor ranges where one bucket holds most
- * keys (zipf, heavy buckets): 12 bits leave that bucket as heavy, and its
- * skew already gives the pass below 12 bits (msd_bits). */
-static int skewed_pass(size_t most, unsigned b, size_t m)
-{
-    return most > PS_SKEW_WIDEN * (m >> b) + PS_SKEW_WIDEN && 2 * most <= m;
-}
-
-/* The bits a pass of b bits counts: PS_MSD_BITS, as many as [lo, hi) has. */
-static unsigned fine_bits(unsigned b, unsigned lo, unsigned hi)
-{
-    unsigned f = hi - lo < PS_MSD_BITS ? hi - lo : PS_MSD_BITS;
-    return f > b ? f : b;
-}
-
-/* The largest of the counts of a b-bit digit, from those of its fb-bit
- * refinement at cnt. */
-static size_t coarse_most(const size_t *cnt, unsigned fb, unsigned b)
-{
-    size_t g = (size_t)1 << (fb - b), most = 0, d, k;
-    for (d = 0; d < (size_t)1 << b; d++) {
-        size_t sum = 0;
-        for (k = 0; k < g; k++)
-            sum += cnt[d * g + k];
-        most = sum > most ? sum : most;
-    }
-    return most;
-}
-
-/* The counts of an fb-bit digit at cnt summed, in place, into those of its
- * top b bits. */
-static void coarsen(size_t *cnt, unsigned fb, unsigned b)
-{
-    size_t g = (size_t)1 << (fb - b), d, k;
-    for (d = 0; d < (size_t)1 << b; d++) {
-        size_t sum = 0;
-        for (k = 0; k < g; k++)
-            sum += cnt[d * g + k];
-        cnt[d] = sum;
-    }
-}
-
-/* Should a pass whose b-bit counts came from elsewhere (the survey) count
- * again on PS_MSD_BITS bits? */
+/* Should the pass whose b-bit digit over m keys has counts cnt count again
+ * on PS_MSD_BITS bits before it scatters?  When one bucket holds many
+ * times the mean: floats of a few exponents (uniform in [0, 1): a quarter
+ * of them in one 8-bit digit at 1M keys, nearly all in one 4-bit digit at
+ * 64K), whose heavy buckets would each take a pass of their own a level
+ * down, where 12 bits cut them into leaves now (f32 in [0, 1), 1M keys,
+ * one thread: 5.7 -> 4.9 ns a key).  The second count costs a read of the
+ * range, only where the first one shows the skew; random keys never do.
+ * Not where one bucket holds most keys (heavy buckets, zipf, which 12
+ * bits leave as heavy: 0.65-0.8x with the second count there).
+ * (Counting on 12 bits every time and summing the counts down cost
+ * values uniform in [0, n) 0.5-0.7x at 256K-1M u64 keys, 2 threads.) */
 static int widen(const size_t *cnt, unsigned b, size_t m, unsigned lo,
                  unsigned hi)
 {
+    size_t most = 0, d;
     if (b >= PS_MSD_BITS || hi - lo <= b)
         return 0;
-    return skewed_pass(coarse_most(cnt, b, b), b, m);
+    for (d = 0; d < (size_t)1 << b; d++)
+        most = cnt[d] > most ? cnt[d] : most;
+    return most > PS_SKEW_WIDEN * (m >> b) + PS_SKEW_WIDEN && 2 * most <= m;
 }
 
 /* Does an MSD pass over a range of m elements scatter straight
@@ -249,7 +209,7 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
                  size_t m, unsigned lo, unsigned hi, unsigned depth,
                  unsigned pre_sh, unsigned pre_b, int skew)
 {
-    unsigned b, fb, sh, mask, d;
+    unsigned b, sh, mask, d;
     size_t *bounds;
 
     for (;;) {
@@ -258,19 +218,10 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
             return;
         }
         b = msd_bits(c, m, lo, hi, skew);
-        fb = b;
-        if (hi - b != pre_sh || b != pre_b) {
-            if (!skew && m >= PS_FINE_MIN)
-                fb = fine_bits(b, lo, hi);
-            c->kt->hist(c, where, a, a + m, hi - fb, (1u << fb) - 1, tl->pos);
-        }
+        if (hi - b != pre_sh || b != pre_b)
+            c->kt->hist(c, where, a, a + m, hi - b, (1u << b) - 1, tl->pos);
         pre_b = 0;
-        if (fb > b) {
-            if (skewed_pass(coarse_most(tl->pos, fb, b), b, m))
-                b = fb;         /* skewed: the fine digit */
-            else
-                coarsen(tl->pos, fb, b);
-        } else if (!skew && widen(tl->pos, b, m, lo, hi)) {
+        if (!skew && widen(tl->pos, b, m, lo, hi)) {
             skew = 1;           /* counted again on PS_MSD_BITS bits */
             continue;
         }
@@ -447,7 +398,7 @@ static void team(const ps_omp_ctx *c, int where, size_t a, size_t m,
     /* The caller's cursors are free until the scatter phase. */
     size_t *tot = tls_of(c, 0)->pos;
     pass p;
-    unsigned b, fb, sh, mask, d;
+    unsigned b, sh, mask, d;
     size_t j;
 
     /* team_worthy keeps the team above the last level of the budget. */
@@ -466,31 +417,19 @@ static void team(const ps_omp_ctx *c, int where, size_t a, size_t m,
             return;
         }
         b = msd_bits(c, m, lo, hi, skew);
-        fb = b;
         p.lo = lo;
-        if (hi - b != pre_sh || b != pre_b) {
-            if (!skew && m >= PS_FINE_MIN)
-                fb = fine_bits(b, lo, hi);
-            p.sh = hi - fb;
-            p.mask = (1u << fb) - 1;
+        p.sh = hi - b;
+        p.mask = (1u << b) - 1;
+        if (hi - b != pre_sh || b != pre_b)
             ps_team_for(c->team, p.nch, item_hist, &p);
-        }
         pre_b = 0;
-        memset(tot, 0, ((size_t)1 << fb) * sizeof *tot);
+        memset(tot, 0, ((size_t)1 << b) * sizeof *tot);
         for (j = 0; j < p.nch; j++) {
             const size_t *cj = ccount_of(c, j);
-            for (d = 0; d < 1u << fb; d++)
+            for (d = 0; d < 1u << b; d++)
                 tot[d] += cj[d];
         }
-        if (fb > b) {
-            if (skewed_pass(coarse_most(tot, fb, b), b, m)) {
-                b = fb;         /* skewed: the fine digit */
-            } else {
-                coarsen(tot, fb, b);
-                for (j = 0; j < p.nch; j++)
-                    coarsen(ccount_of(c, j), fb, b);
-            }
-        } else if (!skew && widen(tot, b, m, lo, hi)) {
+        if (!skew && widen(tot, b, m, lo, hi)) {
             skew = 1;           /* counted again on PS_MSD_BITS bits */
             continue;
         }
