@@ -75,6 +75,44 @@ static inline unsigned msd_bits(const ps_omp_ctx *c, size_t m, unsigned lo,
     return b < hi - lo ? b : hi - lo;
 }
 
+/* Keys a sample of finer_splits takes. */
+#define PS_WIDEN_SAMPLE 256
+
+/* Where one bucket of a b-bit digit holds most of the m keys at [a, a + m)
+ * of array `where`: does the digit of PS_MSD_BITS bits cut that bucket by
+ * four or more?  Asked of PS_WIDEN_SAMPLE keys spread over the range.
+ * Floats in [0, 1) at 64K keys: 4 bits leave 99% in one bucket, 12 bits
+ * 3%; the heavy integer shapes 60% and 38%, zipf most and most. */
+static int finer_splits(const ps_omp_ctx *c, int where, size_t a, size_t m,
+                        unsigned b, unsigned lo, unsigned hi)
+{
+    unsigned fb = hi - lo < PS_MSD_BITS ? hi - lo : PS_MSD_BITS, i;
+    uint16_t seen[PS_MSD_RADIX];
+    unsigned coarse = 0, fine = 0;
+    memset(seen, 0, ((size_t)1 << fb) * sizeof *seen);
+    for (i = 0; i < PS_WIDEN_SAMPLE; i++) {
+        size_t at = a + m / PS_WIDEN_SAMPLE * i;
+        const unsigned char *k = key_at(c, where, at);
+        uint64_t x;
+        switch (c->bits) {
+        case 8: x = ps_enc8(*k, c->xf); break;
+        case 16: x = ps_enc16(*(const uint16_t *)(const void *)k, c->xf); break;
+        case 32: x = ps_enc32(*(const uint32_t *)(const void *)k, c->xf); break;
+        default: x = ps_enc64(*(const uint64_t *)(const void *)k, c->xf); break;
+        }
+        x = (x >> (hi - fb)) & (((uint64_t)1 << fb) - 1);
+        fine = ++seen[x] > fine ? seen[x] : fine;
+    }
+    /* The coarse digit's largest share, from the fine counts. */
+    for (i = 0; i < 1u << b; i++) {
+        unsigned g = 1u << (fb - b), sum = 0, k;
+        for (k = 0; k < g; k++)
+            sum += seen[i * g + k];
+        coarse = sum > coarse ? sum : coarse;
+    }
+    return 4 * fine <= coarse;
+}
+
 /* A bucket this many times the mean of a pass that took fewer than
  * PS_MSD_BITS bits makes the pass count again on all of them (widen). */
 #define PS_SKEW_WIDEN 8
@@ -88,18 +126,22 @@ static inline unsigned msd_bits(const ps_omp_ctx *c, size_t m, unsigned lo,
  * one thread: 5.7 -> 4.9 ns a key).  The second count costs a read of the
  * range, only where the first one shows the skew; random keys never do.
  * Not where one bucket holds most keys (heavy buckets, zipf, which 12
- * bits leave as heavy: 0.65-0.8x with the second count there).
+ * bits leave as heavy: 0.65-0.8x with the second count there), unless a
+ * sample shows 12 bits cutting that bucket (finer_splits: floats whose
+ * top digits are nearly constant).
  * (Counting on 12 bits every time and summing the counts down cost
  * values uniform in [0, n) 0.5-0.7x at 256K-1M u64 keys, 2 threads.) */
-static int widen(const size_t *cnt, unsigned b, size_t m, unsigned lo,
-                 unsigned hi)
+static int widen(const ps_omp_ctx *c, int where, size_t a, const size_t *cnt,
+                 unsigned b, size_t m, unsigned lo, unsigned hi)
 {
     size_t most = 0, d;
     if (b >= PS_MSD_BITS || hi - lo <= b)
         return 0;
     for (d = 0; d < (size_t)1 << b; d++)
         most = cnt[d] > most ? cnt[d] : most;
-    return most > PS_SKEW_WIDEN * (m >> b) + PS_SKEW_WIDEN && 2 * most <= m;
+    if (most <= PS_SKEW_WIDEN * (m >> b) + PS_SKEW_WIDEN)
+        return 0;
+    return 2 * most <= m || finer_splits(c, where, a, m, b, lo, hi);
 }
 
 /* Does an MSD pass over a range of m elements scatter straight
@@ -221,7 +263,7 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
         if (hi - b != pre_sh || b != pre_b)
             c->kt->hist(c, where, a, a + m, hi - b, (1u << b) - 1, tl->pos);
         pre_b = 0;
-        if (!skew && widen(tl->pos, b, m, lo, hi)) {
+        if (!skew && widen(c, where, a, tl->pos, b, m, lo, hi)) {
             skew = 1;           /* counted again on PS_MSD_BITS bits */
             continue;
         }
@@ -429,7 +471,7 @@ static void team(const ps_omp_ctx *c, int where, size_t a, size_t m,
             for (d = 0; d < 1u << b; d++)
                 tot[d] += cj[d];
         }
-        if (!skew && widen(tot, b, m, lo, hi)) {
+        if (!skew && widen(c, where, a, tot, b, m, lo, hi)) {
             skew = 1;           /* counted again on PS_MSD_BITS bits */
             continue;
         }
