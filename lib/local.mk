@@ -18,6 +18,7 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_host.c \
 	lib/ps_index.c \
 	lib/ps_module.c \
+	lib/ps_pieces.c \
 	lib/ps_scratch.c \
 	lib/ps_segments.c \
 	lib/ps_strings.c \

@@ -174,8 +174,17 @@ static int chunked(const ps_backend_ops *ops, void *state, void *keys, void *val
 int ps_backend_sort(const ps_backend_ops *ops, void *state, void *keys, void *values,
                     size_t vs, size_t n, ps_type type, unsigned flags)
 {
+    size_t mark = ps_mem_mark();
     int st = vs > 0 ? ops->sort_pairs(state, keys, values, vs, n, type, flags)
                     : ops->sort_keys(state, keys, n, type, flags);
+
+    /* A CPU backend without the scratch for pairs (keys alone it sorts in
+     * place itself): the same stable sort in pieces (ps_pieces.c), counted
+     * from where this attempt began, since it gave back all it took. */
+    if (st == PS_ERR_NO_MEMORY && vs > 0 && !ops->device) {
+        ps_mem_rewind(mark);
+        return ps_pairs_in_pieces(ops, state, keys, values, vs, n, type, flags);
+    }
 
     if (st != PS_ERR_DEVICE_MEMORY || n / 2 < PS_CHUNK_MIN
         || n > SIZE_MAX / 2 / (ps_type_bytes(type) + vs))

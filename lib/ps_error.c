@@ -42,6 +42,11 @@ void ps_detail_clear(void)
     ps_mem_call_begin();
 }
 
+void ps_detail_drop(void)
+{
+    detail[0] = '\0';
+}
+
 /* A message of a call in which the memory limit refused a block says so:
  * that refusal is what made the allocation named fail. */
 void ps_detail_vset(const char *fmt, va_list ap)

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,13 @@ void *ps_alloc_raw(size_t bytes)
 
 void *ps_alloc(size_t bytes)
 {
-    return ps_mem_admit(bytes) ? ps_alloc_raw(bytes) : NULL;
+    void *p;
+    if (!ps_mem_admit(bytes))
+        return NULL;
+    p = ps_alloc_raw(bytes);
+    if (p == NULL)
+        ps_mem_unadmit(bytes);
+    return p;
 }
 
 void ps_release(void *p)
@@ -176,6 +183,34 @@ int ps_mem_admit(size_t bytes)
     }
     call_bytes += bytes;
     return 1;
+}
+
+void ps_mem_unadmit(size_t bytes)
+{
+    if (call_open && bytes <= call_bytes)
+        call_bytes -= bytes;
+}
+
+size_t ps_mem_mark(void)
+{
+    return call_open ? call_bytes : 0;
+}
+
+void ps_mem_rewind(size_t mark)
+{
+    if (call_open && mark <= call_bytes)
+        call_bytes = mark;
+}
+
+size_t ps_mem_left(void)
+{
+    size_t lim;
+    if (!call_open)
+        return SIZE_MAX;
+    lim = mem_limit_now();
+    if (lim == 0)
+        return SIZE_MAX;
+    return call_bytes < lim ? lim - call_bytes : 0;
 }
 
 void ps_mem_note(char *buf, size_t len)

@@ -20,6 +20,10 @@
 void ps_detail_clear(void);
 void ps_detail_set(const char *fmt, ...) PS_PRINTF(1, 2);
 void ps_detail_vset(const char *fmt, va_list ap);
+/* Forget the detail message without starting a new count of the memory
+ * limit: for a call that recovered from the failure the message told of
+ * (ps_pieces.c). */
+void ps_detail_drop(void);
 
 /* ps_host.c: services handed to backends, also used by the core. */
 const ps_host *ps_host_get(void);
@@ -48,6 +52,18 @@ void ps_mem_call_begin(void);
  * instead of starting a count of its own. */
 void ps_mem_nest(int enter);
 int ps_mem_admit(size_t bytes);
+/* Give back to the call's count `bytes` that ps_mem_admit counted but
+ * that malloc then could not provide (no block was made of them). */
+void ps_mem_unadmit(size_t bytes);
+/* How many more bytes the calling thread's call may take: SIZE_MAX with
+ * no limit (or outside a call), else the limit less what it has taken. */
+size_t ps_mem_left(void);
+/* What the call has counted so far, and back to such a mark: for an
+ * attempt that failed after giving back every block it took (a backend
+ * answers an error only with its scratch released), so that a second
+ * attempt in the same call is not charged for the first's blocks. */
+size_t ps_mem_mark(void);
+void ps_mem_rewind(size_t mark);
 /* Into buf, a clause for the call's error message when the limit refused
  * a block in this call ("" otherwise). */
 void ps_mem_note(char *buf, size_t len);
@@ -161,6 +177,17 @@ typedef int (*ps_index_step)(void *ctx, void *keys, void *idx, size_t w,
  * the caller's arrays untouched on any error. */
 int ps_backend_sort(const ps_backend_ops *ops, void *state, void *keys, void *values,
                     size_t vs, size_t n, ps_type type, unsigned flags);
+
+/* ps_pieces.c: after a CPU backend answered PS_ERR_NO_MEMORY for a sort
+ * of pairs (vs 4 or 8, n > 1), the same stable sort within the memory
+ * that is left: pieces sorted by the backend's segmented sort, merged in
+ * place with a bounded buffer.  PS_OK, or PS_ERR_NO_MEMORY with keys and
+ * values unchanged and the detail saying why (the backend's own message
+ * kept when nothing was tried: a device backend, another value size, n at
+ * most one piece). */
+int ps_pairs_in_pieces(const ps_backend_ops *ops, void *state, void *keys,
+                       void *values, size_t vs, size_t n, ps_type type,
+                       unsigned flags);
 
 /* Sort keys by `step`, then move values (value_size bytes each, any size)
  * by the indices.  Allocates first; on error nothing has changed. */

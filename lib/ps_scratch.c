@@ -69,14 +69,11 @@ static int keep_choose(size_t bytes, int *fits)
     return best >= 0 ? best : spare;
 }
 
-void *ps_scratch_take(size_t bytes, int *kept)
+static void *take_admitted(size_t bytes, int *kept)
 {
     void *p, *stale = NULL;
     int i, fits;
 
-    *kept = 0;
-    if (!ps_mem_admit(bytes))   /* a kept block counts as a new one */
-        return NULL;
     if (bytes < PS_KEEP_MIN || bytes > PS_KEEP_MAX)
         return ps_alloc_raw(bytes);
     pthread_mutex_lock(&keep_lock);
@@ -109,6 +106,18 @@ void *ps_scratch_take(size_t bytes, int *kept)
     pthread_mutex_unlock(&keep_lock);
     if (p == NULL)
         *kept = 0;
+    return p;
+}
+
+void *ps_scratch_take(size_t bytes, int *kept)
+{
+    void *p;
+    *kept = 0;
+    if (!ps_mem_admit(bytes))   /* a kept block counts as a new one */
+        return NULL;
+    p = take_admitted(bytes, kept);
+    if (p == NULL)
+        ps_mem_unadmit(bytes);  /* malloc refused: nothing was taken */
     return p;
 }
 

@@ -10,11 +10,17 @@
  * t_make_keys (one value, two, few, a shared prefix, presorted both ways,
  * specials, log-uniform magnitudes: buckets of every size).  Pairs and argsort under
  * it fail with PS_ERR_NO_MEMORY, arrays unchanged, and the message names
- * the limit.  A limit of ps_scratch_bytes() lets a sort of pairs through
- * on the CPU backends, one byte less does not (so the answer is what the
- * sort takes).  Last, in a child process whose address space is capped
+ * the limit.  Pairs under limits of a half down to a sixty-fourth of
+ * their usual scratch (and fixed ones far below n x (key + value)) are
+ * sorted in pieces and merged (lib/ps_pieces.c) on serial and openmp: the
+ * same bytes as without a limit, every key type, values of 4 and 8 bytes,
+ * both directions, runs of equal keys cut by the pieces; a limit too small
+ * for one piece refuses them unchanged.  A limit of ps_scratch_bytes()
+ * lets a sort of pairs through on the CPU backends, one byte less does not
+ * where the array is a single piece (so the answer is what the sort
+ * takes).  Last, in a child process whose address space is capped
  * (RLIMIT_AS) below what the scratch needs, a sort of 2^25 keys completes
- * in place.
+ * in place, and one of 2^24 pairs in pieces.
  */
 #include <config.h>
 
@@ -150,6 +156,181 @@ static void refused_under_limit(size_t n, uint64_t *rng)
     free(k); free(kc); free(v); free(vc); free(perm); free(pc);
 }
 
+/* Keys of the shape "runs": runs of equal keys 1000 to 9000 long, so
+ * that the pieces of a sort under a limit (4096 elements and up) cut
+ * through many of them; the keys of the runs random, so equal keys also
+ * come back in other runs far apart. */
+static void make_runs(void *k, size_t n, size_t kb, uint64_t *rng)
+{
+    size_t i = 0;
+    uint64_t pool[7];
+    for (i = 0; i < 7; i++)
+        pool[i] = t_rand(rng);
+    i = 0;
+    while (i < n) {
+        uint64_t r = t_rand(rng), key = pool[r % 7];
+        size_t len = 1000 + (size_t)(r >> 32) % 8001, j;
+        for (j = 0; j < len && i < n; j++, i++)
+            memcpy((unsigned char *)k + i * kb, &key, kb);
+    }
+}
+
+/* Pairs under limits of several sizes: keys with values of vs bytes
+ * (their input index, so that any reordering of equal keys shows), sorted
+ * without a limit and then under `limit`, must agree byte for byte, keys
+ * and values.  A limit too small for the smallest piece may refuse, with
+ * both arrays unchanged and the limit named; `must` says it may not.
+ * Returns 1 when the call sorted. */
+static int pairs_case(ps_type t, unsigned flags, const void *k0, size_t n,
+                      size_t vs, size_t limit, int must, const char *shape)
+{
+    size_t kb = ps_type_size(t), i;
+    unsigned char *k = xmalloc(n * kb), *v = xmalloc(n * vs);
+    unsigned char *wk = xmalloc(n * kb), *wv = xmalloc(n * vs);
+    int st, sorted = 0;
+
+    for (i = 0; i < n; i++) {
+        uint64_t x = i * 0x9E3779B97F4A7C15ull ^ i;
+        memcpy(v + i * vs, &x, vs);
+    }
+    memcpy(wk, k0, n * kb);
+    memcpy(wv, v, n * vs);
+    ps_set_memory_limit(0);
+    if (ps_sort_pairs(wk, wv, vs, n, t, flags) != PS_OK)
+        t_fail("pairs %s n=%zu without a limit: %s", t_type_name(t), n,
+               ps_error_detail());
+    memcpy(k, k0, n * kb);
+    ps_set_memory_limit(limit);
+    st = ps_sort_pairs(k, v, vs, n, t, flags);
+    ps_set_memory_limit(0);
+    if (st == PS_OK) {
+        if (memcmp(k, wk, n * kb) != 0 || memcmp(v, wv, n * vs) != 0)
+            t_fail("pairs %s+%zu %s %s n=%zu under a limit of %zu bytes: "
+                   "differ from the sort without one", t_type_name(t), vs,
+                   flags ? "desc" : "asc", shape, n, limit);
+        sorted = 1;
+    } else if (st != PS_ERR_NO_MEMORY || must || !is_cpu()) {
+        if (!(st == PS_ERR_NO_MEMORY && !is_cpu()))
+            t_fail("pairs %s+%zu %s %s n=%zu under a limit of %zu bytes: "
+                   "status %d (%s)", t_type_name(t), vs,
+                   flags ? "desc" : "asc", shape, n, limit, st,
+                   ps_error_detail());
+    }
+    if (st != PS_OK) {
+        for (i = 0; i < n; i++) {
+            uint64_t x = i * 0x9E3779B97F4A7C15ull ^ i;
+            if (memcmp(v + i * vs, &x, vs) != 0)
+                t_fail("pairs refused under %zu bytes, but values changed",
+                       limit);
+        }
+        if (memcmp(k, k0, n * kb) != 0)
+            t_fail("pairs refused under %zu bytes, but keys changed", limit);
+        if (strstr(ps_error_detail(), "memory limit") == NULL)
+            t_fail("pairs refused under %zu bytes: the message does not name "
+                   "the limit: %s", limit, ps_error_detail());
+    }
+    free(k); free(v); free(wk); free(wv);
+    return sorted;
+}
+
+/* Every key type, values of 4 and 8 bytes, both directions, the shapes of
+ * t_make_keys and runs cut by the pieces, odd n, under limits of 1/2,
+ * 1/8 and 1/64 of what the usual sort takes and a fixed 96 KiB; and
+ * larger arrays (2^20 + 3) under 1/64 and 256 KiB, far below
+ * n x (key + value).  On serial and openmp every limit from 96 KiB up
+ * must sort. */
+static void pairs_under_limits(uint64_t *rng)
+{
+    static const size_t vss[2] = { 4, 8 };
+    size_t n = 50001, big = ((size_t)1 << 20) + 3, cases = 0, refused = 0;
+    int t, shape, vi, li;
+
+    if (n > max_n())
+        n = max_n() | 1;
+    for (t = PS_U8; t <= T_TYPE_LAST; t++) {
+        size_t kb = ps_type_size((ps_type)t);
+        unsigned char *k0 = xmalloc(n * kb);
+        if (!t_wanted("PS_TEST_TYPES", t_type_name((ps_type)t))) {
+            free(k0);
+            continue;
+        }
+        for (shape = 0; shape <= T_SHAPES; shape++) {
+            const char *sn = shape < T_SHAPES ? t_shape_names[shape] : "runs";
+            if (shape < T_SHAPES)
+                t_make_keys(k0, n, (ps_type)t, shape, rng);
+            else
+                make_runs(k0, n, kb, rng);
+            for (vi = 0; vi < 2; vi++) {
+                unsigned flags = (unsigned)(shape + vi + t) & 1u;
+                size_t need = ps_scratch_bytes(n, vss[vi], (ps_type)t, flags);
+                size_t lims[4] = { need / 2, need / 8, need / 64, 96 << 10 };
+                for (li = 0; li < 4; li++) {
+                    int ok = pairs_case((ps_type)t, flags, k0, n, vss[vi],
+                                        lims[li], lims[li] >= (96 << 10), sn);
+                    cases++;
+                    refused += !ok;
+                }
+            }
+        }
+        free(k0);
+    }
+    if (big <= max_n()) {
+        static const ps_type bt[2] = { PS_U32, PS_U64 };
+        for (t = 0; t < 2; t++) {
+            size_t kb = ps_type_size(bt[t]);
+            unsigned char *k0 = xmalloc(big * kb);
+            for (shape = 0; shape < 3; shape++) {
+                size_t need = ps_scratch_bytes(big, kb, bt[t], 0);
+                int sh = shape == 0 ? T_RANDOM : shape == 1 ? T_FEW : -1;
+                if (sh >= 0)
+                    t_make_keys(k0, big, bt[t], sh, rng);
+                else
+                    make_runs(k0, big, kb, rng);
+                pairs_case(bt[t], (unsigned)shape & 1u, k0, big, kb, need / 64,
+                           1, sh >= 0 ? t_shape_names[sh] : "runs");
+                pairs_case(bt[t], PS_DESCENDING, k0, big, kb, 256 << 10, 1,
+                           sh >= 0 ? t_shape_names[sh] : "runs");
+                cases += 2;
+            }
+            free(k0);
+        }
+    }
+    /* At the floor: 20001 pairs in pieces of 4096, whose reference sort
+     * takes 4096 x (key + value) + 64 bytes, after the pieces' bounds
+     * (6 x 8 bytes).  100 bytes more leave no room for a merge buffer
+     * (64 elements at least): the merges run by rotations alone.  One
+     * byte less than the floor: refused, arrays unchanged. */
+    if (is_cpu()) {
+        static const ps_type ft[2] = { PS_U32, PS_U64 };
+        size_t fn = 20001;
+        for (t = 0; t < 2; t++) {
+            size_t kb = ps_type_size(ft[t]), floor = 4096 * 2 * kb + 64 + 48;
+            unsigned char *k0 = xmalloc(fn * kb);
+            for (shape = 0; shape < 3; shape++) {
+                int sh = shape == 0 ? T_RANDOM : shape == 1 ? T_TWO : -1;
+                const char *sn = sh >= 0 ? t_shape_names[sh] : "runs";
+                if (sh >= 0)
+                    t_make_keys(k0, fn, ft[t], sh, rng);
+                else
+                    make_runs(k0, fn, kb, rng);
+                pairs_case(ft[t], (unsigned)shape & 1u, k0, fn, kb, floor + 100,
+                           1, sn);
+                if (pairs_case(ft[t], (unsigned)shape & 1u, k0, fn, kb,
+                               floor - 1, 0, sn))
+                    t_fail("pairs %s+%zu n=%zu sorted under %zu bytes, below "
+                           "the smallest piece's", t_type_name(ft[t]), kb, fn,
+                           floor - 1);
+                cases += 2;
+                refused++;
+            }
+            free(k0);
+        }
+    }
+    printf("ps_test_memory: %zu sorts of pairs under a limit matched the "
+           "sort without one (%zu refused, arrays unchanged)\n",
+           cases - refused, refused);
+}
+
 /* ps_scratch_bytes: 0 for n < 2 and for bad arguments; on the backends
  * that answer for themselves, exactly what a sort of pairs takes. */
 static void scratch_bytes(uint64_t *rng)
@@ -190,13 +371,25 @@ static void scratch_bytes(uint64_t *rng)
             if (k[i - 1] > k[i] || (k[i - 1] == k[i] && v[i - 1] > v[i]))
                 t_fail("pairs of %zu under the limit: out of order at %zu",
                        n, i);
+        /* One byte less: refused where the array is one piece (the
+         * smallest the sort in pieces takes, 4096), else sorted in pieces,
+         * stably: the values are the input order, so a descending sort
+         * must keep equal keys' values ascending. */
         {
             ps_set_memory_limit(need - 1);
             st = ps_sort_pairs(k, v, 8, n, PS_U32, PS_DESCENDING);
-            if (st != PS_ERR_NO_MEMORY)
+            if (n <= 4096 && st != PS_ERR_NO_MEMORY)
                 t_fail("pairs of %zu under ps_scratch_bytes - 1 = %zu: "
                        "status %d: the answer is more than the sort takes",
                        n, need - 1, st);
+            if (n > 4096 && st != PS_OK)
+                t_fail("pairs of %zu under ps_scratch_bytes - 1 = %zu: "
+                       "not sorted in pieces: %s", n, need - 1,
+                       ps_error_detail());
+            for (i = 1; n > 4096 && i < n; i++)
+                if (k[i - 1] < k[i] || (k[i - 1] == k[i] && v[i - 1] > v[i]))
+                    t_fail("pairs of %zu in pieces: out of order at %zu",
+                           n, i);
         }
         ps_set_memory_limit(0);
         free(k);
@@ -206,19 +399,26 @@ static void scratch_bytes(uint64_t *rng)
 
 /* A records sort counts the sort it makes inside (ps_sort_pairs of its
  * packed images) against its own limit, on top of the blocks it took for
- * them: under a limit of exactly that inner sort's scratch the whole
- * call does not fit, and is refused with the records unchanged (when the
- * inner call started a count of its own, it went through). */
+ * them (16 bytes a record here, images and values).  Under a limit of
+ * those blocks and 1 KiB more, the inner sort has 1 KiB left, too little
+ * even for its sort in pieces (4096 x 16 bytes): refused, the records
+ * unchanged (had the inner call started a count of its own, it would have
+ * had the whole limit and gone through).  Under a limit of the inner
+ * sort's usual scratch, the inner sort runs in pieces in what the images
+ * leave: the records come out as without a limit (or, on a backend that
+ * does not sort in pieces, refused unchanged). */
 static void records_nested(uint64_t *rng)
 {
-    size_t n = 200000, i;
+    size_t n = 200000, i, li;
     unsigned char *rec = xmalloc(n * 16), *copy = xmalloc(n * 16);
+    unsigned char *want = xmalloc(n * 16);
     ps_field f = { 0, PS_U64, 0 };
     int st;
 
     if (!says_scratch()) {
         free(rec);
         free(copy);
+        free(want);
         return;
     }
     for (i = 0; i < n * 16; i += 8) {
@@ -226,18 +426,31 @@ static void records_nested(uint64_t *rng)
         memcpy(rec + i, &r, 8);
     }
     memcpy(copy, rec, n * 16);
-    ps_set_memory_limit(ps_scratch_bytes(n, 8, PS_U64, 0));
-    st = ps_sort_records(rec, 16, n, &f, 1);
-    ps_set_memory_limit(0);
-    if (st != PS_ERR_NO_MEMORY)
-        t_fail("records under the inner sort's scratch alone: status %d, not "
-               "PS_ERR_NO_MEMORY (%s)", st, ps_error_detail());
-    if (memcmp(rec, copy, n * 16) != 0)
-        t_fail("records refused under the limit, but they changed");
-    if (ps_sort_records(rec, 16, n, &f, 1) != PS_OK)
+    memcpy(want, rec, n * 16);
+    if (ps_sort_records(want, 16, n, &f, 1) != PS_OK)
         t_fail("records without a limit: %s", ps_error_detail());
+    for (li = 0; li < 2; li++) {
+        size_t lim = li == 0 ? n * 16 + 64 + 1024
+                             : ps_scratch_bytes(n, 8, PS_U64, 0);
+        memcpy(rec, copy, n * 16);
+        ps_set_memory_limit(lim);
+        st = ps_sort_records(rec, 16, n, &f, 1);
+        ps_set_memory_limit(0);
+        if (st == PS_OK && li == 1) {
+            if (memcmp(rec, want, n * 16) != 0)
+                t_fail("records under the inner sort's scratch: differ "
+                       "from the sort without a limit");
+            continue;
+        }
+        if (st != PS_ERR_NO_MEMORY)
+            t_fail("records under a limit of %zu: status %d, not "
+                   "PS_ERR_NO_MEMORY (%s)", lim, st, ps_error_detail());
+        if (memcmp(rec, copy, n * 16) != 0)
+            t_fail("records refused under the limit, but they changed");
+    }
     free(rec);
     free(copy);
+    free(want);
 }
 
 /* A child whose address space ends a little above what it holds: the
@@ -331,6 +544,7 @@ int main(void)
     printf("ps_test_memory: %zu key sorts under a limit matched on backend "
            "%s\n", cases, ps_backend_name());
     refused_under_limit(50000, &rng);
+    pairs_under_limits(&rng);
     scratch_bytes(&rng);
     records_nested(&rng);
     address_space_capped();
