@@ -132,16 +132,23 @@ PS_FORCE_INLINE void m_merge_lo(const ps_mctx *c, size_t lo, size_t mid,
     size_t a = mid - lo, i = 0, j = mid, o = lo;
     memcpy(c->bk, c->k + lo * kb, a * kb);
     memcpy(c->bv, c->v + lo * vs, a * vs);
+    /* Both heads are loaded and one is chosen without a branch: on random
+     * keys a branch would be mispredicted every other element.  o < j
+     * while the buffer has elements, so no head is overwritten unread. */
     while (i < a && j < hi) {
-        if (m_img(c->k, j, kb, c->xf) < m_img(c->bk, i, kb, c->xf)) {
-            memcpy(c->k + o * kb, c->k + j * kb, kb);
-            memcpy(c->v + o * vs, c->v + j * vs, vs);
-            j++;
-        } else {
-            memcpy(c->k + o * kb, c->bk + i * kb, kb);
-            memcpy(c->v + o * vs, c->bv + i * vs, vs);
-            i++;
-        }
+        uint64_t kj = 0, ki = 0, vj = 0, vi = 0;
+        size_t tb;
+        memcpy(&kj, c->k + j * kb, kb);
+        memcpy(&ki, c->bk + i * kb, kb);
+        memcpy(&vj, c->v + j * vs, vs);
+        memcpy(&vi, c->bv + i * vs, vs);
+        tb = m_img(c->k, j, kb, c->xf) < m_img(c->bk, i, kb, c->xf);
+        kj = tb ? kj : ki;
+        vj = tb ? vj : vi;
+        memcpy(c->k + o * kb, &kj, kb);     /* the bytes put in, either order */
+        memcpy(c->v + o * vs, &vj, vs);
+        j += tb;
+        i += 1 - tb;
         o++;
     }
     /* What is left of [mid, hi) is in place already. */
@@ -158,16 +165,20 @@ PS_FORCE_INLINE void m_merge_hi(const ps_mctx *c, size_t lo, size_t mid,
     memcpy(c->bk, c->k + mid * kb, b * kb);
     memcpy(c->bv, c->v + mid * vs, b * vs);
     while (i > lo && j > 0) {
+        uint64_t ka = 0, kbuf = 0, va = 0, vbuf = 0;
+        size_t ta;
         o--;
-        if (m_img(c->k, i - 1, kb, c->xf) > m_img(c->bk, j - 1, kb, c->xf)) {
-            i--;
-            memcpy(c->k + o * kb, c->k + i * kb, kb);
-            memcpy(c->v + o * vs, c->v + i * vs, vs);
-        } else {
-            j--;
-            memcpy(c->k + o * kb, c->bk + j * kb, kb);
-            memcpy(c->v + o * vs, c->bv + j * vs, vs);
-        }
+        memcpy(&ka, c->k + (i - 1) * kb, kb);
+        memcpy(&kbuf, c->bk + (j - 1) * kb, kb);
+        memcpy(&va, c->v + (i - 1) * vs, vs);
+        memcpy(&vbuf, c->bv + (j - 1) * vs, vs);
+        ta = m_img(c->k, i - 1, kb, c->xf) > m_img(c->bk, j - 1, kb, c->xf);
+        ka = ta ? ka : kbuf;
+        va = ta ? va : vbuf;
+        memcpy(c->k + o * kb, &ka, kb);
+        memcpy(c->v + o * vs, &va, vs);
+        i -= ta;
+        j -= 1 - ta;
     }
     memcpy(c->k + lo * kb, c->bk, j * kb);
     memcpy(c->v + lo * vs, c->bv, j * vs);
