@@ -455,7 +455,8 @@ static void records_nested(uint64_t *rng)
 
 /* A child whose address space ends a little above what it holds: the
  * scratch of a sort of 2^25 u32 keys (128 MiB) cannot be mapped, so only
- * the in-place sort can finish.  Not under AddressSanitizer, whose
+ * the in-place sort can finish; nor that of 2^24 u32/u32 pairs, which are
+ * sorted in pieces (lib/ps_pieces.c).  Not under AddressSanitizer, whose
  * allocator aborts rather than fail a malloc, nor ThreadSanitizer (its
  * shadow mappings), nor where the library's backend is not a CPU one, nor
  * with PS_TEST_NO_RLIMIT set. */
@@ -474,15 +475,21 @@ static void address_space_capped(void)
     if (pid < 0)
         t_fail("fork failed");
     if (pid == 0) {
-        uint32_t *k = malloc(n * 4);
+        size_t np = n / 2 + 1001;       /* odd, cut into pieces unevenly */
+        uint32_t *k = malloc(n * 4), *pk = malloc(np * 4), *pv = malloc(np * 4);
         uint64_t rng = 7, vm = 0;
         struct rlimit rl;
         char line[256];
         FILE *f;
-        if (k == NULL)
+        if (k == NULL || pk == NULL || pv == NULL)
             _exit(3);
         for (i = 0; i < n; i++)
             k[i] = (uint32_t)t_rand(&rng);
+        /* Pairs: 2^16 distinct keys, so every key has some 128 values. */
+        for (i = 0; i < np; i++) {
+            pk[i] = (uint32_t)t_rand(&rng) & 0xFFFF0000u;
+            pv[i] = (uint32_t)i;
+        }
         /* The pool's threads first (their stacks are mapped once). */
         if (ps_sort_keys(k, 1000, PS_U32, 0) != PS_OK)
             _exit(4);
@@ -504,18 +511,30 @@ static void address_space_capped(void)
         for (i = 1; i < n; i++)
             if (k[i - 1] > k[i])
                 _exit(7);
+        /* 2^24 pairs: their usual scratch (over 128 MiB) cannot be mapped
+         * either, so they are sorted in pieces and merged with the buffer
+         * malloc still gives; stable, so equal keys' values (their input
+         * places) rise. */
+        if (ps_sort_pairs(pk, pv, 4, np, PS_U32, PS_DESCENDING) != PS_OK)
+            _exit(8);
+        for (i = 1; i < np; i++)
+            if (pk[i - 1] < pk[i] || (pk[i - 1] == pk[i] && pv[i - 1] >= pv[i]))
+                _exit(9);
         _exit(0);
     }
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
         t_fail("RLIMIT_AS child: did not exit");
     switch (WEXITSTATUS(status)) {
-    case 0: printf("ps_test_memory: 2^25 keys sorted with the address space "
-                   "capped below their scratch\n"); break;
+    case 0: printf("ps_test_memory: 2^25 keys, and 2^24 pairs stably, sorted "
+                   "with the address space capped below their scratch\n");
+            break;
     case 77: printf("ps_test_memory: RLIMIT_AS case skipped (no VmSize, or "
                     "setrlimit refused)\n"); break;
     case 5: t_fail("RLIMIT_AS child: a 128 MiB malloc still succeeded");
     case 6: t_fail("RLIMIT_AS child: ps_sort_keys failed under the cap");
     case 7: t_fail("RLIMIT_AS child: keys out of order");
+    case 8: t_fail("RLIMIT_AS child: ps_sort_pairs failed under the cap");
+    case 9: t_fail("RLIMIT_AS child: pairs out of order or not stable");
     default: t_fail("RLIMIT_AS child: exit %d", WEXITSTATUS(status));
     }
 #endif
