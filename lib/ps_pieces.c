@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ps_internal.h"
 #include "ps_reference.h"
@@ -266,6 +267,32 @@ static ps_merge_fn merge_for(size_t kb, size_t vs)
     return fns[vs == 8][w];
 }
 
+/* One level of the merges: runs of w pieces merged pairwise, the pairs
+ * dealt out to `jobs` jobs (on the backend's threads, run_jobs), job g
+ * taking pairs g, g + jobs, ... with the g-th slice of the buffer, of
+ * `slice` elements. */
+typedef struct merge_level {
+    const ps_mctx *c;
+    ps_merge_fn merge;
+    const size_t *off;
+    size_t np, w, jobs, slice, kb, vs;
+} merge_level;
+
+static void level_job(void *ctx, size_t g)
+{
+    const merge_level *L = ctx;
+    ps_mctx c = *L->c;
+    size_t i, step = 2 * L->w;
+    if (c.bk != NULL) {
+        c.bk += g * L->slice * L->kb;
+        c.bv += g * L->slice * L->vs;
+    }
+    c.cap = c.bk != NULL ? L->slice : 0;
+    for (i = g * step; i + L->w < L->np; i += L->jobs * step)
+        L->merge(&c, L->off[i], L->off[i + L->w],
+                 L->off[i + step < L->np ? i + step : L->np], 0);
+}
+
 /* The pieces' bounds for pieces of about `piece` elements: *np of them,
  * equal to within one, into off[0 .. *np]. */
 static void piece_bounds(size_t *off, size_t n, size_t piece, size_t *np)
@@ -319,7 +346,7 @@ int ps_pairs_in_pieces(const ps_backend_ops *ops, void *state, void *keys,
                        unsigned flags)
 {
     size_t kb = ps_type_bytes(type), most = n / PS_PIECE_MIN + 1;
-    size_t *off, piece, np = 0, left, cap, w, i, mark;
+    size_t *off, piece, np = 0, left, cap, w, mark, most_jobs = 1;
     void *buf = NULL;
     int st, kept = 0;
     ps_mctx c;
@@ -403,16 +430,32 @@ int ps_pairs_in_pieces(const ps_backend_ops *ops, void *state, void *keys,
     c.bv = buf != NULL ? (unsigned char *)buf + cap * kb : NULL;
     c.cap = cap;
     {
-        ps_merge_fn merge = merge_for(kb, vs);
-        for (w = 1; w < np; w *= 2)
-            for (i = 0; i + w < np; i += 2 * w)
-                merge(&c, off[i], off[i + w],
-                      off[i + 2 * w < np ? i + 2 * w : np], 0);
+        merge_level L = { &c, merge_for(kb, vs), off, np, 1, 1, 0, kb, vs };
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        for (w = 1; w < np; w *= 2) {
+            /* Jobs only as many as the CPUs, the merges of the level, and
+             * slices of the buffer that still hold a whole run (off[1],
+             * the longest piece, times w): sharing the buffer must not
+             * make a merge split that would have fitted. */
+            size_t merges = (np - w + 2 * w - 1) / (2 * w);
+            size_t fit = cap / (off[1] * w), jobs = cpus > 1 ? (size_t)cpus : 1;
+            jobs = merges < jobs ? merges : jobs;
+            jobs = fit < jobs ? fit : jobs;
+            L.w = w;
+            L.jobs = ops->run_jobs == NULL || jobs < 1 ? 1 : jobs;
+            L.slice = (cap / L.jobs) & ~(size_t)7;
+            most_jobs = L.jobs > most_jobs ? L.jobs : most_jobs;
+            if (L.jobs > 1)
+                ops->run_jobs(state, L.jobs, level_job, &L);
+            else
+                level_job(&L, 0);
+        }
     }
     if (ps_verbose())
         ps_log("%zu pairs: no scratch for one stable sort of them; sorted in "
                "%zu pieces of about %zu, merged with a buffer of %zu "
-               "elements", n, np, piece, cap);
+               "elements (up to %zu merges at once)", n, np, piece, cap,
+               most_jobs);
     if (buf != NULL)
         ps_scratch_put(buf, kept);
     ps_release(off);
