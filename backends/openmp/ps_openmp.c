@@ -148,8 +148,9 @@ static void team_jobs(void *team, size_t jobs,
 /* One array: keys alone (values NULL) or pairs.  Keys alone whose scratch
  * cannot be had (no memory, or the memory limit) are sorted in place
  * (reference/ps_inplace.h), slower but without allocating; pairs fail
- * with PS_ERR_NO_MEMORY, as an in-place sort of them would not be
- * stable. */
+ * with PS_ERR_NO_MEMORY, as an in-place radix sort of them would not be
+ * stable, and the core then sorts them in pieces that fit and merges them
+ * (lib/ps_pieces.c, through this backend's segmented sort). */
 static int openmp_sort(void *keys, void *values, size_t vs, size_t n,
                        ps_type type, unsigned flags)
 {

@@ -37,6 +37,7 @@ static int serial_sort_pairs(void *state, void *keys, void *values,
         ps_inplace_sort_keys(keys, n, type, flags, NULL, NULL);
         return PS_OK;
     }
+    /* Pairs: the core sorts them in pieces that fit (lib/ps_pieces.c). */
     if (st != PS_OK)
         host->fail("serial: cannot allocate scratch for %zu elements%s", n,
                    values != NULL ? " (a stable sort of pairs needs it)" : "");
