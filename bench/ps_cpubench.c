@@ -706,6 +706,8 @@ static void usage(FILE *f)
 "                      at a time, each array sorted by its own call\n"
 "      --gap MS        pause before each measurement, for the thread pools of\n"
 "                      the sorter before to go to sleep (default 5; 0: none)\n"
+"      --scratch-div D ours and ours-1t under a memory limit of their usual\n"
+"                      scratch / D (ps_scratch_bytes; doc/memory.md)\n"
 "  TYPE[:N] cases (old form): u32, u64, f32, i64, u32+u32 (or pairs), u64+u64,\n"
 "  u32p2 (u32 at 2^24); N defaults to 16000000.\n"
 "Environment: PORTSORT_BACKEND chooses ours' backend; PS_BENCH_PEERS=a.so:b.so\n"
@@ -785,6 +787,7 @@ int main(int argc, char **argv)
         { "csv", required_argument, NULL, 'C' },
         { "gap", required_argument, NULL, 'G' },
         { "batch-keys", required_argument, NULL, 'K' },
+        { "scratch-div", required_argument, NULL, 'D' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -841,6 +844,10 @@ int main(int argc, char **argv)
             break;
         case 'K':
             if (parse_size(optarg, &opt.batch_keys) != 0)
+                goto bad;
+            break;
+        case 'D':
+            if (parse_size(optarg, &ps_cb_scratch_div) != 0)
                 goto bad;
             break;
         case 'h': usage(stdout); return 0;

@@ -98,6 +98,12 @@ double ps_cb_now(void);
 int ps_cb_ours_sort(ps_cb_kind k, void *keys, void *values, size_t n, size_t m,
                     int release_cache, double *seconds);
 
+/* --scratch-div D (0: off): ps_cb_ours_sort runs each call under a memory
+ * limit of ps_scratch_bytes(n, ...) / D, set before the timer starts and
+ * lifted after (ours-1t's child answers ps_scratch_bytes for its one
+ * thread).  Set before ps_cb_solo_start, so that the child has it too. */
+extern size_t ps_cb_scratch_div;
+
 /* Fork the process that runs ours on one thread (PORTSORT_THREADS=1): call
  * before ps_init() and before any thread is started.  cap: the most bytes
  * of keys plus values one measurement passes.  Returns 0, or -1 after a

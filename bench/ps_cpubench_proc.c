@@ -33,6 +33,8 @@ double ps_cb_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+size_t ps_cb_scratch_div;
+
 int ps_cb_ours_sort(ps_cb_kind k, void *keys, void *values, size_t n, size_t m,
                     int release_cache, double *seconds)
 {
@@ -41,6 +43,9 @@ int ps_cb_ours_sort(ps_cb_kind k, void *keys, void *values, size_t n, size_t m,
     size_t j;
     int st = PS_OK;
 
+    if (ps_cb_scratch_div != 0)
+        ps_set_memory_limit(ps_scratch_bytes(n, ki->value_size, ki->type, 0) /
+                            ps_cb_scratch_div);
     if (!release_cache)
         t0 = ps_cb_now();
     for (j = 0; j < m && st == PS_OK; j++) {
@@ -56,6 +61,8 @@ int ps_cb_ours_sort(ps_cb_kind k, void *keys, void *values, size_t n, size_t m,
             t += ps_cb_now() - t0;
     }
     *seconds = release_cache ? t : ps_cb_now() - t0;
+    if (ps_cb_scratch_div != 0)
+        ps_set_memory_limit(0);
     return st;
 }
 
