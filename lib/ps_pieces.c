@@ -126,35 +126,41 @@ PS_FORCE_INLINE void m_rotate(const ps_mctx *c, size_t lo, size_t mid,
 }
 
 /* [lo, mid) fits the buffer: it goes there, and is merged forward with
- * [mid, hi) into [lo, hi); on equal images the buffer's (earlier) wins. */
+ * [mid, hi) into [lo, hi); on equal images the buffer's (earlier) wins.
+ * Both heads are loaded and one is chosen by a mask, not a branch: on
+ * random keys a branch would be mispredicted every other element.  The
+ * pointers are copied out of *c, which the byte stores could otherwise
+ * alias, so that they stay in registers.  o < j while the buffer has
+ * elements, so no head is overwritten unread. */
 PS_FORCE_INLINE void m_merge_lo(const ps_mctx *c, size_t lo, size_t mid,
                                 size_t hi, size_t kb, size_t vs)
 {
+    unsigned char *const k = c->k, *const v = c->v;
+    unsigned char *const bk = c->bk, *const bv = c->bv;
+    const ps_xf xf = c->xf;
     size_t a = mid - lo, i = 0, j = mid, o = lo;
-    memcpy(c->bk, c->k + lo * kb, a * kb);
-    memcpy(c->bv, c->v + lo * vs, a * vs);
-    /* Both heads are loaded and one is chosen without a branch: on random
-     * keys a branch would be mispredicted every other element.  o < j
-     * while the buffer has elements, so no head is overwritten unread. */
+    memcpy(bk, k + lo * kb, a * kb);
+    memcpy(bv, v + lo * vs, a * vs);
     while (i < a && j < hi) {
-        uint64_t kj = 0, ki = 0, vj = 0, vi = 0;
+        uint64_t kj = 0, ki = 0, vj = 0, vi = 0, take;
         size_t tb;
-        memcpy(&kj, c->k + j * kb, kb);
-        memcpy(&ki, c->bk + i * kb, kb);
-        memcpy(&vj, c->v + j * vs, vs);
-        memcpy(&vi, c->bv + i * vs, vs);
-        tb = m_img(c->k, j, kb, c->xf) < m_img(c->bk, i, kb, c->xf);
-        kj = tb ? kj : ki;
-        vj = tb ? vj : vi;
-        memcpy(c->k + o * kb, &kj, kb);     /* the bytes put in, either order */
-        memcpy(c->v + o * vs, &vj, vs);
+        memcpy(&kj, k + j * kb, kb);
+        memcpy(&ki, bk + i * kb, kb);
+        memcpy(&vj, v + j * vs, vs);
+        memcpy(&vi, bv + i * vs, vs);
+        tb = m_img(k, j, kb, xf) < m_img(bk, i, kb, xf);
+        take = (uint64_t)0 - (uint64_t)tb;
+        kj = (kj & take) | (ki & ~take);
+        vj = (vj & take) | (vi & ~take);
+        memcpy(k + o * kb, &kj, kb);        /* the bytes put in, either order */
+        memcpy(v + o * vs, &vj, vs);
         j += tb;
         i += 1 - tb;
         o++;
     }
     /* What is left of [mid, hi) is in place already. */
-    memcpy(c->k + o * kb, c->bk + i * kb, (a - i) * kb);
-    memcpy(c->v + o * vs, c->bv + i * vs, (a - i) * vs);
+    memcpy(k + o * kb, bk + i * kb, (a - i) * kb);
+    memcpy(v + o * vs, bv + i * vs, (a - i) * vs);
 }
 
 /* [mid, hi) fits the buffer: merged backward; on equal images the
@@ -162,27 +168,31 @@ PS_FORCE_INLINE void m_merge_lo(const ps_mctx *c, size_t lo, size_t mid,
 PS_FORCE_INLINE void m_merge_hi(const ps_mctx *c, size_t lo, size_t mid,
                                 size_t hi, size_t kb, size_t vs)
 {
+    unsigned char *const k = c->k, *const v = c->v;
+    unsigned char *const bk = c->bk, *const bv = c->bv;
+    const ps_xf xf = c->xf;
     size_t b = hi - mid, i = mid, j = b, o = hi;
-    memcpy(c->bk, c->k + mid * kb, b * kb);
-    memcpy(c->bv, c->v + mid * vs, b * vs);
+    memcpy(bk, k + mid * kb, b * kb);
+    memcpy(bv, v + mid * vs, b * vs);
     while (i > lo && j > 0) {
-        uint64_t ka = 0, kbuf = 0, va = 0, vbuf = 0;
+        uint64_t ka = 0, kx = 0, va = 0, vx = 0, take;
         size_t ta;
         o--;
-        memcpy(&ka, c->k + (i - 1) * kb, kb);
-        memcpy(&kbuf, c->bk + (j - 1) * kb, kb);
-        memcpy(&va, c->v + (i - 1) * vs, vs);
-        memcpy(&vbuf, c->bv + (j - 1) * vs, vs);
-        ta = m_img(c->k, i - 1, kb, c->xf) > m_img(c->bk, j - 1, kb, c->xf);
-        ka = ta ? ka : kbuf;
-        va = ta ? va : vbuf;
-        memcpy(c->k + o * kb, &ka, kb);
-        memcpy(c->v + o * vs, &va, vs);
+        memcpy(&ka, k + (i - 1) * kb, kb);
+        memcpy(&kx, bk + (j - 1) * kb, kb);
+        memcpy(&va, v + (i - 1) * vs, vs);
+        memcpy(&vx, bv + (j - 1) * vs, vs);
+        ta = m_img(k, i - 1, kb, xf) > m_img(bk, j - 1, kb, xf);
+        take = (uint64_t)0 - (uint64_t)ta;
+        ka = (ka & take) | (kx & ~take);
+        va = (va & take) | (vx & ~take);
+        memcpy(k + o * kb, &ka, kb);
+        memcpy(v + o * vs, &va, vs);
         i -= ta;
         j -= 1 - ta;
     }
-    memcpy(c->k + lo * kb, c->bk, j * kb);
-    memcpy(c->v + lo * vs, c->bv, j * vs);
+    memcpy(k + lo * kb, bk, j * kb);
+    memcpy(v + lo * vs, bv, j * vs);
 }
 
 /* Merge the sorted runs [lo, mid) and [mid, hi) stably.  Each split
@@ -366,8 +376,12 @@ int ps_pairs_in_pieces(const ps_backend_ops *ops, void *state, void *keys,
     left = ps_mem_left();
     piece = first_piece(ops, state, n, vs, type, flags, left / 2);
     st = PS_ERR_NO_MEMORY;
+    /* The backend's sort, parallel, unless its fixed tables leave it
+     * pieces under half those of the reference sort (below): each halving
+     * costs a level of merges, slower than the reference sort's passes. */
     if (left == SIZE_MAX ||
-        piece_bytes(ops, state, piece, vs, type, flags) <= left / 2) {
+        (piece_bytes(ops, state, piece, vs, type, flags) <= left / 2 &&
+         piece >= first_piece(NULL, NULL, n, vs, type, flags, left / 2) / 2)) {
         for (;;) {
             ps_mem_rewind(mark);    /* a refused try gave back its blocks */
             piece_bounds(off, n, piece, &np);
