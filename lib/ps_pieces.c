@@ -91,12 +91,46 @@ PS_FORCE_INLINE size_t m_bound(const ps_mctx *c, size_t lo, size_t hi,
     return lo;
 }
 
-/* [lo, mid) [mid, hi) -> [mid, hi) [lo, mid): through the buffer when the
- * shorter side fits in it, else by three reversals. */
+/* Swap the `len` elements at x with those at y (apart), through the
+ * buffer, a buffer's worth at a time: memcpy's speed, not a swap's. */
+PS_FORCE_INLINE void m_swap_blocks(const ps_mctx *c, size_t x, size_t y,
+                                   size_t len, size_t kb, size_t vs)
+{
+    while (len > 0) {
+        size_t m = len < c->cap ? len : c->cap;
+        memcpy(c->bk, c->k + x * kb, m * kb);
+        memcpy(c->bv, c->v + x * vs, m * vs);
+        memcpy(c->k + x * kb, c->k + y * kb, m * kb);
+        memcpy(c->v + x * vs, c->v + y * vs, m * vs);
+        memcpy(c->k + y * kb, c->bk, m * kb);
+        memcpy(c->v + y * vs, c->bv, m * vs);
+        x += m;
+        y += m;
+        len -= m;
+    }
+}
+
+/* [lo, mid) [mid, hi) -> [mid, hi) [lo, mid).  A side that fits the
+ * buffer goes through it; else, with a buffer, the shorter side is swapped
+ * block-wise with its place at the other end (Gries and Mills), which
+ * leaves a smaller rotation of the same kind; without one, three
+ * reversals. */
 PS_FORCE_INLINE void m_rotate(const ps_mctx *c, size_t lo, size_t mid,
                               size_t hi, size_t kb, size_t vs)
 {
     size_t a = mid - lo, b = hi - mid, i, j;
+    while (c->cap > 0 && a > c->cap && b > c->cap) {
+        if (a <= b) {           /* A B1 B2 -> B2 B1 A: rotate B2 B1 */
+            m_swap_blocks(c, lo, hi - a, a, kb, vs);
+            hi -= a;
+            b -= a;
+        } else {                /* A1 A2 B -> B A2 A1: rotate A2 A1 */
+            m_swap_blocks(c, lo, mid, b, kb, vs);
+            lo += b;
+            a -= b;
+        }
+        mid = lo + a;
+    }
     if (a == 0 || b == 0)
         return;
     if (a <= b && a <= c->cap) {
