@@ -331,6 +331,51 @@ static void pairs_under_limits(uint64_t *rng)
            cases - refused, refused);
 }
 
+/* argsort and pairs of 3-byte values under a limit: their own blocks (the
+ * keys' copy and the indices; the indices and the values' copy) fit, the
+ * sort of keys and indices under them does not, and goes in pieces: the
+ * same permutation, the same bytes as without the limit. */
+static void routes_under_limit(uint64_t *rng)
+{
+    size_t n = 200003, i;
+    uint32_t *k = xmalloc(n * 4), *k2 = xmalloc(n * 4), *k0 = xmalloc(n * 4);
+    unsigned char *v = xmalloc(n * 3), *v2 = xmalloc(n * 3);
+    size_t *p = xmalloc(n * sizeof *p), *p2 = xmalloc(n * sizeof *p2);
+    int st;
+
+    if (!is_cpu() || n > max_n()) {
+        free(k); free(k2); free(k0); free(v); free(v2); free(p); free(p2);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        k0[i] = (uint32_t)(t_rand(rng) % 1000);
+        v[3 * i] = (unsigned char)i;
+        v[3 * i + 1] = (unsigned char)(i >> 8);
+        v[3 * i + 2] = (unsigned char)(i >> 16);
+    }
+    memcpy(v2, v, n * 3);
+    if (ps_argsort(k0, p, n, PS_U32, PS_DESCENDING) != PS_OK)
+        t_fail("argsort without a limit: %s", ps_error_detail());
+    ps_set_memory_limit(n * (4 + 4) + (200 << 10));
+    st = ps_argsort(k0, p2, n, PS_U32, PS_DESCENDING);
+    ps_set_memory_limit(0);
+    if (st != PS_OK || memcmp(p, p2, n * sizeof *p) != 0)
+        t_fail("argsort under a limit: status %d (%s), or another "
+               "permutation", st, ps_error_detail());
+    memcpy(k, k0, n * 4);
+    memcpy(k2, k0, n * 4);
+    if (ps_sort_pairs(k2, v2, 3, n, PS_U32, 0) != PS_OK)
+        t_fail("3-byte pairs without a limit: %s", ps_error_detail());
+    ps_set_memory_limit(n * (4 + 3) + (200 << 10));
+    st = ps_sort_pairs(k, v, 3, n, PS_U32, 0);
+    ps_set_memory_limit(0);
+    if (st != PS_OK || memcmp(k, k2, n * 4) != 0 || memcmp(v, v2, n * 3) != 0)
+        t_fail("3-byte pairs under a limit: status %d (%s), or other bytes",
+               st, ps_error_detail());
+    printf("ps_test_memory: argsort and 3-byte pairs under a limit matched\n");
+    free(k); free(k2); free(k0); free(v); free(v2); free(p); free(p2);
+}
+
 /* ps_scratch_bytes: 0 for n < 2 and for bad arguments; on the backends
  * that answer for themselves, exactly what a sort of pairs takes. */
 static void scratch_bytes(uint64_t *rng)
@@ -564,6 +609,7 @@ int main(void)
            "%s\n", cases, ps_backend_name());
     refused_under_limit(50000, &rng);
     pairs_under_limits(&rng);
+    routes_under_limit(&rng);
     scratch_bytes(&rng);
     records_nested(&rng);
     address_space_capped();
