@@ -399,8 +399,10 @@ int ps_pairs_in_pieces(const ps_backend_ops *ops, void *state, void *keys,
         return PS_ERR_NO_MEMORY;    /* the backend's message stands */
     off = ps_alloc((most + 1) * sizeof *off);
     if (off == NULL) {
-        ps_detail_set("cannot sort %zu pairs stably: no memory for the "
-                      "bounds of their pieces", n);
+        ps_detail_set("cannot sort %zu pairs stably: no scratch for one "
+                      "sort of them, nor %zu bytes for the bounds of their "
+                      "sort in pieces (their keys and values are unchanged)",
+                      n, (most + 1) * sizeof *off);
         return PS_ERR_NO_MEMORY;
     }
     /* Pieces whose scratch takes at most half of what is left, the other
