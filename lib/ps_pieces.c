@@ -9,7 +9,9 @@
  * equal keys' values, so pairs come here instead:
  *  - the pieces, equal runs of the array, are sorted by the backend's own
  *    segmented sort, which takes one block for all of them before a key
- *    moves; the pieces are halved while it is refused, down to
+ *    moves, or, where that sort's fixed tables would leave much shorter
+ *    pieces, by the reference sort in a block of one piece's keys and
+ *    values; the pieces are halved while the block is refused, down to
  *    PS_PIECE_MIN elements, below which the call fails with the arrays as
  *    they were;
  *  - neighbouring runs are then merged, pairwise, level by level, each
@@ -21,9 +23,11 @@
  *    fit.  With no buffer at all the splitting goes down to single
  *    elements: slower, but it allocates nothing and cannot fail.
  * Everything the call takes is counted against the limit as any other
- * block is (ps_alloc, ps_scratch_take): the pieces' block, then the
- * buffer, out of what the pieces left.  The caller's arrays are changed
- * only after the pieces' sort has its scratch, and the merges cannot fail.
+ * block is (ps_alloc, ps_scratch_take): the pieces' bounds and block,
+ * then the buffer, out of what they left; only a try that was refused
+ * and gave back all it took is not charged to the next (ps_mem_rewind).
+ * The caller's arrays are changed only after the pieces' sort has its
+ * scratch, and the merges cannot fail.  doc/memory.md has the figures.
  */
 #include <config.h>
 
