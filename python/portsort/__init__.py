@@ -459,9 +459,10 @@ def set_memory_limit(nbytes):
     """Cap the host memory each later call of the library takes for itself
     (ps_set_memory_limit; 0 removes the cap; overrules
     PORTSORT_MEMORY_LIMIT).  Under it, keys alone are sorted in place on the
-    serial and openmp backends; other calls that need more raise Error
-    (status 2, out of host memory), their arrays unchanged.  Device memory
-    is not counted.  Returns None."""
+    serial and openmp backends, and pairs (sort_pairs, argsort) stably in
+    pieces that fit, merged in place; other calls that need more raise
+    Error (status 2, out of host memory), their arrays unchanged.  Device
+    memory is not counted.  Returns None."""
     if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):
         raise TypeError("portsort: set_memory_limit takes a whole number of "
                         "bytes, not %r" % (nbytes,))
