@@ -33,7 +33,6 @@
 
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ps_internal.h"
 #include "ps_reference.h"
@@ -485,15 +484,16 @@ int ps_pairs_in_pieces(const ps_backend_ops *ops, void *state, void *keys,
     c.cap = cap;
     {
         merge_level L = { &c, merge_for(kb, vs), off, np, 1, 1, 0, kb, vs };
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         for (w = 1; w < np; w *= 2) {
-            /* Jobs only as many as the CPUs, the merges of the level, and
-             * slices of the buffer that still hold a whole run (off[1],
-             * the longest piece, times w): sharing the buffer must not
-             * make a merge split that would have fitted. */
+            /* Jobs only as many as the merges of the level and as slices
+             * of the buffer that still hold a whole run (off[1], the
+             * longest piece, times w): sharing the buffer must not make a
+             * merge split that would have fitted.  How many of them run at
+             * once is the backend's choice (run_jobs: its threads, as
+             * PORTSORT_THREADS, the CPU affinity and a cgroup quota allow);
+             * jobs beyond its threads wait their turn. */
             size_t merges = (np - w + 2 * w - 1) / (2 * w);
-            size_t fit = cap / (off[1] * w), jobs = cpus > 1 ? (size_t)cpus : 1;
-            jobs = merges < jobs ? merges : jobs;
+            size_t fit = cap / (off[1] * w), jobs = merges;
             jobs = fit < jobs ? fit : jobs;
             L.w = w;
             L.jobs = ops->run_jobs == NULL || jobs < 1 ? 1 : jobs;
