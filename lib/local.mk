@@ -21,6 +21,7 @@ lib_libportsort_la_SOURCES = \
 	lib/ps_pieces.c \
 	lib/ps_scratch.c \
 	lib/ps_segments.c \
+	lib/ps_seglimit.c \
 	lib/ps_strings.c \
 	lib/ps_topk.c \
 	lib/ps_topk_x512.c \

@@ -189,6 +189,24 @@ int ps_pairs_in_pieces(const ps_backend_ops *ops, void *state, void *keys,
                        void *values, size_t vs, size_t n, ps_type type,
                        unsigned flags);
 
+/* ps_pieces.c: the shortest piece: shorter ones would only lengthen the
+ * merges, and a limit that cannot hold even this piece's scratch (tens of
+ * KiB) is treated as no room for a stable sort at all.  ps_pairs_in_pieces
+ * refuses arrays of at most this many pairs (one piece: nothing to cut). */
+#define PS_PIECE_MIN ((size_t)4096)
+
+/* ps_seglimit.c: after a CPU backend answered PS_ERR_NO_MEMORY for a
+ * segmented sort with values (vs 4 or 8; checked offsets, n > 1), the
+ * same stable sort within the memory that is left: consecutive groups of
+ * segments by the backend's segmented sort, one block at a time, and each
+ * segment too long for that alone by ps_pairs_in_pieces.  PS_OK, or
+ * PS_ERR_NO_MEMORY with keys and values unchanged and the detail saying
+ * which block the limit (or malloc) refused. */
+int ps_segments_in_steps(const ps_backend_ops *ops, void *state, void *keys,
+                         void *values, size_t vs, size_t n,
+                         const size_t *offsets, size_t num_segments,
+                         ps_type type, unsigned flags);
+
 /* Sort keys by `step`, then move values (value_size bytes each, any size)
  * by the indices.  Allocates first; on error nothing has changed. */
 int ps_sort_by_index(const char *fn, void *keys, void *values,

@@ -37,11 +37,6 @@
 #include "ps_internal.h"
 #include "ps_reference.h"
 
-/* The shortest piece: shorter ones would only lengthen the merges, and a
- * limit that cannot hold even this piece's scratch (tens of KiB) is
- * treated as no room for a stable sort at all. */
-#define PS_PIECE_MIN ((size_t)4096)
-
 /* A buffer shorter than this many elements is not worth taking: the
  * merges run without one. */
 #define PS_MERGE_BUF_MIN ((size_t)64)

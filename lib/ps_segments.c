@@ -206,9 +206,26 @@ int ps_segments_on(const ps_backend_ops *ops, void *state, void *keys,
     return segments_native(&c, keys, values, value_size, n);
 }
 
+/* The backend's segmented sort; when a CPU backend has no scratch for it
+ * with values, the same sort in steps that fit (ps_seglimit.c), counted
+ * from where this attempt began, since it gave back all it took.  Keys
+ * alone the CPU backends sort in place themselves. */
+static int segments_fitted(const seg_call *c, void *keys, void *values,
+                           size_t vs, size_t n)
+{
+    size_t mark = ps_mem_mark();
+    int st = segments_native(c, keys, values, vs, n);
+    if (st != PS_ERR_NO_MEMORY || values == NULL || c->ops->device)
+        return st;
+    ps_mem_rewind(mark);
+    return ps_segments_in_steps(c->ops, c->state, keys, values, vs, n,
+                                c->offsets, c->num_segments, c->type,
+                                c->flags);
+}
+
 static int index_step(void *ctx, void *keys, void *idx, size_t w, size_t n)
 {
-    return segments_native(ctx, keys, idx, w, n);
+    return segments_fitted(ctx, keys, idx, w, n);
 }
 
 int ps_sort_segments(void *keys, void *values, size_t value_size, size_t n,
@@ -249,12 +266,11 @@ int ps_sort_segments(void *keys, void *values, size_t value_size, size_t n,
     st = ps_backend_for(n, &ops, &state);
     if (st != PS_OK || n < 2)
         return st;
-    if (values == NULL || ps_values_native(ops, values, value_size))
-        return ps_segments_on(ops, state, keys, values,
-                              values ? value_size : 0, n, offsets,
-                              num_segments, type, flags);
     {
         seg_call c = { ops, state, offsets, num_segments, type, flags };
+        if (values == NULL || ps_values_native(ops, values, value_size))
+            return segments_fitted(&c, keys, values, values ? value_size : 0,
+                                   n);
         return ps_sort_by_index("ps_sort_segments", keys, values, value_size,
                                 n, index_step, &c);
     }

@@ -403,6 +403,48 @@ static void check_sorted(const char *what, int descending)
             t_fail("%s: result not sorted", what);
 }
 
+/* Segments for the faults below: an empty one, one of 1, a short one, one
+ * of 4500 (over the shortest piece), and tiny ones of 0 to 6; the expected
+ * result is the same sort with nothing failing.  The faults hit the sort
+ * in steps (lib/ps_seglimit.c), under a limit that refuses the usual
+ * scratch (the reference sort's for the long segment: 54112 bytes) but
+ * holds the pieces of that segment alone: each block the steps take is
+ * refused by malloc in turn. */
+#define SEG_LIMIT 52000
+static size_t seg_off[N + 2], seg_ns;
+static uint32_t seg_keys[N];
+static uint64_t seg_vals[N];
+
+static void segments_expected(void)
+{
+    static const size_t head[4] = { 0, 1, 37, 4500 };
+    size_t at = 0, i;
+    seg_ns = 0;
+    seg_off[0] = 0;
+    for (i = 0; i < 4; i++)
+        seg_off[++seg_ns] = at += head[i];
+    while (at < N) {
+        size_t m = seg_ns % 7;
+        at += m < N - at ? m : N - at;
+        seg_off[++seg_ns] = at;
+    }
+    reset();
+    if (ps_sort_segments(keys, vals, 8, N, seg_off, seg_ns, PS_U32,
+                         PS_DESCENDING) != PS_OK)
+        t_fail("segments with values: %s", ps_error_detail());
+    memcpy(seg_keys, keys, sizeof keys);
+    memcpy(seg_vals, vals, sizeof vals);
+}
+
+static void check_op(const char *what, int op)
+{
+    if (op < 3)
+        check_sorted(what, op == 1);
+    if (op == 4 && (memcmp(keys, seg_keys, sizeof keys) != 0 ||
+                    memcmp(vals, seg_vals, sizeof vals) != 0))
+        t_fail("%s: not what the sort without a failure gives", what);
+}
+
 /* Fail the k-th host allocation of one call, for k = 1, 2, ... until the
  * call makes no more allocations: each run must succeed correctly or fail
  * with PS_ERR_NO_MEMORY and the arrays unchanged. */
@@ -417,14 +459,19 @@ static void allocation_faults(const char *what, int op)
         case 0: st = ps_sort_keys(keys, N, PS_U32, 0); break;
         case 1: st = ps_sort_pairs(keys, vals, 8, N, PS_U32, PS_DESCENDING); break;
         case 2: st = ps_sort_pairs(keys, wide, 12, N, PS_U32, 0); break;
-        default: st = ps_argsort(keys, perm, N, PS_U32, 0); break;
+        case 3: st = ps_argsort(keys, perm, N, PS_U32, 0); break;
+        default:
+            ps_set_memory_limit(SEG_LIMIT);
+            st = ps_sort_segments(keys, vals, 8, N, seg_off, seg_ns, PS_U32,
+                                  PS_DESCENDING);
+            ps_set_memory_limit(0);
+            break;
         }
         t_fail_alloc_at(0);
         if (!t_alloc_failed()) {
             if (st != PS_OK)
                 t_fail("%s: no injected failure, yet status %s", what, ps_strerror(st));
-            if (op < 3)
-                check_sorted(what, op == 1);
+            check_op(what, op);
             /* argsort always needs scratch: seeing none means the injection
              * does not reach the library and this test proves nothing. */
             if (op == 3 && k == 1)
@@ -436,8 +483,7 @@ static void allocation_faults(const char *what, int op)
         if (st == PS_OK) {
             /* A backend may survive a failed allocation (e.g. by using
              * less scratch); then the result must be right. */
-            if (op < 3)
-                check_sorted(what, op == 1);
+            check_op(what, op);
             continue;
         }
         if (st != PS_ERR_NO_MEMORY)
@@ -465,6 +511,8 @@ int main(void)
         allocation_faults("pairs/8, failing allocation k", 1);
         allocation_faults("pairs/12, failing allocation k", 2);
         allocation_faults("argsort, failing allocation k", 3);
+        segments_expected();
+        allocation_faults("segments/8, failing allocation k", 4);
     }
     for (s = -2; s <= 8; s++)
         if (ps_strerror(s) == NULL || ps_strerror(s)[0] == '\0')

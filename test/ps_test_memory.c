@@ -8,14 +8,18 @@
  * of reference/ps_inplace.c; elsewhere it may instead fail with
  * PS_ERR_NO_MEMORY, keys unchanged), on every type and every shape of
  * t_make_keys (one value, two, few, a shared prefix, presorted both ways,
- * specials, log-uniform magnitudes: buckets of every size).  Pairs and argsort under
- * it fail with PS_ERR_NO_MEMORY, arrays unchanged, and the message names
- * the limit.  Pairs under limits of a half down to a sixty-fourth of
- * their usual scratch (and fixed ones far below n x (key + value)) are
+ * specials, log-uniform magnitudes: buckets of every size).  Pairs,
+ * argsort and segments with values under it fail with PS_ERR_NO_MEMORY,
+ * arrays unchanged, and the message names the limit.  Pairs under limits
+ * of a half down to a sixty-fourth of their usual scratch (and fixed ones
+ * far below n x (key + value)) are
  * sorted in pieces and merged (lib/ps_pieces.c) on serial and openmp: the
  * same bytes as without a limit, every key type, values of 4 and 8 bytes,
  * both directions, runs of equal keys cut by the pieces; a limit too small
- * for one piece refuses them unchanged.  A limit of ps_scratch_bytes()
+ * for one piece refuses them unchanged.  Segments with values under such
+ * limits (ps_seglimit.c: groups of segments, a long one alone in pieces)
+ * come out as without a limit too, or, below the smallest piece's
+ * scratch, are refused unchanged.  A limit of ps_scratch_bytes()
  * lets a sort of pairs through on the CPU backends, one byte less does not
  * where the array is a single piece (so the answer is what the sort
  * takes).  Last, in a child process whose address space is capped
@@ -114,8 +118,10 @@ static void keys_under_limit(ps_type t, unsigned flags, int shape, size_t n,
     free(got);
 }
 
-/* Pairs, argsort and segments with values under a limit too small: each
- * refused, everything unchanged, the message naming the limit. */
+/* Pairs, argsort and segments with values under a limit too small for
+ * any stable sort of them (64 bytes: not even the smallest piece's
+ * scratch, nor the segments' block): each refused, everything unchanged,
+ * the message naming the limit. */
 static void refused_under_limit(size_t n, uint64_t *rng)
 {
     uint32_t *k = xmalloc(n * 4), *kc = xmalloc(n * 4);
@@ -175,18 +181,30 @@ static void make_runs(void *k, size_t n, size_t kb, uint64_t *rng)
     }
 }
 
-/* Pairs under limits of several sizes: keys with values of vs bytes
- * (their input index, so that any reordering of equal keys shows), sorted
- * without a limit and then under `limit`, must agree byte for byte, keys
- * and values.  A limit too small for the smallest piece may refuse, with
- * both arrays unchanged and the limit named; `must` says it may not.
- * Returns 1 when the call sorted. */
-static int pairs_case(ps_type t, unsigned flags, const void *k0, size_t n,
-                      size_t vs, size_t limit, int must, const char *shape)
+/* ps_sort_pairs when off is NULL, else ps_sort_segments of the ns
+ * segments of off. */
+static int sort_call(void *k, void *v, size_t vs, size_t n, const size_t *off,
+                     size_t ns, ps_type t, unsigned flags)
+{
+    if (off == NULL)
+        return ps_sort_pairs(k, v, vs, n, t, flags);
+    return ps_sort_segments(k, v, vs, n, off, ns, t, flags);
+}
+
+/* Pairs (off NULL) or segments of pairs under limits of several sizes:
+ * keys with values of vs bytes (their input index, so that any reordering
+ * of equal keys shows), sorted without a limit and then under `limit`,
+ * must agree byte for byte, keys and values.  A limit too small for the
+ * smallest piece may refuse, with both arrays unchanged and the limit
+ * named; `must` says it may not.  Returns 1 when the call sorted. */
+static int limited_case(ps_type t, unsigned flags, const void *k0, size_t n,
+                        const size_t *off, size_t ns, size_t vs, size_t limit,
+                        int must, const char *shape)
 {
     size_t kb = ps_type_size(t), i;
     unsigned char *k = xmalloc(n * kb), *v = xmalloc(n * vs);
     unsigned char *wk = xmalloc(n * kb), *wv = xmalloc(n * vs);
+    const char *what = off == NULL ? "pairs" : "segments";
     int st, sorted = 0;
 
     for (i = 0; i < n; i++) {
@@ -196,23 +214,23 @@ static int pairs_case(ps_type t, unsigned flags, const void *k0, size_t n,
     memcpy(wk, k0, n * kb);
     memcpy(wv, v, n * vs);
     ps_set_memory_limit(0);
-    if (ps_sort_pairs(wk, wv, vs, n, t, flags) != PS_OK)
-        t_fail("pairs %s n=%zu without a limit: %s", t_type_name(t), n,
+    if (sort_call(wk, wv, vs, n, off, ns, t, flags) != PS_OK)
+        t_fail("%s %s n=%zu without a limit: %s", what, t_type_name(t), n,
                ps_error_detail());
     memcpy(k, k0, n * kb);
     ps_set_memory_limit(limit);
-    st = ps_sort_pairs(k, v, vs, n, t, flags);
+    st = sort_call(k, v, vs, n, off, ns, t, flags);
     ps_set_memory_limit(0);
     if (st == PS_OK) {
         if (memcmp(k, wk, n * kb) != 0 || memcmp(v, wv, n * vs) != 0)
-            t_fail("pairs %s+%zu %s %s n=%zu under a limit of %zu bytes: "
-                   "differ from the sort without one", t_type_name(t), vs,
-                   flags ? "desc" : "asc", shape, n, limit);
+            t_fail("%s %s+%zu %s %s n=%zu under a limit of %zu bytes: "
+                   "differ from the sort without one", what, t_type_name(t),
+                   vs, flags ? "desc" : "asc", shape, n, limit);
         sorted = 1;
     } else if (st != PS_ERR_NO_MEMORY || must || !is_cpu()) {
         if (!(st == PS_ERR_NO_MEMORY && !is_cpu()))
-            t_fail("pairs %s+%zu %s %s n=%zu under a limit of %zu bytes: "
-                   "status %d (%s)", t_type_name(t), vs,
+            t_fail("%s %s+%zu %s %s n=%zu under a limit of %zu bytes: "
+                   "status %d (%s)", what, t_type_name(t), vs,
                    flags ? "desc" : "asc", shape, n, limit, st,
                    ps_error_detail());
     }
@@ -220,17 +238,41 @@ static int pairs_case(ps_type t, unsigned flags, const void *k0, size_t n,
         for (i = 0; i < n; i++) {
             uint64_t x = i * 0x9E3779B97F4A7C15ull ^ i;
             if (memcmp(v + i * vs, &x, vs) != 0)
-                t_fail("pairs refused under %zu bytes, but values changed",
-                       limit);
+                t_fail("%s refused under %zu bytes, but values changed",
+                       what, limit);
         }
         if (memcmp(k, k0, n * kb) != 0)
-            t_fail("pairs refused under %zu bytes, but keys changed", limit);
+            t_fail("%s refused under %zu bytes, but keys changed", what,
+                   limit);
         if (strstr(ps_error_detail(), "memory limit") == NULL)
-            t_fail("pairs refused under %zu bytes: the message does not name "
-                   "the limit: %s", limit, ps_error_detail());
+            t_fail("%s refused under %zu bytes: the message does not name "
+                   "the limit: %s", what, limit, ps_error_detail());
     }
     free(k); free(v); free(wk); free(wv);
     return sorted;
+}
+
+static int pairs_case(ps_type t, unsigned flags, const void *k0, size_t n,
+                      size_t vs, size_t limit, int must, const char *shape)
+{
+    return limited_case(t, flags, k0, n, NULL, 0, vs, limit, must, shape);
+}
+
+/* One case under the limits of the sorts below: 1/2, 1/8 and 1/64 of
+ * ps_scratch_bytes for the whole array (as pairs) and a fixed 96 KiB, from
+ * which the call must sort where the array is longer than one piece
+ * (PS_TEST_MAX_N may cut it).  Returns how many of the four refused. */
+static size_t under_four_limits(ps_type t, unsigned flags, const void *k0,
+                                size_t n, const size_t *off, size_t ns,
+                                size_t vs, const char *shape)
+{
+    size_t need = ps_scratch_bytes(n, vs, t, flags), refused = 0;
+    size_t lims[4] = { need / 2, need / 8, need / 64, 96 << 10 };
+    int li;
+    for (li = 0; li < 4; li++)
+        refused += !limited_case(t, flags, k0, n, off, ns, vs, lims[li],
+                                 lims[li] >= (96 << 10) && n > 4096, shape);
+    return refused;
 }
 
 /* Every key type, values of 4 and 8 bytes, both directions, the shapes of
@@ -243,7 +285,7 @@ static void pairs_under_limits(uint64_t *rng)
 {
     static const size_t vss[2] = { 4, 8 };
     size_t n = 50001, big = ((size_t)1 << 20) + 3, cases = 0, refused = 0;
-    int t, shape, vi, li;
+    int t, shape, vi;
 
     if (n > max_n())
         n = max_n() | 1;
@@ -262,17 +304,9 @@ static void pairs_under_limits(uint64_t *rng)
                 make_runs(k0, n, kb, rng);
             for (vi = 0; vi < 2; vi++) {
                 unsigned flags = (unsigned)(shape + vi + t) & 1u;
-                size_t need = ps_scratch_bytes(n, vss[vi], (ps_type)t, flags);
-                size_t lims[4] = { need / 2, need / 8, need / 64, 96 << 10 };
-                for (li = 0; li < 4; li++) {
-                    /* Must sort: 96 KiB and up, where the array is
-                     * longer than one piece (PS_TEST_MAX_N may cut it). */
-                    int ok = pairs_case((ps_type)t, flags, k0, n, vss[vi],
-                                        lims[li], lims[li] >= (96 << 10) &&
-                                        n > 4096, sn);
-                    cases++;
-                    refused += !ok;
-                }
+                refused += under_four_limits((ps_type)t, flags, k0, n, NULL,
+                                             0, vss[vi], sn);
+                cases += 4;
             }
         }
         free(k0);
@@ -331,6 +365,94 @@ static void pairs_under_limits(uint64_t *rng)
     }
     printf("ps_test_memory: %zu sorts of pairs under a limit matched the "
            "sort without one (%zu refused, arrays unchanged)\n",
+           cases - refused, refused);
+}
+
+/* A segmentation of n elements for the sorts of segments with values
+ * under a limit: an empty segment, one of 1, a short one, one of 5/8 of
+ * the array (longer than any limit below lets be sorted whole, so it goes
+ * in pieces), one of 6000 (over the shortest piece: sorted whole under
+ * some limits, alone in pieces under the others), then many tiny ones of 0
+ * to 12 (more than one group's worth of segments) around a short one of
+ * 300, and an empty one last.  Returns the number of segments, the
+ * offsets in *out (to be freed). */
+static size_t limit_offsets(size_t n, uint64_t *rng, size_t **out)
+{
+    size_t *off = xmalloc((n + 8) * sizeof *off), ns = 0, at = 0, i;
+    const size_t head[5] = { 0, 1, 37, n * 5 / 8, 6000 };
+
+    off[0] = 0;
+    for (i = 0; i < 5 && at + head[i] <= n; i++) {
+        at += head[i];
+        off[++ns] = at;
+    }
+    while (at < n) {
+        size_t m = ns == 5 + 700 ? 300 : (size_t)(t_rand(rng) % 13);
+        at += m < n - at ? m : n - at;
+        off[++ns] = at;
+    }
+    off[++ns] = n;
+    *out = off;
+    return ns;
+}
+
+/* Segments with values under limits: every key type, values of 4 and 8
+ * bytes, both directions, a shape of t_make_keys and runs of equal keys,
+ * the segments of limit_offsets, under 1/2, 1/8 and 1/64 of
+ * ps_scratch_bytes for the whole array (as pairs) and a fixed 96 KiB:
+ * the same bytes as without a limit (from 96 KiB up they must sort on
+ * serial and openmp; below, a refusal must leave everything unchanged and
+ * name the limit).  Values of 3 bytes go by the index route once its
+ * indices and copy fit.  Under 2 KiB, below the smallest piece's scratch,
+ * the long segment cannot be sorted: refused, unchanged, limit named. */
+static void segments_under_limits(uint64_t *rng)
+{
+    static const size_t vss[2] = { 4, 8 };
+    size_t n = 40001, cases = 0, refused = 0, *off, ns;
+    int t, shape, vi;
+
+    if (n > max_n())
+        return;
+    for (t = PS_U8; t <= T_TYPE_LAST; t++) {
+        size_t kb = ps_type_size((ps_type)t);
+        unsigned char *k0;
+        if (!t_wanted("PS_TEST_TYPES", t_type_name((ps_type)t)))
+            continue;
+        k0 = xmalloc(n * kb);
+        for (shape = 0; shape < 2; shape++) {
+            int sh = (t & 1) ? T_FEW : T_RANDOM;
+            ns = limit_offsets(n, rng, &off);
+            if (shape == 0)
+                t_make_keys(k0, n, (ps_type)t, sh, rng);
+            else
+                make_runs(k0, n, kb, rng);
+            for (vi = 0; vi < 2; vi++) {
+                unsigned flags = (unsigned)(shape + vi + t) & 1u;
+                refused += under_four_limits((ps_type)t, flags, k0, n, off, ns,
+                                             vss[vi], shape ? "runs"
+                                                     : t_shape_names[sh]);
+                cases += 4;
+            }
+            if (t == PS_U32 && shape == 1) {
+                size_t w = 4;   /* the index route's indices below 2^32 */
+                limited_case((ps_type)t, PS_DESCENDING, k0, n, off, ns, 3,
+                             n * (w + 3) + (96 << 10), 1, "runs");
+                cases++;
+            }
+            if (is_cpu() &&
+                limited_case((ps_type)t, 0, k0, n, off, ns, 8, 2048, 0,
+                             "below the floor"))
+                t_fail("segments %s n=%zu sorted under 2048 bytes, below "
+                       "the smallest piece's scratch",
+                       t_type_name((ps_type)t), n);
+            cases++;
+            refused++;
+            free(off);
+        }
+        free(k0);
+    }
+    printf("ps_test_memory: %zu sorts of segments with values under a limit "
+           "matched the sort without one (%zu refused, arrays unchanged)\n",
            cases - refused, refused);
 }
 
@@ -612,6 +734,7 @@ int main(void)
            "%s\n", cases, ps_backend_name());
     refused_under_limit(50000, &rng);
     pairs_under_limits(&rng);
+    segments_under_limits(&rng);
     routes_under_limit(&rng);
     scratch_bytes(&rng);
     records_nested(&rng);
