@@ -485,11 +485,17 @@ PS_API int ps_release_cache(void);
  * Under the cap, a sort of keys alone on the serial and openmp backends
  * (ps_sort_keys, and ps_sort_segments without values) sorts in place
  * when its scratch would pass it or cannot be allocated: an MSD radix
- * sort that allocates nothing (slower: see doc/memory.md).  Every other
- * call that needs more than the cap allows fails with
- * PS_ERR_NO_MEMORY, its arrays unchanged, and ps_error_detail() names
- * the limit and the block it refused: a stable sort of pairs needs its
- * scratch, and is never done unstably instead.  Returns PS_OK.
+ * sort that allocates nothing (slower: see doc/memory.md).  Pairs there
+ * (ps_sort_pairs with 4- or 8-byte values, ps_argsort and other value
+ * sizes once their own copies and indices fit) are sorted in pieces that
+ * fit and merged stably in place; segments with values (ps_sort_segments)
+ * in groups of segments that fit, a segment too long for that alone in
+ * pieces: the same bytes as without the cap, slower.  Every other call
+ * that needs more than the cap allows (and these, under a cap too small
+ * for one piece of 4096 pairs) fails with PS_ERR_NO_MEMORY, its arrays
+ * unchanged, and ps_error_detail() names the limit and the block it
+ * refused: a stable sort of pairs needs some scratch, and is never done
+ * unstably instead.  Returns PS_OK.
  */
 PS_API int ps_set_memory_limit(size_t bytes);
 
