@@ -161,6 +161,17 @@ static int run_sort(const job *j, const ps_cli_peer *peer)
     return 0;
 }
 
+/* --scratch-div D: the library's sorts (not the peers') under a limit of
+ * its usual scratch for a sort of the whole array / D, set before the
+ * clock starts (ps_scratch_bytes chooses the backend). */
+static void limit_for(const job *j, const ps_cli_peer *peer)
+{
+    size_t d = j->cfg->scratch_div;
+    if (d != 0 && peer == NULL)
+        ps_set_memory_limit(ps_scratch_bytes(j->n, j->cfg->value_size,
+                                             j->t->type, 0) / d);
+}
+
 /* The output of a measurement is right: sorted as a whole, or within each
  * segment with every element still in its segment. */
 static int verify_run(const job *j)
@@ -218,9 +229,12 @@ static int measure(const job *j, const ps_cli_peer *peer, const char *backend)
         memcpy(j->work, j->src, j->n * j->t->size);
         if (vs)
             memcpy(j->work_values, j->src_values, j->n * vs);
+        limit_for(j, peer);
         t1 = now();
         st = run_sort(j, peer);
         t2 = now();
+        if (j->cfg->scratch_div != 0)
+            ps_set_memory_limit(0);
         if (st != 0) {
             if (peer == NULL)
                 fprintf(j->out, "E\t%s on %s: %s %s n=%zu: %s: %s\n", sorter, backend,

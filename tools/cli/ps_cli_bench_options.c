@@ -41,6 +41,9 @@ static void usage(FILE *f)
 "      --peer-max-size N  run peers only up to n = N (2^24; qsort is slow)\n"
 "      --value-size N     sort pairs: keys with N-byte values (N >= 4), not\n"
 "                         keys alone; GB/s then counts the values too\n"
+"      --scratch-div D    run the library under a memory limit of\n"
+"                         ps_scratch_bytes of the whole array / D (its usual\n"
+"                         scratch for that sort; doc/memory.md)\n"
 "      --segments SHAPE   sort segments (ps_sort_segments) of a shape,\n"
 "                         SHAPE or SHAPE:K, also timing one ps_sort_keys\n"
 "                         per segment (portsort-loop), the whole array\n"
@@ -212,7 +215,7 @@ static int add_peer(ps_cli_bench_cfg *cfg, char *s)
 }
 
 enum { OPT_PEERS = 256, OPT_PEER_MAX, OPT_PERF_STDOUT, OPT_PERF_CSV, OPT_CSV_STDOUT,
-       OPT_PLOT, OPT_VALUE_SIZE, OPT_SEGMENTS };
+       OPT_PLOT, OPT_VALUE_SIZE, OPT_SEGMENTS, OPT_SCRATCH_DIV };
 
 /* --segments SHAPE or SHAPE:K. */
 static int set_segments(ps_cli_bench_cfg *cfg, const char *arg)
@@ -263,6 +266,7 @@ int ps_cli_bench_parse(int argc, char **argv, ps_cli_bench_args *a, ps_cli_bench
         { "plot", required_argument, NULL, OPT_PLOT },
         { "value-size", required_argument, NULL, OPT_VALUE_SIZE },
         { "segments", required_argument, NULL, OPT_SEGMENTS },
+        { "scratch-div", required_argument, NULL, OPT_SCRATCH_DIV },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -309,6 +313,14 @@ int ps_cli_bench_parse(int argc, char **argv, ps_cli_bench_args *a, ps_cli_bench
         case OPT_SEGMENTS:
             if (set_segments(cfg, optarg) != 0)
                 return 2;
+            break;
+        case OPT_SCRATCH_DIV:
+            if (ps_cli_parse_size(optarg, &cfg->scratch_div) != 0 ||
+                cfg->scratch_div < 1) {
+                fprintf(stderr, "%s: --scratch-div wants a whole number >= 1\n",
+                        PS_CLI_NAME);
+                return 2;
+            }
             break;
         case 'v': cfg->verbose = 1; break;
         case 'h': usage(stdout); return 0;

@@ -170,6 +170,8 @@ typedef struct ps_cli_bench_cfg {
     size_t npeers;
     size_t peer_max;
     size_t value_size;          /* 0: keys only; else pairs, as --value-size */
+    size_t scratch_div;         /* --scratch-div: the library under a limit of
+                                   its whole array's scratch / D; 0: none */
     const ps_cli_segshape *seg; /* --segments, or NULL */
     unsigned seg_param;
     char seg_label[24];         /* "csr", "uniform:1000" */
