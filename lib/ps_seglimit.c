@@ -20,15 +20,15 @@
  * and the call's count is rewound to where the step began: the limit
  * bounds what the call holds at once, not the sum of its steps.
  *
- * Nothing that may be refused comes after a key moved: the block is taken
- * first, then the longest long segment is sorted, which needs more of the
- * limit than any other (its pieces' bounds are the most; the pieces' floor
- * is the same for all), and the groups cannot fail.  Under a limit the
- * later long segments therefore fit too; with malloc refusing (no limit)
- * they ask it for no more than the first one took and gave back, so one of
- * them fails only if malloc will not give again what it just had back
- * (another thread taking it meanwhile): the detail then says that the
- * segments before it are sorted.
+ * Under a limit nothing that may be refused comes after a key moved: the
+ * block is taken first, then the longest long segment is sorted, which
+ * needs more of the limit than any other (its pieces' bounds are the most;
+ * the pieces' floor is the same for all), so the later ones fit too, and
+ * the groups cannot fail.  With malloc refusing (no limit) the later long
+ * segments ask it for no more than the first one took and gave back, so
+ * one of them fails only if malloc will not give again what it just had
+ * back (another thread taking it meanwhile): the call then fails with the
+ * long segments before it sorted, and the detail says so.
  */
 #include <config.h>
 
