@@ -75,6 +75,18 @@ static inline unsigned msd_bits(const ps_omp_ctx *c, size_t m, unsigned lo,
     return b < hi - lo ? b : hi - lo;
 }
 
+/* The image of the key at position i of array `where`. */
+static uint64_t image_at(const ps_omp_ctx *c, int where, size_t i)
+{
+    const unsigned char *k = key_at(c, where, i);
+    switch (c->bits) {
+    case 8: return ps_enc8(*k, c->xf);
+    case 16: return ps_enc16(*(const uint16_t *)(const void *)k, c->xf);
+    case 32: return ps_enc32(*(const uint32_t *)(const void *)k, c->xf);
+    default: return ps_enc64(*(const uint64_t *)(const void *)k, c->xf);
+    }
+}
+
 /* Keys a sample of finer_splits takes. */
 #define PS_WIDEN_SAMPLE 256
 
@@ -91,15 +103,7 @@ static int finer_splits(const ps_omp_ctx *c, int where, size_t a, size_t m,
     unsigned coarse = 0, fine = 0;
     memset(seen, 0, ((size_t)1 << fb) * sizeof *seen);
     for (i = 0; i < PS_WIDEN_SAMPLE; i++) {
-        size_t at = a + m / PS_WIDEN_SAMPLE * i;
-        const unsigned char *k = key_at(c, where, at);
-        uint64_t x;
-        switch (c->bits) {
-        case 8: x = ps_enc8(*k, c->xf); break;
-        case 16: x = ps_enc16(*(const uint16_t *)(const void *)k, c->xf); break;
-        case 32: x = ps_enc32(*(const uint32_t *)(const void *)k, c->xf); break;
-        default: x = ps_enc64(*(const uint64_t *)(const void *)k, c->xf); break;
-        }
+        uint64_t x = image_at(c, where, a + m / PS_WIDEN_SAMPLE * i);
         x = (x >> (hi - fb)) & (((uint64_t)1 << fb) - 1);
         fine = ++seen[x] > fine ? seen[x] : fine;
     }
@@ -531,15 +535,117 @@ static int varying(const ps_omp_ctx *c, size_t nch, unsigned *lo, unsigned *hi)
     return 1;
 }
 
+/* The digit the survey counts: its b bits below bit `top`, and the skew
+ * flag the first pass is to take (msd_bits). */
+typedef struct first_digit {
+    unsigned top, b;
+    int skew, sampled;
+} first_digit;
+
+/* Keys a sample of plan_first reads, and the fewest keys it is taken for
+ * (below, the survey's counts are cheap to make again). */
+#define PS_FIRST_SAMPLE 256u
+#define PS_FIRST_MIN ((size_t)1 << 14)
+
+/* Which digit should the survey count?  The first MSD pass takes the top
+ * digit of the bits that vary, which only the survey itself finds; so it
+ * used to count the top digit of the whole image, and every input whose
+ * top bits never vary (floats of one sign, integers below 2^k, bf16 of a
+ * few exponents) counted once more on the right digit: a full read, a
+ * quarter of the sort of f32 in [0, 1) (perf, one thread, 64K-16M keys).
+ * A sample of PS_FIRST_SAMPLE keys gives the top bit that varies in it;
+ * the survey counts the digit below that bit plus one, and the count is
+ * used when the whole input's top varying bit is no higher (ps_omp_sort
+ * checks): a rare key above the sample's top bit (the one float in 30,000
+ * of [0, 1) below 2^-15) raises it by one, which the spare bit takes.  The
+ * same sample asks what widen asks of the counts, so that skewed keys
+ * count their PS_MSD_BITS at once.  Where the sample's top bit is the
+ * image's (random integers, keys of both signs), the digit is the old
+ * one; the sample stops as soon as it sees that. */
+static first_digit plan_first(const ps_omp_ctx *c)
+{
+    const unsigned w = c->bits;
+    first_digit f = { w, msd_bits(c, c->n, 0, w, 0), 0, 0 };
+    const size_t step = c->n / PS_FIRST_SAMPLE;
+    /* The caller's cursors, free until the survey: no tables on a stack
+     * that may be the application's smallest. */
+    size_t *seen = tls_of(c, 0)->pos, most = 0, fine = 0;
+    uint64_t o = 0, a = ~(uint64_t)0, v;
+    unsigned i, b, fb;
+
+    if (c->n < PS_FIRST_MIN || is_leaf(c, c->n, 0))
+        return f;
+    for (i = 0; i < PS_FIRST_SAMPLE; i++) {
+        uint64_t x = image_at(c, 0, i * step);
+        o |= x;
+        a &= x;
+        if ((((o ^ a) >> (w - 1)) & 1) != 0)
+            return f;           /* the top bit varies: the usual digit */
+    }
+    v = o ^ a;
+    if (v == 0)
+        return f;               /* no bit varied in the sample */
+    f.top = 65u - (unsigned)__builtin_clzll(v);     /* one bit spare, <= w */
+    f.sampled = 1;
+    b = f.b = msd_bits(c, c->n, 0, f.top, 0);
+    /* Past 8 bits a bucket's share of 256 keys says too little (the
+     * counts, through widen, still say it). */
+    if (b > 8 || f.top <= b)
+        return f;
+    /* widen's question, of the sample: a bucket of 8 times the mean (plus
+     * two: the largest of 256 random keys' 256 buckets holds 4 or 5, so
+     * random keys stay below 10, while the sixteenth of the keys that
+     * floats in [0, 1) put in each of the top 8-bit digits, 16 of the
+     * sample, stay above it), and PS_MSD_BITS bits that cut it where it
+     * holds most of the keys. */
+    memset(seen, 0, ((size_t)1 << b) * sizeof *seen);
+    for (i = 0; i < PS_FIRST_SAMPLE; i++) {
+        size_t d = (image_at(c, 0, i * step) >> (f.top - b)) & ((1u << b) - 1);
+        most = ++seen[d] > most ? seen[d] : most;
+    }
+    if (most <= PS_SKEW_WIDEN * (PS_FIRST_SAMPLE >> b) + 2)
+        return f;
+    if (2 * most > PS_FIRST_SAMPLE) {
+        fb = f.top < PS_MSD_BITS ? f.top : PS_MSD_BITS;
+        memset(seen, 0, ((size_t)1 << fb) * sizeof *seen);
+        for (i = 0; i < PS_FIRST_SAMPLE; i++) {
+            size_t d = (image_at(c, 0, i * step) >> (f.top - fb)) & ((1u << fb) - 1);
+            fine = ++seen[d] > fine ? seen[d] : fine;
+        }
+        if (4 * fine > most)
+            return f;
+    }
+    f.b = msd_bits(c, c->n, 0, f.top, 1);
+    f.skew = 1;
+    return f;
+}
+
+/* After the survey found the bits [lo, hi) that vary: the top of the
+ * range the first pass is given, which is f's when f's counts are those
+ * that pass takes (bits above hi are the same in every key, so a range
+ * reaching above hi sorts the same), else hi; *pre_b is then f.b, else 0
+ * (count again).  An unsampled digit, the image's top one, is used only
+ * where the image's top bit varies. */
+static unsigned first_top(const ps_omp_ctx *c, first_digit f, unsigned lo,
+                          unsigned hi, unsigned *pre_b)
+{
+    if ((f.sampled ? hi <= f.top : hi == f.top) && f.top - lo >= f.b
+        && msd_bits(c, c->n, lo, f.top, f.skew) == f.b) {
+        *pre_b = f.b;
+        return f.top;
+    }
+    *pre_b = 0;
+    return hi;
+}
+
 /* The whole sort: one read finds the varying bits (bits that never vary
  * need no pass) and counts the first MSD digit, then the MSD passes and
  * the leaves: on this thread alone (no team), or by the team. */
 void ps_omp_sort(const ps_omp_ctx *c)
 {
-    const unsigned w = c->bits;
-    unsigned b0 = msd_bits(c, c->n, 0, w, 0), sh0 = w - b0;
-    unsigned mask0 = (1u << b0) - 1;
-    unsigned lo, hi;
+    const first_digit f = plan_first(c);
+    const unsigned sh0 = f.top - f.b, mask0 = (1u << f.b) - 1;
+    unsigned lo, hi, top, pre_b;
     if (c->team == NULL) {
         ps_omp_tls *tl = tls_of(c, 0);
         if (is_leaf(c, c->n, 0))
@@ -547,8 +653,11 @@ void ps_omp_sort(const ps_omp_ctx *c)
         else
             c->kt->survey(c, 0, c->n, sh0, mask0, tl->pos, tl->start,
                           c->orand);
-        if (varying(c, 1, &lo, &hi))
-            solo(c, tl, 0, 0, c->n, lo, hi, 0, sh0, hi == w ? b0 : 0, 0);
+        if (varying(c, 1, &lo, &hi)) {
+            top = first_top(c, f, lo, hi, &pre_b);
+            solo(c, tl, 0, 0, c->n, lo, top, 0, sh0, pre_b,
+                 pre_b != 0 && f.skew);
+        }
         return;
     }
     {
@@ -560,7 +669,10 @@ void ps_omp_sort(const ps_omp_ctx *c)
         p.sh = sh0;
         p.mask = mask0;
         ps_team_for(c->team, p.nch, item_survey, &p);
-        if (varying(c, p.nch, &lo, &hi))
-            team(c, 0, 0, c->n, lo, hi, 0, sh0, hi == w ? b0 : 0, 0);
+        if (varying(c, p.nch, &lo, &hi)) {
+            top = first_top(c, f, lo, hi, &pre_b);
+            team(c, 0, 0, c->n, lo, top, 0, sh0, pre_b,
+                 pre_b != 0 && f.skew);
+        }
     }
 }
