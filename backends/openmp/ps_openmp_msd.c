@@ -75,6 +75,18 @@ static inline unsigned msd_bits(const ps_omp_ctx *c, size_t m, unsigned lo,
     return b < hi - lo ? b : hi - lo;
 }
 
+/* The bits of a pass over [lo, hi) whose digit pre_b bits below pre_sh +
+ * pre_b was counted already: that digit, when it is the range's top one
+ * (the survey's, ps_omp_sort), else msd_bits'. */
+static inline unsigned given_bits(const ps_omp_ctx *c, size_t m, unsigned lo,
+                                  unsigned hi, int skew, unsigned pre_sh,
+                                  unsigned pre_b)
+{
+    if (pre_b != 0 && pre_sh + pre_b == hi && pre_b <= hi - lo)
+        return pre_b;
+    return msd_bits(c, m, lo, hi, skew);
+}
+
 /* The image of the key at position i of array `where`. */
 static uint64_t image_at(const ps_omp_ctx *c, int where, size_t i)
 {
@@ -263,7 +275,7 @@ static void solo(const ps_omp_ctx *c, ps_omp_tls *tl, int where, size_t a,
             leaf(c, tl, where, a, m, lo, hi);
             return;
         }
-        b = msd_bits(c, m, lo, hi, skew);
+        b = given_bits(c, m, lo, hi, skew, pre_sh, pre_b);
         if (hi - b != pre_sh || b != pre_b)
             c->kt->hist(c, where, a, a + m, hi - b, (1u << b) - 1, tl->pos);
         pre_b = 0;
@@ -462,7 +474,7 @@ static void team(const ps_omp_ctx *c, int where, size_t a, size_t m,
                 ps_team_for(c->team, p.nch, item_copy, &p);
             return;
         }
-        b = msd_bits(c, m, lo, hi, skew);
+        b = given_bits(c, m, lo, hi, skew, pre_sh, pre_b);
         p.lo = lo;
         p.sh = hi - b;
         p.mask = (1u << b) - 1;
@@ -540,6 +552,7 @@ static int varying(const ps_omp_ctx *c, size_t nch, unsigned *lo, unsigned *hi)
 typedef struct first_digit {
     unsigned top, b;
     int skew, sampled;
+    unsigned spare;             /* the sample's value of bit top - 1 */
 } first_digit;
 
 /* Keys a sample of plan_first reads, and the fewest keys it is taken for
@@ -565,7 +578,8 @@ typedef struct first_digit {
 static first_digit plan_first(const ps_omp_ctx *c)
 {
     const unsigned w = c->bits;
-    first_digit f = { w, msd_bits(c, c->n, 0, w, 0), 0, 0 };
+    const first_digit f0 = { w, msd_bits(c, c->n, 0, w, 0), 0, 0, 0 };
+    first_digit f = f0;
     const size_t step = c->n / PS_FIRST_SAMPLE;
     /* The caller's cursors, free until the survey: no tables on a stack
      * that may be the application's smallest. */
@@ -574,68 +588,91 @@ static first_digit plan_first(const ps_omp_ctx *c)
     unsigned i, b, fb;
 
     if (c->n < PS_FIRST_MIN || is_leaf(c, c->n, 0))
-        return f;
+        return f0;
     for (i = 0; i < PS_FIRST_SAMPLE; i++) {
         uint64_t x = image_at(c, 0, i * step);
         o |= x;
         a &= x;
         if ((((o ^ a) >> (w - 1)) & 1) != 0)
-            return f;           /* the top bit varies: the usual digit */
+            return f0;          /* the top bit varies: the usual digit */
     }
     v = o ^ a;
     if (v == 0)
-        return f;               /* no bit varied in the sample */
+        return f0;              /* no bit varied in the sample */
     f.top = 65u - (unsigned)__builtin_clzll(v);     /* one bit spare, <= w */
     f.sampled = 1;
-    b = f.b = msd_bits(c, c->n, 0, f.top, 0);
+    f.spare = (unsigned)(a >> (f.top - 1)) & 1;
+    /* Half the sample or more on one value or a few (zipf, a heavy
+     * value): such keys' rare large ones, which the sample misses, would
+     * leave the counts of a digit below them unused; the image's top
+     * digit is the better bet. */
+    fb = f.top < PS_MSD_BITS ? f.top : PS_MSD_BITS;
+    memset(seen, 0, ((size_t)1 << fb) * sizeof *seen);
+    for (i = 0; i < PS_FIRST_SAMPLE; i++) {
+        size_t d = (image_at(c, 0, i * step) >> (f.top - fb)) & ((1u << fb) - 1);
+        fine = ++seen[d] > fine ? seen[d] : fine;
+    }
+    if (2 * fine > PS_FIRST_SAMPLE)
+        return f0;
+    /* The digit the counts would ask for below the sample's top bit, and
+     * the spare bit above it. */
+    b = msd_bits(c, c->n, 0, f.top - 1, 0);
+    f.b = b < PS_MSD_BITS ? b + 1 : b;
     /* Past 8 bits a bucket's share of 256 keys says too little (the
      * counts, through widen, still say it). */
-    if (b > 8 || f.top <= b)
+    if (b > 8 || f.top - 1 <= b)
         return f;
     /* widen's question, of the sample: a bucket of 8 times the mean (plus
      * two: the largest of 256 random keys' 256 buckets holds 4 or 5, so
      * random keys stay below 10, while the sixteenth of the keys that
      * floats in [0, 1) put in each of the top 8-bit digits, 16 of the
-     * sample, stay above it), and PS_MSD_BITS bits that cut it where it
-     * holds most of the keys. */
+     * sample, stay above it), and where it holds most of the sample,
+     * PS_MSD_BITS bits that cut it by four. */
     memset(seen, 0, ((size_t)1 << b) * sizeof *seen);
     for (i = 0; i < PS_FIRST_SAMPLE; i++) {
-        size_t d = (image_at(c, 0, i * step) >> (f.top - b)) & ((1u << b) - 1);
+        size_t d = (image_at(c, 0, i * step) >> (f.top - 1 - b)) & ((1u << b) - 1);
         most = ++seen[d] > most ? seen[d] : most;
     }
-    if (most <= PS_SKEW_WIDEN * (PS_FIRST_SAMPLE >> b) + 2)
+    if (most <= PS_SKEW_WIDEN * (PS_FIRST_SAMPLE >> b) + 2
+        || (2 * most > PS_FIRST_SAMPLE && 4 * fine > most))
         return f;
-    if (2 * most > PS_FIRST_SAMPLE) {
-        fb = f.top < PS_MSD_BITS ? f.top : PS_MSD_BITS;
-        memset(seen, 0, ((size_t)1 << fb) * sizeof *seen);
-        for (i = 0; i < PS_FIRST_SAMPLE; i++) {
-            size_t d = (image_at(c, 0, i * step) >> (f.top - fb)) & ((1u << fb) - 1);
-            fine = ++seen[d] > fine ? seen[d] : fine;
-        }
-        if (4 * fine > most)
-            return f;
-    }
     f.b = msd_bits(c, c->n, 0, f.top, 1);
     f.skew = 1;
     return f;
 }
 
-/* After the survey found the bits [lo, hi) that vary: the top of the
- * range the first pass is given, which is f's when f's counts are those
- * that pass takes (bits above hi are the same in every key, so a range
- * reaching above hi sorts the same), else hi; *pre_b is then f.b, else 0
- * (count again).  An unsampled digit, the image's top one, is used only
- * where the image's top bit varies. */
-static unsigned first_top(const ps_omp_ctx *c, first_digit f, unsigned lo,
-                          unsigned hi, unsigned *pre_b)
+/* After the survey found the bits [lo, hi) that vary: the range the
+ * first pass is given and, in *pre_b, the bits of the survey's digit it
+ * takes (0: none, it counts again).  An unsampled digit, the image's top
+ * one, is used where the image's top bit varies.  A sampled one where no
+ * key varies above it: when the spare bit varies too (hi = f.top), as it
+ * is; when it does not (hi = f.top - 1, the usual case), the digit is the
+ * b - 1 bits below the spare bit, whose counts `drop` (ps_omp_sort) moves
+ * down when the spare bit is 1. */
+static unsigned first_top(first_digit f, unsigned lo, unsigned hi,
+                          unsigned *pre_b, int *drop)
 {
-    if ((f.sampled ? hi <= f.top : hi == f.top) && f.top - lo >= f.b
-        && msd_bits(c, c->n, lo, f.top, f.skew) == f.b) {
-        *pre_b = f.b;
-        return f.top;
-    }
     *pre_b = 0;
+    *drop = 0;
+    if (!f.sampled) {
+        if (hi == f.top && f.b <= hi - lo)
+            *pre_b = f.b;
+        return hi;
+    }
+    if (hi == f.top && f.b <= hi - lo)
+        *pre_b = f.b;
+    else if (hi + 1 == f.top && f.b >= 2 && f.b - 1 <= hi - lo) {
+        *pre_b = f.b - 1;
+        *drop = (int)f.spare;
+    }
     return hi;
+}
+
+/* The survey's counts of a digit of b + 1 bits whose top bit is 1 in
+ * every key, as counts of its low b bits: the upper half moved down. */
+static void drop_top_bit(size_t *cnt, unsigned b)
+{
+    memmove(cnt, cnt + ((size_t)1 << b), ((size_t)1 << b) * sizeof *cnt);
 }
 
 /* The whole sort: one read finds the varying bits (bits that never vary
@@ -645,7 +682,8 @@ void ps_omp_sort(const ps_omp_ctx *c)
 {
     const first_digit f = plan_first(c);
     const unsigned sh0 = f.top - f.b, mask0 = (1u << f.b) - 1;
-    unsigned lo, hi, top, pre_b;
+    unsigned lo, hi, pre_b;
+    int drop;
     if (c->team == NULL) {
         ps_omp_tls *tl = tls_of(c, 0);
         if (is_leaf(c, c->n, 0))
@@ -654,8 +692,10 @@ void ps_omp_sort(const ps_omp_ctx *c)
             c->kt->survey(c, 0, c->n, sh0, mask0, tl->pos, tl->start,
                           c->orand);
         if (varying(c, 1, &lo, &hi)) {
-            top = first_top(c, f, lo, hi, &pre_b);
-            solo(c, tl, 0, 0, c->n, lo, top, 0, sh0, pre_b,
+            hi = first_top(f, lo, hi, &pre_b, &drop);
+            if (drop)
+                drop_top_bit(tl->pos, pre_b);
+            solo(c, tl, 0, 0, c->n, lo, hi, 0, sh0, pre_b,
                  pre_b != 0 && f.skew);
         }
         return;
@@ -670,8 +710,11 @@ void ps_omp_sort(const ps_omp_ctx *c)
         p.mask = mask0;
         ps_team_for(c->team, p.nch, item_survey, &p);
         if (varying(c, p.nch, &lo, &hi)) {
-            top = first_top(c, f, lo, hi, &pre_b);
-            team(c, 0, 0, c->n, lo, top, 0, sh0, pre_b,
+            size_t j;
+            hi = first_top(f, lo, hi, &pre_b, &drop);
+            for (j = 0; drop && j < p.nch; j++)
+                drop_top_bit(ccount_of(c, j), pre_b);
+            team(c, 0, 0, c->n, lo, hi, 0, sh0, pre_b,
                  pre_b != 0 && f.skew);
         }
     }
