@@ -8,6 +8,9 @@
  *                                    ps_sort_segments
  *   ps_topkbench --segments64 S L K  the same with u64 keys
  *
+ * PS_TOPKBENCH_DISTINCT=D draws the keys from D distinct values instead
+ * (1: all equal): ties, doc/topk.md.
+ *
  * Each figure is the median of `reps` runs (default 5), each on a fresh
  * copy of the keys for the sort; the ratio is sort time / top-k time,
  * both measured in the same run of this program, on the backend
@@ -49,13 +52,20 @@ static uint64_t next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* Random u32 keys, or f32 keys uniform in [-1, 1) (no NaNs). */
+/* How many distinct values the keys take (PS_TOPKBENCH_DISTINCT); 0: as
+ * many as random keys do. */
+static uint64_t distinct;
+
+/* Random u32 keys, or f32 keys uniform in [-1, 1) (no NaNs); with
+ * `distinct`, D values spread over the type's range. */
 static void fill(uint32_t *k, size_t n, ps_type t)
 {
     uint64_t s = 1;
     size_t i;
     for (i = 0; i < n; i++) {
         uint64_t r = next(&s);
+        if (distinct != 0)
+            r = (r % distinct + 1) * 0x9E3779B97F4A7C15ull;
         if (t == PS_F32) {
             float f = (float)((double)(r >> 11) / 9007199254740992.0 * 2 - 1);
             memcpy(&k[i], &f, 4);
@@ -180,6 +190,9 @@ static size_t num(const char *s)
 
 int main(int argc, char **argv)
 {
+    const char *d = getenv("PS_TOPKBENCH_DISTINCT");
+    if (d != NULL && *d != '\0')
+        distinct = num(d);
     if (argc >= 2 && (strcmp(argv[1], "--segments") == 0 ||
                       strcmp(argv[1], "--segments64") == 0)) {
         if (argc < 5 || argc > 6)
