@@ -247,7 +247,9 @@ PS_API int ps_sort_segments(void *keys, void *values, size_t value_size,
  * work is two reads of the keys (a count of their leading bits, then a
  * split), more passes over only those that share the k-th key's leading
  * bits, and a sort of the min(k, n) results on the chosen backend: for k
- * much smaller than n it is several times faster than sorting.  It takes
+ * much smaller than n it is several times faster than sorting, except on
+ * keys with few distinct values, where a sort (which stops early on
+ * them) can be faster (doc/topk.md, "ties").  It takes
  * up to n indices of scratch (when most keys share the k-th key's leading
  * bits) plus min(k, n) keys and indices.
  *
