@@ -1305,14 +1305,14 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
      * exponent, ties): nothing would drop, so count the first digit that
      * varies, which the OR and AND name, instead of copying all keys out
      * as survivors or counting every constant byte in turn (equal u64
-     * keys took eight reads).  Keys all equal need no count: the first m
-     * are in. */
+     * keys took eight reads).  Keys all equal need nothing more: the first
+     * m are in (no split pass either). */
     if (c == len && shift > 0) {
         shift = var == 0 ? 0 : (63u - (unsigned)__builtin_clzll(var)) / 8u * 8u;
-        if (var == 0) {
-            size_t i0;
-            d = (unsigned)(src_image(&whole, 0, kb, xf, &i0) & 255u);
-            c = len;
+        if (var == 0) {         /* all equal: the first m, in order */
+            for (nc = 0; nc < m; nc++)
+                cand[nc] = a + nc;
+            return PS_OK;
         } else {
             count(&whole, kb, xf, shift, hist);
             pick_digit(hist, &r, &d, &c);
