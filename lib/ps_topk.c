@@ -178,43 +178,24 @@ PS_FORCE_INLINE size_t split(const topk_src *s, unsigned kb, ps_xf xf,
     return kept;
 }
 
+/* The histogram of digit (image >> shift) & 255; with var, also the bits
+ * in which the images differ (their OR and AND, in the same read). */
 PS_FORCE_INLINE void count(const topk_src *s, unsigned kb, ps_xf xf,
-                           unsigned shift, size_t *hist)
+                           unsigned shift, size_t *hist, uint64_t *var)
 {
     size_t j, i;
-    memset(hist, 0, 256 * sizeof *hist);
-    for (j = 0; j < s->len; j++)
-        hist[(src_image(s, j, kb, xf, &i) >> shift) & 255u]++;
-}
-
-/* count, and in *var the bits in which the images differ (their OR and
- * AND, in the same read). */
-PS_FORCE_INLINE void count_varying(const topk_src *s, unsigned kb, ps_xf xf,
-                                   unsigned shift, size_t *hist, uint64_t *var)
-{
-    /* Alternate keys count into two tables: where most keys share a digit
-     * (ties, the case this count is for) one table makes every increment
-     * wait for the one before. */
-    size_t j, i, h2[256];
     uint64_t o = 0, a = ~(uint64_t)0;
     memset(hist, 0, 256 * sizeof *hist);
-    memset(h2, 0, sizeof h2);
-    for (j = 0; j + 1 < s->len; j += 2) {
-        uint64_t x = src_image(s, j, kb, xf, &i), y = src_image(s, j + 1, kb, xf, &i);
-        hist[(x >> shift) & 255u]++;
-        h2[(y >> shift) & 255u]++;
-        o |= x | y;
-        a &= x & y;
+    for (j = 0; j < s->len; j++) {
+        uint64_t img = src_image(s, j, kb, xf, &i);
+        hist[(img >> shift) & 255u]++;
+        if (var != NULL) {
+            o |= img;
+            a &= img;
+        }
     }
-    if (j < s->len) {
-        uint64_t x = src_image(s, j, kb, xf, &i);
-        hist[(x >> shift) & 255u]++;
-        o |= x;
-        a &= x;
-    }
-    for (j = 0; j < 256; j++)
-        hist[j] += h2[j];
-    *var = o ^ a;
+    if (var != NULL)
+        *var = o ^ a;
 }
 
 /* The first r (1 <= r <= surv->len) of the survivors in the stable order,
@@ -228,7 +209,7 @@ PS_FORCE_INLINE void select_survivors(topk_src *surv, unsigned kb, ps_xf xf,
     size_t hist[256], c;
     unsigned d;
     for (;;) {
-        count(surv, kb, xf, shift, hist);
+        count(surv, kb, xf, shift, hist, NULL);
         pick_digit(hist, &r, &d, &c);
         /* Every one with digit d is in (r == c), or this is the last
          * digit: no survivors to keep. */
@@ -1299,7 +1280,7 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
         if (got != 0)
             return got > 0 ? PS_OK : PS_ERR_NO_MEMORY;
     }
-    count_varying(&whole, kb, xf, shift, hist, &var);
+    count(&whole, kb, xf, shift, hist, &var);
     pick_digit(hist, &r, &d, &c);
     /* Every key shares the top digit (small integers' top bytes, a common
      * exponent, ties): nothing would drop, so count the first digit that
@@ -1308,19 +1289,14 @@ PS_FORCE_INLINE int select_w(const void *keys, size_t a, size_t len, size_t m,
      * keys took eight reads).  Keys all equal need nothing more: the first
      * m are in (no split pass either). */
     if (c == len && shift > 0) {
-        shift = var == 0 ? 0 : (63u - (unsigned)__builtin_clzll(var)) / 8u * 8u;
         if (var == 0) {         /* all equal: the first m, in order */
             for (nc = 0; nc < m; nc++)
                 cand[nc] = a + nc;
             return PS_OK;
-        } else {
-            count(&whole, kb, xf, shift, hist);
-            pick_digit(hist, &r, &d, &c);
         }
-    }
-    while (c == len && shift > 0) {
-        shift -= 8;
-        count(&whole, kb, xf, shift, hist);
+        /* The byte of the top varying bit varies: c < len after this. */
+        shift = (63u - (unsigned)__builtin_clzll(var)) / 8u * 8u;
+        count(&whole, kb, xf, shift, hist, NULL);
         pick_digit(hist, &r, &d, &c);
     }
     /* Every one with digit d is in (r == c), or this is the last digit:

@@ -166,10 +166,11 @@ static int run_sort(const job *j, const ps_cli_peer *peer)
  * clock starts (ps_scratch_bytes chooses the backend). */
 static void limit_for(const job *j, const ps_cli_peer *peer)
 {
-    size_t d = j->cfg->scratch_div;
-    if (d != 0 && peer == NULL)
-        ps_set_memory_limit(ps_scratch_bytes(j->n, j->cfg->value_size,
-                                             j->t->type, 0) / d);
+    size_t d = j->cfg->scratch_div, lim;
+    if (d == 0 || peer != NULL)
+        return;
+    lim = ps_scratch_bytes(j->n, j->cfg->value_size, j->t->type, 0) / d;
+    ps_set_memory_limit(lim > 0 ? lim : 1);     /* 0 would mean no limit */
 }
 
 /* The output of a measurement is right: sorted as a whole, or within each
