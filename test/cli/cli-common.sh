@@ -22,6 +22,18 @@ fail() {
     failures=$((failures + 1))
 }
 
+# A test run under nohup, or as a background job of a non-interactive
+# shell, starts with SIGHUP or SIGINT ignored, which portsort keeps (as
+# GNU sort does), so a raised signal would do nothing and the sort would
+# finish.  Cases that expect a signal to end the process run the tool
+# through $sigdefault: the default dispositions (env --default-signal,
+# coreutils 8.31), or the inherited ones where env cannot give them.
+if env --default-signal=INT,TERM,HUP true 2>/dev/null; then
+    sigdefault="env --default-signal=INT,TERM,HUP"
+else
+    sigdefault=
+fi
+
 # need_cmd CMD: skip the whole test (77) when a tool it compares with is
 # missing here.
 need_cmd() {

@@ -81,17 +81,10 @@ fi
 # ---- signals remove the temporary files ----
 # The test hook raises the signal just before the first write of the
 # output; the process must still die of it (its status says so), having
-# removed the temporary file it made.  A test run under nohup, or as a
-# background job of a non-interactive shell, starts with SIGHUP or SIGINT
-# ignored, which portsort keeps (below): so these cases run with the
-# default dispositions (env --default-signal, coreutils 8.31), or are
-# skipped where env cannot give them.
-if env --default-signal=INT,TERM,HUP true 2>/dev/null; then
-    sigdefault="env --default-signal=INT,TERM,HUP"
-else
-    sigdefault=
+# removed the temporary file it made.  The signals' dispositions are the
+# defaults ($sigdefault, cli-common.sh) where env can give them.
+[ -n "$sigdefault" ] ||
     echo "skip: env --default-signal missing; the signal cases use the inherited dispositions"
-fi
 for sig in INT:2 TERM:15 HUP:1; do
     num=${sig#*:} sig=${sig%:*}
     echo "keep me" >"$d/out"

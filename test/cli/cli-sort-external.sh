@@ -104,7 +104,7 @@ grep -q "cannot create a temporary file in $work/missing" "$work/err" ||
     { cat "$work/err"; fail "a missing -T directory: not said"; }
 same "$work/out.was" "$work/out" "a missing -T directory: the output kept"
 for fault in write:3 write:40 write:3:TERM write:40:INT; do
-    PORTSORT_TEST_FAIL_IO=$fault "$PORTSORT" sort --binary --type u32 -S 64K \
+    PORTSORT_TEST_FAIL_IO=$fault $sigdefault "$PORTSORT" sort --binary --type u32 -S 64K \
         -T "$t1" -o "$work/out" "$work/in.bin" 2>"$work/err" &&
         fail "$fault: exit 0"
     same "$work/out.was" "$work/out" "$fault: the output kept"
@@ -292,7 +292,7 @@ grep -q "tvlong.txt: line 11 is longer than a run" "$work/err" ||
     "$work/vout" -o "$work/out" -S 64K -T "$work/missing" "$work/tv.csv" \
     2>/dev/null && fail "text --values, a missing -T directory: exit 0"
 for fault in write:3 write:60 write:3:TERM write:60:INT; do
-    PORTSORT_TEST_FAIL_IO=$fault "$PORTSORT" sort --type i32 -t, -k2 \
+    PORTSORT_TEST_FAIL_IO=$fault $sigdefault "$PORTSORT" sort --type i32 -t, -k2 \
         --values "$work/tv.txt" --values-out "$work/vout" -o "$work/out" \
         -S 64K -T "$t1" "$work/tv.csv" 2>/dev/null && fail "text --values $fault: exit 0"
     same "$work/out.was" "$work/out" "text --values $fault: the output kept"
@@ -383,7 +383,7 @@ grep -q "cannot create a temporary file in $work/missing" "$work/err" ||
     { cat "$work/err"; fail "keys, a missing -T directory: not said"; }
 same "$work/out.was" "$work/out" "keys, a missing -T directory: the output kept"
 for fault in write:30 write:30:TERM; do
-    PORTSORT_TEST_FAIL_IO=$fault "$PORTSORT" sort -k2 -S 64K -T "$t1" \
+    PORTSORT_TEST_FAIL_IO=$fault $sigdefault "$PORTSORT" sort -k2 -S 64K -T "$t1" \
         -o "$work/out" "$work/k.txt" 2>"$work/err" && fail "keys $fault: exit 0"
     same "$work/out.was" "$work/out" "keys $fault: the output kept"
 done

@@ -88,7 +88,7 @@ scenario() {
             reset
             # (Not the last command of the subshell, so that the shell
             # that says "Terminated" is the one whose stderr is dropped.)
-            (cd "$d" && PORTSORT_TEST_FAIL_IO=$op:$j:TERM "$abs" sort "$@"; exit $?) \
+            (cd "$d" && PORTSORT_TEST_FAIL_IO=$op:$j:TERM $sigdefault "$abs" sort "$@"; exit $?) \
                 2>/dev/null
             rc=$?
             what="$name, SIGTERM at $op $j"
