@@ -56,6 +56,12 @@
 #              $OUT.  A variant that does not fit before the deadline is
 #              skipped and said so.  doc/cuda.md lists what each variant
 #              changes and what it predicts.  The build is restored after.
+#   profile    Nsight Compute's full set on one Onesweep pass of ours and
+#              of CUB's (u32 keys, u32 pairs: PS_PROFILE_CASES; 2^24 keys:
+#              PS_PROFILE_LOG2), side
+#              by side (bench/ps_ncu_summary.py): stall reasons,
+#              instructions, occupancy, bank conflicts; then every kernel's
+#              time in one sort of each (not in the default list: name it)
 #   segments   the segmented sort: test/ps_test_segments on cuda (every size
 #              class must show in the log), compute-sanitizer memcheck and
 #              racecheck on it, then bench/ps_cudasegbench: ps_cuda_sort_segments
@@ -454,8 +460,63 @@ PY
     done
     note '```'
     ;;
+profile)
+    # Where a Onesweep tile's time goes, ours against CUB's, from Nsight
+    # Compute's full set on one pass (the second: random digits) of a
+    # 2^PS_PROFILE_LOG2-key sort (default 24) of each case: stall reasons,
+    # instructions, occupancy, shared-memory bank conflicts
+    # (bench/ps_ncu_summary.py prints them side by side); then every
+    # kernel's time in one sort of each library, to see what besides the
+    # Onesweep passes costs.  Reports and CSVs go into the logs.
+    lg=${PS_PROFILE_LOG2:-24}
+    note "## where the time goes: Nsight Compute on one Onesweep pass, n = 2^$lg, random keys"
+    cd "$build/obj" || exit 1
+    if ! command -v ncu > /dev/null; then note "- ncu not found: skipped"; continue; fi
+    for c in ${PS_PROFILE_CASES:-u32-keys u32/u32-pairs}; do
+        cs=$(echo "$c" | tr / _)
+        args="--min $lg --max $lg --reps 1 --case $c --data random --no-portable"
+        cols=
+        for who in ours:regex:ps_onesweep cub:regex:Onesweep; do
+            w=${who%%:*} k=${who#*:}
+            rep=$logs/prof-$cs-$w
+            # shellcheck disable=SC2086
+            PORTSORT_MODULE_PATH=$(modpath) timeout "$(cap 150)" ncu --clock-control none \
+                --set full --import-source no -k "$k" --launch-skip 1 --launch-count 1 \
+                -f -o "$rep" bench/ps_cudabench $args > "$rep.log" 2>&1 ||
+                note "- ncu on $w $c: exit $? (see $(basename "$rep").log)"
+            ncu --import "$rep.ncu-rep" --page raw --csv > "$rep-raw.csv" 2>> "$rep.log"
+            ncu --import "$rep.ncu-rep" --page details --csv > "$rep-details.csv" 2>> "$rep.log"
+            ncu --import "$rep.ncu-rep" --page source --csv --print-source sass \
+                > "$rep-sass.csv" 2>> "$rep.log"
+            cols="$cols $w=$rep-raw.csv"
+        done
+        note "### $c"
+        note '```'
+        # shellcheck disable=SC2086
+        note "$(python3 "$top/bench/ps_ncu_summary.py" $cols 2>&1)"
+        note '```'
+    done
+    note "every kernel of one sort, u32 keys, 2^$lg (ncu gpu__time_duration, warm-up then timed run):"
+    note '```'
+    PORTSORT_MODULE_PATH=$(modpath) timeout "$(cap 120)" ncu --clock-control none \
+        --metrics gpu__time_duration.sum --csv --print-units base --print-kernel-base function \
+        bench/ps_cudabench --min "$lg" --max "$lg" --reps 1 --case u32-keys --data random \
+        --no-portable > "$logs/prof-kernels.csv" 2>&1
+    note "$(python3 - "$logs/prof-kernels.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 5]
+heads = [i for i, r in enumerate(rows) if "Kernel Name" in r and "Metric Value" in r]
+if not heads:
+    print("no counters read"); sys.exit(0)
+h = rows[heads[0]]; k = h.index("Kernel Name"); v = h.index("Metric Value")
+for r in rows[heads[0] + 1:]:
+    print("%-60s %10.1f us" % (r[k][:60], float(r[v].replace(",", "")) / 1e3))
+PY
+)"
+    note '```'
+    ;;
 *)
-    echo "unknown step $step (build quick test sanitize bench crossover scale devices fallback segments traffic variants strings)" >&2
+    echo "unknown step $step (build quick test sanitize bench crossover scale devices fallback segments traffic variants strings profile)" >&2
     exit 2
     ;;
 esac

@@ -72,7 +72,7 @@ endif
 # libportsort and the static CUDA runtime.  bench/gpu-run.sh builds, tests
 # and times the CUDA backend on a machine with a GPU (doc/cuda.md).
 EXTRA_DIST += bench/ps_cudabench.cu bench/ps_cudasegbench.cu bench/gpu-run.sh \
-	bench/ps_sass_stats.py
+	bench/ps_sass_stats.py bench/ps_ncu_summary.py
 if PS_HAVE_CUDA
 if PS_BENCH
 noinst_PROGRAMS += bench/ps_cudabench
