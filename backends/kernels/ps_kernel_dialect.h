@@ -38,7 +38,10 @@
  * (32, or the AMD wavefront's 64), ps_lmask (a lane mask as wide as a
  * warp), PS_WARP_BALLOT(pred), PS_WARP_SHFL(v, lane) of a 32-bit value,
  * PS_LMASK_POPC(m), PS_LMASK_FFS(m) (1-based lowest set lane, 0 if none),
- * and PS_WARP_MATCH_ANY(v) where the hardware has it (sm_70 and later).
+ * and PS_WARP_MATCH_ANY(v) where the hardware has it (sm_70 and later);
+ * CUDA also has PS_WARP_MATCH_BIT(v, bit), the lanes that agree with this
+ * one on one bit, as one ballot.  PS_OPAQUE_PTR(p), a no-op where it is
+ * not defined, hides how a pointer was computed from the optimiser.
  * Every lane of the warp must reach each of them.  A kernel tests
  * `#ifdef PS_WARP_SIZE` and keeps a path without them (OpenCL 1.2 has no
  * sub-groups).
@@ -175,6 +178,29 @@ typedef unsigned int ps_lmask;
 #    if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
 #      define PS_WARP_MATCH_ANY(v) __match_any_sync(0xffffffffu, (v))
 #    endif
+/* The lanes whose bit `bit` (a mask of one bit) of v equals this lane's,
+ * in the four instructions CUB's MatchAny uses: the compiler turns the
+ * and-then-test of several such calls into one R2P for all their
+ * predicates, and the complement is taken only where this lane's bit is
+ * clear.  Written in C (shift, mask, compare, ballot, select), the same
+ * test cost three more instructions a bit: about 20 of the 60 a key that
+ * the ranking issued on an H200 (Nsight Compute, doc/cuda.md). */
+__device__ __forceinline__ ps_u32 ps_cuda_match_bit(ps_u32 v, ps_u32 bit)
+{
+    ps_u32 m;
+    asm("{\n\t.reg .pred p;\n\t"
+        "and.b32 %0, %1, %2;\n\t"
+        "setp.ne.u32 p, %0, 0;\n\t"
+        "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+        "@!p not.b32 %0, %0;\n\t}"
+        : "=r"(m) : "r"(v), "r"(bit));
+    return m;
+}
+#    define PS_WARP_MATCH_BIT(v, bit) ps_cuda_match_bit((v), (bit))
+/* Stops the compiler from folding a pointer's offset back into every
+ * index computed from it: kout + kout_off, then kout[i] for many i,
+ * compiled to a 64-bit add of kout_off per store. */
+#    define PS_OPAQUE_PTR(p) do { asm("" : "+l"(p)); __builtin_assume(__isGlobal(p)); } while (0)
 #  endif
 
 #else

@@ -23,6 +23,11 @@
  *                     registers, unranked (CUB's TryShortCircuit)
  *   PS_OS_MATCH_ANY   1: rank with the hardware's match-any where it has
  *                     one; 0 (default): eight ballots (CUB's choice)
+ *   PS_OS_MATCH_BIT   1 (default): each ballot through the dialect's
+ *                     PS_WARP_MATCH_BIT where it has one (CUDA); 0: in C
+ *   PS_OS_FULL_TILES  1 (default): full tiles load and store unguarded,
+ *                     from one address at constant offsets; 0: every
+ *                     tile through the guarded loops
  * doc/cuda.md says why each exists and what bench/gpu-run.sh's
  * `variants` step measures of each.
  * The work-group size is PS_WG, at most 256 (one digit per item or less).
@@ -109,6 +114,12 @@
 #ifndef PS_OS_MATCH_ANY
 #  define PS_OS_MATCH_ANY 0
 #endif
+#ifndef PS_OS_MATCH_BIT
+#  define PS_OS_MATCH_BIT 1
+#endif
+#ifndef PS_OS_FULL_TILES
+#  define PS_OS_FULL_TILES 1
+#endif
 /* The early-count ranking gives item t digit t: 256 items. */
 #if defined(PS_WARP_SIZE) && PS_OS_EARLY && PS_WG == 256
 #  define OS_EARLY 1
@@ -120,6 +131,9 @@
 #endif
 #ifndef PS_NO_UNROLL
 #  define PS_NO_UNROLL
+#endif
+#ifndef PS_OPAQUE_PTR
+#  define PS_OPAQUE_PTR(p) ((void)0)
 #endif
 /* Keys each item of ps_os_hist loads before it counts them. */
 #define OS_LOADS 4u
@@ -233,18 +247,21 @@ PS_KERNEL_WG(PS_WG) ps_os_hist(PS_GLOBAL const PS_KEY *keys, ps_u64 koff,
 }
 
 /* bins[p*256 + d] := first output position of digit d in pass p, for
- * every pass; one work-group. */
+ * every pass; one work-group, every item scanning each pass.  (One item a
+ * pass, walking its 256 counts in turn, took 27 us on an H200, 4% of a
+ * 2^24-key sort: 256 dependent global round trips; CUB's scan takes 2.) */
 PS_KERNEL_WG(PS_WG) ps_os_scan(PS_GLOBAL ps_u32 *bins, ps_u64 boff)
 {
-    ps_u32 p, d;
+    PS_LOCAL_ARRAY(ps_u32, a, OS_RADIX);
+    PS_LOCAL_ARRAY(ps_u32, part, PS_WG);
+    ps_u32 p, d, t = PS_LID();
     bins += boff;
-    for (p = PS_LID(); p < OS_PASSES; p += PS_WG) {
-        ps_u32 s = 0;
-        for (d = 0; d < OS_RADIX; d++) {
-            ps_u32 c = bins[p * OS_RADIX + d];
-            bins[p * OS_RADIX + d] = s;
-            s += c;
-        }
+    for (p = 0; p < OS_PASSES; p++) {
+        for (d = t; d < OS_RADIX; d += PS_WG)
+            a[d] = bins[p * OS_RADIX + d];
+        ps_os_scan_radix(a, part, t);
+        for (d = t; d < OS_RADIX; d += PS_WG)
+            bins[p * OS_RADIX + d] = a[d];
     }
 }
 
@@ -267,6 +284,13 @@ PS_FN ps_lmask ps_os_match(ps_u32 d)
 {
 #if defined(PS_WARP_MATCH_ANY) && PS_OS_MATCH_ANY
     return PS_WARP_MATCH_ANY(d);
+#elif defined(PS_WARP_MATCH_BIT) && PS_OS_MATCH_BIT
+    ps_lmask m = PS_WARP_MATCH_BIT(d, 1u);
+    ps_u32 b;
+    PS_UNROLL
+    for (b = 1; b < OS_BITS; b++)
+        m &= PS_WARP_MATCH_BIT(d, 1u << b);
+    return m;
 #else
     ps_lmask m = PS_WARP_BALLOT(1);
     ps_u32 b;
@@ -367,12 +391,29 @@ PS_FN void ps_os_load_count_warp(PS_GLOBAL const PS_KEY *kin, PS_KEY *k,
     ps_u32 lane = t & (PS_WARP_SIZE - 1u), w = t / PS_WARP_SIZE, i, d;
     ps_u32 first = w * PS_WARP_SIZE * PS_OS_ITEMS + lane;
 
+    PS_GLOBAL const PS_KEY *src = kin + base;
+
     for (d = t; d < OS_WARPS * OS_RADIX; d += PS_WG)
         wc[d] = 0;
-    PS_UNROLL
-    for (i = 0; i < PS_OS_ITEMS; i++) {
-        ps_u32 j = first + i * PS_WARP_SIZE;
-        k[i] = j < valid ? ps_enc(kin[base + j], eflip, efneg) : (PS_KEY)~(PS_KEY)0;
+    /* A full tile (all but the last) loads from one address at constant
+     * offsets, unguarded, and only encodes where the pass must: the
+     * guarded loop below cost about 10 instructions a key in bounds
+     * tests and address arithmetic (Nsight Compute on an H200). */
+    src += first;
+    PS_OPAQUE_PTR(src);
+    if (PS_OS_FULL_TILES && valid == OS_TILE && (eflip | efneg) == 0) {
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++)
+            k[i] = src[i * PS_WARP_SIZE];
+    } else if (PS_OS_FULL_TILES && valid == OS_TILE) {
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++)
+            k[i] = ps_enc(src[i * PS_WARP_SIZE], eflip, efneg);
+    } else {
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++)
+            k[i] = first + i * PS_WARP_SIZE < valid
+                 ? ps_enc(src[i * PS_WARP_SIZE], eflip, efneg) : (PS_KEY)~(PS_KEY)0;
     }
     PS_BARRIER();
     PS_UNROLL
@@ -902,31 +943,62 @@ PS_KERNEL_WG_MIN(PS_WG, PS_OS_MIN_BLOCKS) ps_onesweep(PS_GLOBAL const PS_KEY *ki
         }
         return;
     }
-    /* Within a digit, consecutive ranks go to consecutive addresses. */
-    PS_UNROLL
-    for (i = 0; i < PS_OS_ITEMS; i++) {
-        j = i * PS_WG + t;
-        if (j < valid) {
-            PS_KEY key = buf[j].k;
+    /* Within a digit, consecutive ranks go to consecutive addresses.  A
+     * full tile that need not decode stores unguarded (as the loads). */
+    PS_OPAQUE_PTR(kout);
+    if (PS_OS_FULL_TILES && valid == OS_TILE && (!dec_out || (flip | fneg) == 0)) {
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++) {
+            PS_KEY key = buf[i * PS_WG + t].k;
             d = ps_os_digit(key, shift);
-            kout[dst[d] + j] = dec_out ? ps_dec(key, flip, fneg) : key;
+            kout[dst[d] + i * PS_WG + t] = key;
             VAL_DO(dig[i / 4u] |= d << (8u * (i % 4u));)
+        }
+    } else {
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++) {
+            j = i * PS_WG + t;
+            if (j < valid) {
+                PS_KEY key = buf[j].k;
+                d = ps_os_digit(key, shift);
+                kout[dst[d] + j] = dec_out ? ps_dec(key, flip, fneg) : key;
+                VAL_DO(dig[i / 4u] |= d << (8u * (i % 4u));)
+            }
         }
     }
 #  ifdef PS_VAL
     /* Then the values, through the same buffer: each goes where its key
      * went in the tile, and out where its slot's key went. */
     PS_BARRIER();
-    PS_UNROLL
-    for (i = 0; i < PS_OS_ITEMS; i++)
-        if (first + i * PS_WARP_SIZE < valid)
-            buf[rel[i]].v = vin[base + first + i * PS_WARP_SIZE];
+    {
+        PS_GLOBAL const PS_VAL *vsrc = vin + base;
+        vsrc += first;
+        PS_OPAQUE_PTR(vsrc);
+        PS_OPAQUE_PTR(vout);
+        if (PS_OS_FULL_TILES && valid == OS_TILE) {
+            PS_UNROLL
+            for (i = 0; i < PS_OS_ITEMS; i++)
+                buf[rel[i]].v = vsrc[i * PS_WARP_SIZE];
+        } else {
+            PS_UNROLL
+            for (i = 0; i < PS_OS_ITEMS; i++)
+                if (first + i * PS_WARP_SIZE < valid)
+                    buf[rel[i]].v = vsrc[i * PS_WARP_SIZE];
+        }
+    }
     PS_BARRIER();
-    PS_UNROLL
-    for (i = 0; i < PS_OS_ITEMS; i++) {
-        j = i * PS_WG + t;
-        if (j < valid)
-            vout[dst[(dig[i / 4u] >> (8u * (i % 4u))) & 255u] + j] = buf[j].v;
+    if (PS_OS_FULL_TILES && valid == OS_TILE) {
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++)
+            vout[dst[(dig[i / 4u] >> (8u * (i % 4u))) & 255u] + i * PS_WG + t] =
+                buf[i * PS_WG + t].v;
+    } else {
+        PS_UNROLL
+        for (i = 0; i < PS_OS_ITEMS; i++) {
+            j = i * PS_WG + t;
+            if (j < valid)
+                vout[dst[(dig[i / 4u] >> (8u * (i % 4u))) & 255u] + j] = buf[j].v;
+        }
     }
 #  endif
 #else
