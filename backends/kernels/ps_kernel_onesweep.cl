@@ -15,6 +15,7 @@
  *                     predecessor per round, one barrier a round
  *   PS_OS_SPINS       polls of one predecessor before counting its keys
  *                     instead; the first PS_OS_FAST_SPINS without a pause
+ *                     (on CUDA, all of them)
  *   PS_OS_EARLY       warp ranking only: 1 (default) counts the tile's
  *                     digits before ranking any key and publishes them
  *                     (CUB's early counts); 0 ranks first
@@ -25,9 +26,10 @@
  *                     one; 0 (default): eight ballots (CUB's choice)
  *   PS_OS_MATCH_BIT   1 (default): each ballot through the dialect's
  *                     PS_WARP_MATCH_BIT where it has one (CUDA); 0: in C
- *   PS_OS_FULL_TILES  1 (default): full tiles load and store unguarded,
- *                     from one address at constant offsets; 0: every
- *                     tile through the guarded loops
+ *   PS_OS_FULL_TILES  1 (default for keys of 32 bits or less): full tiles
+ *                     load and store unguarded, from one address at
+ *                     constant offsets; 0: every tile through the
+ *                     guarded loops
  * doc/cuda.md says why each exists and what bench/gpu-run.sh's
  * `variants` step measures of each.
  * The work-group size is PS_WG, at most 256 (one digit per item or less).
@@ -96,8 +98,17 @@
 #ifndef PS_OS_SPINS
 #  define PS_OS_SPINS 128u
 #endif
+/* On CUDA every poll follows at once, as CUB's do: on an H200 (third
+ * lease, doc/results-cuda.md) pausing after 64 polls cost 3-4% of every
+ * sort against polling straight through to the fallback.  Elsewhere the
+ * pause stays: HIP and OpenCL promise no forward progress, and a pause
+ * leaves the compute unit to the work-group being waited for. */
 #ifndef PS_OS_FAST_SPINS
-#  define PS_OS_FAST_SPINS 64u
+#  ifdef __CUDACC__
+#    define PS_OS_FAST_SPINS PS_OS_SPINS
+#  else
+#    define PS_OS_FAST_SPINS 64u
+#  endif
 #endif
 #ifndef PS_OS_LOOKBACK
 #  define PS_OS_LOOKBACK 1
@@ -117,8 +128,11 @@
 #ifndef PS_OS_MATCH_BIT
 #  define PS_OS_MATCH_BIT 1
 #endif
+/* Full tiles unguarded for keys of 32 bits or less: on an H200 that
+ * paid 13% for u32 pairs and 1% for u32 keys, but cost u64 keys 4% (why
+ * is not yet known; the next lease's profile of u64 should say). */
 #ifndef PS_OS_FULL_TILES
-#  define PS_OS_FULL_TILES 1
+#  define PS_OS_FULL_TILES (PS_KEY_BITS <= 32)
 #endif
 /* The early-count ranking gives item t digit t: 256 items. */
 #if defined(PS_WARP_SIZE) && PS_OS_EARLY && PS_WG == 256
