@@ -336,15 +336,16 @@ fallback)
     ;;
 variants)
     # Each variant is NAME or NAME:FLAG,FLAG,... (flags without spaces).
-    # The defaults, most telling first: the current defaults; the code the
-    # first lease measured; the old tile on the new code; then one change
-    # undone at a time (doc/cuda.md has each one's prediction).
+    # The defaults, most telling first: the current defaults; the
+    # look-back reading 2, 4 or 8 predecessors a step; full tiles for u64
+    # too; the match in C; the code the first lease measured (doc/cuda.md
+    # has each one's prediction).
     first="-DPS_OS_EARLY=0,-DPS_OS_LOOKBACK=0,-DPS_OS_SHORTCUT=0,-DPS_OS_MATCH_ANY=1"
     first="$first,-DPS_GPU_OS_ITEMS_NARROW=32,-DPS_GPU_OS_ITEMS_WIDE=16,-DPS_GPU_OS_MIN_BLOCKS=2"
-    list=${PS_GPURUN_VARIANTS:-"default first-lease:$first
-        tile32x2:-DPS_GPU_OS_ITEMS_NARROW=32,-DPS_GPU_OS_ITEMS_WIDE=16,-DPS_GPU_OS_MIN_BLOCKS=2
-        match-any:-DPS_OS_MATCH_ANY=1 rank-late:-DPS_OS_EARLY=0
-        lookback-group:-DPS_OS_LOOKBACK=0 no-shortcut:-DPS_OS_SHORTCUT=0"}
+    list=${PS_GPURUN_VARIANTS:-"default lookback2:-DPS_OS_LB_WIDTH=2
+        lookback4:-DPS_OS_LB_WIDTH=4 lookback8:-DPS_OS_LB_WIDTH=8
+        u64-full:-DPS_OS_FULL_TILES=1 match-c:-DPS_OS_MATCH_BIT=0
+        first-lease:$first"}
     bargs=${PS_VARIANTS_BENCH:---min 24 --max 28 --reps 5 --data random --no-portable}
     note "## Onesweep variants vs cub::DeviceRadixSort"
     note "bench: ps_cudabench $bargs; then --case u32-keys --data narrow --min 28 --max 28"

@@ -41,6 +41,10 @@ typedef unsigned long long ps_u64;
 #define PS_SPIN_PAUSE(i) ps_fake_pause(i)
 #define PS_OS_SPINS ps_fake_os_spins()
 #define PS_OS_ORDER ps_fake_os_order()
+/* The look-back reads 3 predecessors' words a step here (GPUs: 1 until a
+ * lease measures more), so that both walks are tested: this one here, the
+ * one at a time on pocl (test/opencl-onesweep.sh). */
+#define PS_OS_LB_WIDTH 3
 static inline unsigned ps_fake_atomic_max(unsigned *p, unsigned v)
 {
     unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
