@@ -14,7 +14,7 @@
  *                     as it has it; 0: the work-group steps back one
  *                     predecessor per round, one barrier a round
  *   PS_OS_LB_WIDTH    predecessors' status words each step of a digit's
- *                     walk reads at once (default 1; the stand-in 4)
+ *                     walk reads at once (default 1; the stand-in 3)
  *   PS_OS_SPINS       polls of one predecessor before counting its keys
  *                     instead; the first PS_OS_FAST_SPINS without a pause
  *                     (on CUDA, all of them)
