@@ -2,7 +2,7 @@
 // ps_gpu_fake.h.  Everything is synchronous: a copy is a memcpy, a stream
 // or event wait returns at once, and a launch runs the grid's work-groups
 // one after the other on the launching thread, each work-item a fiber
-// (ucontext) that runs until it reaches a barrier and then hands over to
+// (see "Switching fibers" below) that runs until it reaches a barrier and then hands over to
 // the next.  Launches are serialised (the emulated kernels' local arrays
 // are static).  Work-items form warps of 32 or, with PS_FAKE_WARP=64, 64
 // (ps_fake_ballot, ps_fake_shfl), each with its own barrier and exchange
@@ -432,8 +432,96 @@ namespace {
 // larger.  Pages are touched only as used (MAP_NORESERVE).
 const size_t stack_bytes = 256 * 1024;
 
+// Switching fibers.  swapcontext saves and restores the signal mask, a
+// system call each way: perf put 85% of the stand-in's time there
+// (__swapcontext, rt_sigprocmask), which made gpu-fake.sh one of CI's
+// longest tests.  No work-item touches the signal mask, so on x86-64 a
+// switch keeps only what the ABI has a callee preserve (rbx, rbp,
+// r12-r15, the stack pointer, the SSE and x87 control words) and never
+// enters the kernel.  Elsewhere, and where control-flow protection may
+// keep a shadow stack that a switch of our own would not (__CET__),
+// ucontext stays.  ASan is told of every switch either way (resume,
+// yield).
+#if defined(__x86_64__) && !defined(__CET__) && !defined(PS_FAKE_UCONTEXT)
+extern "C" void ps_fake_switch(void **save_sp, void *to_sp);
+asm(".text\n"
+    ".p2align 4\n"
+    ".hidden ps_fake_switch\n"
+    ".type ps_fake_switch, @function\n"
+    "ps_fake_switch:\n"
+    "    pushq %rbp\n"
+    "    pushq %rbx\n"
+    "    pushq %r12\n"
+    "    pushq %r13\n"
+    "    pushq %r14\n"
+    "    pushq %r15\n"
+    "    subq $8, %rsp\n"
+    "    stmxcsr (%rsp)\n"
+    "    fnstcw 4(%rsp)\n"
+    "    movq %rsp, (%rdi)\n"
+    "    movq %rsi, %rsp\n"
+    "    ldmxcsr (%rsp)\n"
+    "    fldcw 4(%rsp)\n"
+    "    addq $8, %rsp\n"
+    "    popq %r15\n"
+    "    popq %r14\n"
+    "    popq %r13\n"
+    "    popq %r12\n"
+    "    popq %rbx\n"
+    "    popq %rbp\n"
+    "    ret\n"
+    ".size ps_fake_switch, .-ps_fake_switch\n");
+
+struct fiber_ctx {
+    void *sp;
+};
+
+// A fiber's first switch "returns" into fn from a frame laid out as
+// ps_fake_switch leaves one: the control words, six registers, fn's
+// address, then a null return address for fn (which never returns), so
+// that fn starts with the stack aligned as after a call.
+void ctx_make(fiber_ctx &c, unsigned char *stack, size_t bytes, void (*fn)())
+{
+    uintptr_t top = (reinterpret_cast<uintptr_t>(stack) + bytes) & ~uintptr_t(15);
+    uint64_t *f = reinterpret_cast<uint64_t *>(top - 72);
+    uint32_t mxcsr;
+    uint16_t fcw;
+    asm volatile("stmxcsr %0" : "=m"(mxcsr));
+    asm volatile("fnstcw %0" : "=m"(fcw));
+    f[0] = mxcsr | uint64_t(fcw) << 32;
+    for (int r = 1; r <= 6; r++)
+        f[r] = 0;
+    f[7] = reinterpret_cast<uintptr_t>(fn);
+    f[8] = 0;
+    c.sp = f;
+}
+
+void ctx_switch(fiber_ctx &from, fiber_ctx &to)
+{
+    ps_fake_switch(&from.sp, to.sp);
+}
+#else
+struct fiber_ctx {
+    ucontext_t uc;
+};
+
+void ctx_make(fiber_ctx &c, unsigned char *stack, size_t bytes, void (*fn)())
+{
+    getcontext(&c.uc);
+    c.uc.uc_stack.ss_sp = stack;
+    c.uc.uc_stack.ss_size = bytes;
+    c.uc.uc_link = nullptr;
+    makecontext(&c.uc, fn, 0);
+}
+
+void ctx_switch(fiber_ctx &from, fiber_ctx &to)
+{
+    swapcontext(&from.uc, &to.uc);
+}
+#endif
+
 struct fiber {
-    ucontext_t ctx;
+    fiber_ctx ctx;
     unsigned char *stack;
     bool done;
     unsigned pauses;
@@ -448,7 +536,7 @@ struct pool {
     std::vector<std::unique_ptr<warp>> warps;
     std::vector<fiber> items;
     unsigned char *stacks;
-    ucontext_t sched;                   // the launching thread's own stack
+    fiber_ctx sched;                    // the launching thread's own stack
     const void *sched_bottom = nullptr;
     size_t sched_size = 0;
     unsigned cur = 0;
@@ -518,11 +606,7 @@ pool::pool(unsigned n_) : n(n_), local(n_), items(n_)
         f.stack = stacks + stack_bytes * t;
         f.done = true;
         f.asan_fake = nullptr;
-        getcontext(&f.ctx);
-        f.ctx.uc_stack.ss_sp = f.stack;
-        f.ctx.uc_stack.ss_size = stack_bytes;
-        f.ctx.uc_link = nullptr;
-        makecontext(&f.ctx, fiber_main, 0);
+        ctx_make(f.ctx, f.stack, stack_bytes, fiber_main);
     }
 }
 
@@ -535,10 +619,10 @@ void pool::resume(unsigned t)
 #ifdef PS_FAKE_ASAN
     void *fake = nullptr;
     __sanitizer_start_switch_fiber(&fake, items[t].stack, stack_bytes);
-    swapcontext(&sched, &items[t].ctx);
+    ctx_switch(sched, items[t].ctx);
     __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #else
-    swapcontext(&sched, &items[t].ctx);
+    ctx_switch(sched, items[t].ctx);
 #endif
 }
 
@@ -548,7 +632,7 @@ void pool::yield()
 #ifdef PS_FAKE_ASAN
     __sanitizer_start_switch_fiber(&f.asan_fake, sched_bottom, sched_size);
 #endif
-    swapcontext(&f.ctx, &sched);
+    ctx_switch(f.ctx, sched);
     fiber_resumed(f);
 }
 
