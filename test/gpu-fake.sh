@@ -147,6 +147,8 @@ ctx fault PS_FAKE_FAULT_LAUNCH=1
 ctx fault-auto PS_FAKE_FAULT_LAUNCH=1 PORTSORT_BACKEND=auto PORTSORT_GPU_MIN_N=0
 # ... and with a crossover, whose CPU backend takes over
 ctx fault-auto PS_FAKE_FAULT_LAUNCH=1 PORTSORT_BACKEND=auto PORTSORT_GPU_MIN_N=100
+ctx alloc
+ctx alloc PS_FAKE_POOL_FAILS=1
 # No device: refused like the real module on a GPU-less machine.
 PS_FAKE_DEVICES=0 "$top/test/ps_test_gpu_refused" cuda || exit 1
 # A driver too old for the runtime the module links, and none at all: each

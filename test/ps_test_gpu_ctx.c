@@ -19,6 +19,11 @@
  *                 backend is reported unusable; the device API refuses.
  *   fault-auto    the same under PORTSORT_BACKEND=auto: later sorts run on
  *                 the CPU and are correct.
+ *   alloc         the device API's own scratch: an error the application
+ *                 left pending (cudaGetLastError's) is still there after
+ *                 a sort; with PS_FAKE_POOL_FAILS=1 (pools reported, the
+ *                 pool cannot grow) the scratch comes from plain
+ *                 allocation and the sort succeeds, leaving no error.
  *
  * The stand-in's hooks are found with dlsym in the module the library
  * loaded (dlopen of the same file returns it).
@@ -41,6 +46,9 @@ static struct {
     int (*thread_context)(void);
     int (*last_launch)(void);
     int (*set_device)(int);
+    void (*set_last_error)(int);
+    int (*get_last_error)(void);
+    long (*async_failures)(void);
 } fake;
 
 static void load_fake(void)
@@ -57,7 +65,11 @@ static void load_fake(void)
     *(void **)&fake.thread_context = dlsym(h, "ps_fake_thread_context");
     *(void **)&fake.last_launch = dlsym(h, "ps_fake_last_launch_device");
     *(void **)&fake.set_device = dlsym(h, "psfakeSetDevice");
-    if (!fake.contexts || !fake.thread_context || !fake.last_launch || !fake.set_device)
+    *(void **)&fake.set_last_error = dlsym(h, "ps_fake_set_last_error");
+    *(void **)&fake.get_last_error = dlsym(h, "psfakeGetLastError");
+    *(void **)&fake.async_failures = dlsym(h, "ps_fake_async_failures");
+    if (!fake.contexts || !fake.thread_context || !fake.last_launch || !fake.set_device
+        || !fake.set_last_error || !fake.get_last_error || !fake.async_failures)
         t_fail("%s is not the CPU stand-in (no ps_fake_* hooks)", path);
 }
 
@@ -178,6 +190,34 @@ static void no_image(void)
     expect_sorted(k, N, "device API back on GPU 1");
 }
 
+static void alloc(void)
+{
+    static uint32_t k[N];
+    const int pending = 719;    /* cudaErrorLaunchFailure: the application's */
+    int pool_fails = getenv("PS_FAKE_POOL_FAILS") != NULL, st, last;
+    long refused = fake.async_failures();
+
+    if (!pool_fails)
+        fake.set_last_error(pending);
+    fill(k, N, 19);
+    st = device_sort(k, N);
+    if (st != PS_OK)
+        t_fail("device API%s: %s: %s", pool_fails ? " with a pool that cannot grow" : "",
+               ps_strerror(st), ps_error_detail());
+    expect_sorted(k, N, "device API, its own scratch");
+    last = fake.get_last_error();
+    if (pool_fails) {
+        if (fake.async_failures() == refused)
+            t_fail("PS_FAKE_POOL_FAILS=1: no stream-ordered allocation was tried");
+        if (last != 0)
+            t_fail("the refused stream-ordered allocation left error %d behind", last);
+        printf("a pool that cannot grow: the scratch came from plain allocation\n");
+    } else if (last != pending) {
+        t_fail("the application's pending error %d was cleared by the sort "
+               "(the last error is now %d)", pending, last);
+    }
+}
+
 static void expect_lost(int st, const char *what)
 {
     if (st != PS_ERR_DEVICE || strstr(ps_error_detail(), "lost") == NULL)
@@ -244,8 +284,10 @@ int main(int argc, char **argv)
         fault(0);
     else if (strcmp(mode, "fault-auto") == 0)
         fault(1);
+    else if (strcmp(mode, "alloc") == 0)
+        alloc();
     else
-        t_fail("usage: ps_test_gpu_ctx other-device|current|no-image|fault|fault-auto");
+        t_fail("usage: ps_test_gpu_ctx other-device|current|no-image|fault|fault-auto|alloc");
     printf("ps_test_gpu_ctx %s: passed\n", mode);
     return 0;
 }

@@ -125,11 +125,16 @@ static int api_scratch_size(ps_gpu_op op, size_t n, ps_type type,
 /* Scratch the caller did not give: stream-ordered on CUDA, so the call
  * stays asynchronous.  Where the device has no memory pools (some vGPU and
  * WSL setups report cudaDevAttrMemoryPoolsSupported = 0, and
- * cudaMallocAsync then fails), and on HIP, whose stream-ordered allocator
- * is too new in the ROCm releases distributions ship, the scratch is
- * allocated plainly and freed after waiting for the stream (*pooled = 0).
- * The device asked about is the calling thread's current one, the one the
- * kernels run on. */
+ * cudaMallocAsync then fails), where it reports pools but the pool cannot
+ * grow (its release threshold, or a driver that refuses the pools it
+ * reports: a sort that plain allocation can serve must not fail there),
+ * and on HIP, whose stream-ordered allocator is too new in the ROCm
+ * releases distributions ship, the scratch is allocated plainly and freed
+ * after waiting for the stream (*pooled = 0).  The device asked about is
+ * the calling thread's current one, the one the kernels run on.
+ * cudaGetLastError returns and resets the thread's last error: it is
+ * called only after a call of ours failed, so that an error the
+ * application left pending is still there when the call returns. */
 static int scratch_get(size_t bytes, ps_rt_stream s, void **p, int *pooled)
 {
     ps_rt_err e;
@@ -141,11 +146,17 @@ static int scratch_get(size_t bytes, ps_rt_stream s, void **p, int *pooled)
     int dev = 0, pools = 0;
     if (RT(GetDevice)(&dev) != RT(Success)
         || RT(DeviceGetAttribute)(&pools, RT(DevAttrMemoryPoolsSupported), dev)
-               != RT(Success))
+               != RT(Success)) {
+        RT(GetLastError)();
         pools = 0;
-    RT(GetLastError)();
-    *pooled = pools != 0;
-    e = *pooled ? RT(MallocAsync)(p, bytes, s) : RT(Malloc)(p, bytes);
+    }
+    e = pools != 0 ? RT(MallocAsync)(p, bytes, s) : RT(ErrorNotSupported);
+    *pooled = e == RT(Success);
+    if (!*pooled) {
+        if (pools != 0)
+            RT(GetLastError)();
+        e = RT(Malloc)(p, bytes);
+    }
 #endif
     if (e != RT(Success)) {
         RT(GetLastError)();

@@ -84,6 +84,12 @@ std::atomic<int> last_launch{-1};
 thread_local int t_stack[16];
 thread_local int t_depth;
 thread_local int t_rt_device = -1;      // cudaSetDevice's choice; -1: none yet
+// The thread's last error, as CUDA keeps it: set by a call that fails
+// (the allocations here), returned and reset by cudaGetLastError.  An
+// application may leave one pending across a call into the library,
+// which must not clear it (ps_test_gpu_ctx.c, "alloc").
+thread_local psfakeError_t t_last = psfakeSuccess;
+std::atomic<long> async_failures;       // stream-ordered allocations refused
 char ctx_token[32];                     // a device's primary context is &ctx_token[d]
 
 int env_int(const char *name, int dflt)
@@ -330,7 +336,7 @@ psfakeError_t psfakeMalloc(void **p, size_t bytes)
         return psfakeErrorIllegalAddress;
     *p = std::malloc(bytes ? bytes : 1);
     if (*p == nullptr)
-        return psfakeErrorMemoryAllocation;
+        return t_last = psfakeErrorMemoryAllocation;
     std::memset(*p, 0xA5, bytes);
     return psfakeSuccess;
 }
@@ -349,11 +355,17 @@ psfakeError_t psfakeDeviceGetAttribute(int *v, enum psfakeDeviceAttr a, int)
     *v = a == psfakeDevAttrMemoryPoolsSupported ? !no_pools() : 0;
     return psfakeSuccess;
 }
+// PS_FAKE_POOL_FAILS=1: the device reports pools, but its pool cannot
+// grow (a release threshold, a driver that reports pools it refuses):
+// every stream-ordered allocation fails while plain ones succeed.
 psfakeError_t psfakeMallocAsync(void **p, size_t bytes, psfakeStream_t)
 {
     *p = nullptr;
-    if (no_pools())
-        return psfakeErrorNotSupported;
+    if (no_pools() || env_int("PS_FAKE_POOL_FAILS", 0) != 0) {
+        async_failures++;
+        return t_last = no_pools() ? psfakeErrorNotSupported
+                                   : psfakeErrorMemoryAllocation;
+    }
     return psfakeMalloc(p, bytes);
 }
 psfakeError_t psfakeFreeAsync(void *p, psfakeStream_t) { return psfakeFree(p); }
@@ -706,8 +718,12 @@ psfakeError_t psfakeLaunchKernel(const void *fn, dim3 grid, dim3 block, void **a
 
 psfakeError_t psfakeGetLastError(void)
 {
-    return dead ? psfakeErrorIllegalAddress : psfakeSuccess;
+    psfakeError_t e = t_last;
+    t_last = psfakeSuccess;
+    return dead ? psfakeErrorIllegalAddress : e;
 }
+void ps_fake_set_last_error(int e) { t_last = static_cast<psfakeError_t>(e); }
+long ps_fake_async_failures(void) { return async_failures; }
 const char *psfakeGetErrorString(psfakeError_t e)
 {
     return e == psfakeSuccess ? "no error"

@@ -102,6 +102,11 @@ psfakeError_t psfakeGetDriverEntryPointByVersion(
 unsigned ps_fake_contexts(void);
 int ps_fake_thread_context(void);
 int ps_fake_last_launch_device(void);
+/* The calling thread's last error set to e, as a failed call of the
+ * application's would leave it; and how many stream-ordered allocations
+ * failed so far (PS_FAKE_NO_POOLS, PS_FAKE_POOL_FAILS). */
+void ps_fake_set_last_error(int e);
+long ps_fake_async_failures(void);
 const char *psfakeGetErrorString(psfakeError_t e);
 const char *psfakeGetErrorName(psfakeError_t e);
 
