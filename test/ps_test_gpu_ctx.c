@@ -19,6 +19,14 @@
  *                 backend is reported unusable; the device API refuses.
  *   fault-auto    the same under PORTSORT_BACKEND=auto: later sorts run on
  *                 the CPU and are correct.
+ *   no-entry      PORTSORT_CUDA_DEVICE=1 and no driver entry points
+ *                 (PS_FAKE_NO_ENTRY_POINTS=1): switching a thread that
+ *                 never chose a device to GPU 1 and back through
+ *                 cudaSetDevice would create a context on GPU 0, so the
+ *                 backend refuses there, saying what to do, and no context
+ *                 appears on GPU 0: at ps_init on such a thread; with
+ *                 "chosen", the main thread chose GPU 1 and sorts, and a
+ *                 fresh thread's sort is refused with its keys untouched.
  *   alloc         the device API's own scratch: an error the application
  *                 left pending (cudaGetLastError's) is still there after
  *                 a sort; with PS_FAKE_POOL_FAILS=1 (pools reported, the
@@ -190,6 +198,57 @@ static void no_image(void)
     expect_sorted(k, N, "device API back on GPU 1");
 }
 
+static void expect_no_context_on_0(const char *what)
+{
+    if (fake.contexts() & 1u)
+        t_fail("%s: a context was created on GPU 0 (contexts 0x%x)", what,
+               fake.contexts());
+}
+
+/* Before t_init_or_skip: the backend's own start on a thread that never
+ * chose a device. */
+static void no_entry_init(void)
+{
+    int st = ps_init();
+    if (st != PS_ERR_BACKEND_UNAVAILABLE
+        || strstr(ps_error_detail(), "cudaSetDevice(1)") == NULL)
+        t_fail("no entry points, ps_init on a thread that never chose a device: "
+               "got %s: %s, expected PS_ERR_BACKEND_UNAVAILABLE saying to call "
+               "cudaSetDevice(1)", ps_strerror(st), ps_error_detail());
+    printf("refused at init: %s\n", ps_error_detail());
+    expect_no_context_on_0("no entry points, ps_init");
+}
+
+static void *no_entry_fresh(void *arg)
+{
+    static uint32_t k[N], copy[N];
+    int st;
+    (void)arg;
+    fill(k, N, 23);
+    memcpy(copy, k, sizeof k);
+    memcpy(copy, k, sizeof k);
+    st = ps_sort_keys(k, N, PS_U32, 0);
+    if (st != PS_ERR_DEVICE || strstr(ps_error_detail(), "cudaSetDevice(1)") == NULL)
+        t_fail("no entry points, a thread that never chose a device: got %s: %s, "
+               "expected PS_ERR_DEVICE saying to call cudaSetDevice(1)",
+               ps_strerror(st), ps_error_detail());
+    if (memcmp(k, copy, sizeof k) != 0)
+        t_fail("the refused sort changed the keys");
+    printf("refused on a fresh thread: %s\n", ps_error_detail());
+    expect_thread(-1, "after the refusal, a thread that never chose a device");
+    return NULL;
+}
+
+static void no_entry_chosen(void)
+{
+    pthread_t th;
+    host_sort("no entry points, the main thread on GPU 1");
+    if (pthread_create(&th, NULL, no_entry_fresh, NULL) != 0)
+        t_fail("pthread_create failed");
+    pthread_join(th, NULL);
+    expect_no_context_on_0("no entry points, a fresh thread");
+}
+
 static void alloc(void)
 {
     static uint32_t k[N];
@@ -268,9 +327,15 @@ int main(int argc, char **argv)
     load_fake();
     /* The application chose GPU 1 before its first sort: the backend,
      * initialised by that sort, must take the thread's device. */
-    if ((strcmp(mode, "current") == 0 || strcmp(mode, "no-image") == 0)
+    if ((strcmp(mode, "current") == 0 || strcmp(mode, "no-image") == 0
+         || strcmp(mode, "no-entry-chosen") == 0)
         && fake.set_device(1) != 0)
         t_fail("psfakeSetDevice(1) failed");
+    if (strcmp(mode, "no-entry") == 0) {
+        no_entry_init();
+        printf("ps_test_gpu_ctx %s: passed\n", mode);
+        return 0;
+    }
     t_init_or_skip("ps_test_gpu_ctx");
     if (strcmp(ps_backend_name(), "cuda") != 0)
         t_fail("backend %s, expected the stand-in posing as cuda", ps_backend_name());
@@ -286,8 +351,11 @@ int main(int argc, char **argv)
         fault(1);
     else if (strcmp(mode, "alloc") == 0)
         alloc();
+    else if (strcmp(mode, "no-entry-chosen") == 0)
+        no_entry_chosen();
     else
-        t_fail("usage: ps_test_gpu_ctx other-device|current|no-image|fault|fault-auto|alloc");
+        t_fail("usage: ps_test_gpu_ctx other-device|current|no-image|fault|fault-auto|"
+               "alloc|no-entry|no-entry-chosen");
     printf("ps_test_gpu_ctx %s: passed\n", mode);
     return 0;
 }

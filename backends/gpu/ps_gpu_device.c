@@ -135,7 +135,6 @@ void ps_gpu_dev_close(ps_gpu_dev *d)
 
 int ps_gpu_enter(const ps_host *host, const ps_gpu_dev *d, ps_gpu_saved *saved)
 {
-    ps_rt_err e;
     saved->pushed = 0;
     saved->old = -1;
 #if PS_RT_CTX_ENTRY
@@ -150,12 +149,33 @@ int ps_gpu_enter(const ps_host *host, const ps_gpu_dev *d, ps_gpu_saved *saved)
         return PS_OK;
     }
 #endif
-    if (RT(GetDevice)(&saved->old) != RT(Success))
+    if (RT(GetDevice)(&saved->old) != RT(Success)) {
+        RT(GetLastError)();
         saved->old = -1;
+    }
     if (saved->old == d->dev)
         return PS_OK;
-    e = RT(SetDevice)(d->dev);
-    return e == RT(Success) ? PS_OK : ps_gpu_status(host, e, "set device");
+#if PS_RT_CTX_ENTRY
+    /* CUDA without the driver's context calls (drv_load found none): the
+     * thread could be switched only through the runtime, and switching
+     * back with cudaSetDevice(old) creates old's primary context (CUDA 12
+     * and later), on GPU 0 for a thread that never chose a device, since
+     * cudaGetDevice says 0 there.  Refuse rather than take memory on a GPU
+     * the application may not use (HIP's hipSetDevice creates no context:
+     * the switch below is its way). */
+    host->fail(PS_GPU_NAME ": this thread's device is %d and the backend's is "
+               "%d, and without the driver's context calls (cuCtxPushCurrent, "
+               "not found by cudaGetDriverEntryPointByVersion) switching back "
+               "would create a context on device %d: call cudaSetDevice(%d) "
+               "in this thread before sorting, or set PORTSORT_CUDA_DEVICE=%d",
+               saved->old, d->dev, saved->old, d->dev, saved->old);
+    return PS_ERR_DEVICE;
+#else
+    {
+        ps_rt_err e = RT(SetDevice)(d->dev);
+        return e == RT(Success) ? PS_OK : ps_gpu_status(host, e, "set device");
+    }
+#endif
 }
 
 void ps_gpu_leave(const ps_gpu_dev *d, const ps_gpu_saved *saved)
