@@ -199,6 +199,14 @@ test_ps_test_device_plan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/devi
 test_ps_test_device_plan_LDADD = backends/device/libps_device.la
 TESTS += test/ps_test_device_plan
 
+# The HIP module's check of a GPU's target against the code objects it
+# was built for (backends/gpu/ps_gpu_arch.c; issue 33, item 6): names
+# only, so it runs in every configuration.
+check_PROGRAMS += test/ps_test_gpu_arch
+test_ps_test_gpu_arch_SOURCES = test/ps_test_gpu_arch.c backends/gpu/ps_gpu_arch.c
+test_ps_test_gpu_arch_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/backends/gpu
+TESTS += test/ps_test_gpu_arch
+
 # The CUDA and HIP modules: refused cleanly without a GPU (gpu-refused.sh,
 # always run; it skips when neither module is built), and the differential
 # test on them where a GPU is (cuda.sh, hip.sh skip elsewhere).

@@ -9,17 +9,20 @@
 # header, and their functions return PS_ERR_BACKEND_UNAVAILABLE where the
 # module is not built or cannot run.
 include_HEADERS += lib/portsort_gpu.h lib/portsort_cuda.h lib/portsort_hip.h
-noinst_HEADERS += backends/gpu/ps_gpu_internal.h backends/gpu/ps_gpu_tune.h
+noinst_HEADERS += backends/gpu/ps_gpu_internal.h backends/gpu/ps_gpu_tune.h \
+	backends/gpu/ps_gpu_arch.h
 EXTRA_DIST += backends/gpu/ps_gpu_kernels.cu backends/gpu/ps_gpu_util.cu \
 	backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
 	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c \
 	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c \
-	backends/gpu/ps_gpu_segments.c backends/gpu/ps_gpu_records.c
+	backends/gpu/ps_gpu_segments.c backends/gpu/ps_gpu_records.c \
+	backends/gpu/ps_gpu_arch.c
 # The host code every CUDA/HIP module (and the stand-in) is built from.
 PS_GPU_HOST_SOURCES = backends/gpu/ps_gpu_backend.c backends/gpu/ps_gpu_api.c \
 	backends/gpu/ps_gpu_sort.c backends/gpu/ps_gpu_device.c \
 	backends/gpu/ps_gpu_error.c backends/gpu/ps_gpu_copy.c \
-	backends/gpu/ps_gpu_segments.c backends/gpu/ps_gpu_records.c
+	backends/gpu/ps_gpu_segments.c backends/gpu/ps_gpu_records.c \
+	backends/gpu/ps_gpu_arch.c
 
 # Kernel instantiations: key bits x value bytes, one object each.
 PS_GPU_KV = 8_v0 8_v4 8_v8 16_v0 16_v4 16_v8 32_v0 32_v4 32_v8 64_v0 64_v4 64_v8

@@ -26,7 +26,9 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "ps_gpu_arch.h"
 #include "ps_gpu_internal.h"
 
 /* ---- kernel images --------------------------------------------------- */
@@ -44,6 +46,28 @@ int ps_gpu_no_image(const ps_host *host, int dev)
 
     if (bit != 0 && (__atomic_load_n(&image_ok, __ATOMIC_RELAXED) & bit))
         return 0;
+#if defined(PS_GPU_HIP)
+    /* Asking HIP about a kernel it has no code object for aborts the
+     * process in many ROCm releases ("hipErrorNoBinaryForGpu: Unable to
+     * find code object for all current devices!") instead of returning
+     * the error below: compare the GPU's target with the module's first.
+     * What the names cannot tell (generic targets) is left to the
+     * runtime; doc/hip.md says what HIP_SKIP_ABORT_ON_GPU_ERROR changes. */
+    {
+        ps_rt_prop prop;
+        if (RT(GetDeviceProperties)(&prop, dev) != RT(Success)) {
+            RT(GetLastError)();
+        } else if (ps_gpu_arch_listed(prop.gcnArchName, PS_GPU_ARCH_LIST) == 0) {
+            host->fail(PS_GPU_NAME ": no code object for GPU %d (%.60s) in the "
+                       "module (built for: %s); the HIP runtime would abort the "
+                       "process at its first kernel: reconfigure with "
+                       "--with-hip-arch naming %.*s", dev, prop.gcnArchName,
+                       PS_GPU_ARCH_LIST, (int)strcspn(prop.gcnArchName, ":"),
+                       prop.gcnArchName);
+            return 1;
+        }
+    }
+#endif
     e = RT(FuncGetAttributes)(&attr, k->local);
     if (PS_RT_NO_IMAGE(e)) {
         RT(GetLastError)();
