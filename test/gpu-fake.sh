@@ -149,6 +149,7 @@ ctx fault-auto PS_FAKE_FAULT_LAUNCH=1 PORTSORT_BACKEND=auto PORTSORT_GPU_MIN_N=0
 ctx fault-auto PS_FAKE_FAULT_LAUNCH=1 PORTSORT_BACKEND=auto PORTSORT_GPU_MIN_N=100
 ctx no-entry PORTSORT_CUDA_DEVICE=1 PS_FAKE_NO_ENTRY_POINTS=1
 ctx no-entry-chosen PORTSORT_CUDA_DEVICE=1 PS_FAKE_NO_ENTRY_POINTS=1
+ctx launch-limit PS_FAKE_MAX_ITEMS=1280
 ctx alloc
 ctx alloc PS_FAKE_POOL_FAILS=1
 # No device: refused like the real module on a GPU-less machine.

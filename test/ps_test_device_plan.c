@@ -733,6 +733,46 @@ static void test_records(void)
     }
 }
 
+/* ps_dev_launch_fits at HIP's limit (2^32 - 1 work-items a launch) and
+ * CUDA's (2^31 - 1 blocks), and the HIP segmented plan's worst grids
+ * against it: within one launch at 2^24 keys, past it near 2^32 (windows
+ * of 16-byte pairs at 2^32 - 1 keys: 2^24 groups of 256, one work-item
+ * too many), which is why ps_gpu_seg_enqueue checks its grids. */
+static void test_launch_limits(void)
+{
+    const uint64_t items = 4294967295u, groups = 2147483647u;
+    const named_tune *hip = NULL;
+    size_t i;
+    snprintf(where, sizeof where, "ps_dev_launch_fits");
+    CHECK(ps_dev_launch_fits(0, 256, groups, items));
+    CHECK(ps_dev_launch_fits(16777215, 256, groups, items));
+    CHECK(!ps_dev_launch_fits(16777216, 256, groups, items));
+    CHECK(ps_dev_launch_fits(4294967295u, 1, 0, items));
+    CHECK(!ps_dev_launch_fits((size_t)4294967296u, 1, 0, items));
+    CHECK(ps_dev_launch_fits(groups, 1024, groups, 0));
+    CHECK(!ps_dev_launch_fits((size_t)groups + 1, 1, groups, 0));
+    CHECK(ps_dev_launch_fits(SIZE_MAX, SIZE_MAX, 0, 0));
+    CHECK(!ps_dev_launch_fits(SIZE_MAX, 2, 0, UINT64_MAX));
+    CHECK(ps_dev_launch_fits(3, 0, 0, 1));
+    for (i = 0; i < sizeof tunes / sizeof *tunes; i++)
+        if (strcmp(tunes[i].name, "hip") == 0)
+            hip = &tunes[i];
+    CHECK(hip != NULL);
+    {
+        ps_dev_tune t = tune_for(hip, 8, 8);
+        ps_dev_seg_plan l;
+        snprintf(where, sizeof where, "hip, u64 + 8-byte values, n = 2^24");
+        CHECK(ps_dev_plan_segments(&l, &t, (size_t)1 << 24, 8, 8, &host) == PS_OK);
+        CHECK(ps_dev_launch_fits(l.nwin, t.wg, groups, items));
+        CHECK(ps_dev_launch_fits(l.mcap, t.wg, groups, items));
+        CHECK(ps_dev_launch_fits(l.tcap, t.wg, groups, items));
+        snprintf(where, sizeof where, "hip, u64 + 8-byte values, n = 2^32 - 1");
+        CHECK(ps_dev_plan_segments(&l, &t, 4294967295u, 8, 8, &host) == PS_OK);
+        CHECK(!ps_dev_launch_fits(l.nwin, t.wg, groups, items));
+        CHECK(ps_dev_launch_fits(l.nwin - 1, t.wg, groups, items));
+    }
+}
+
 int main(void)
 {
     test_layout_basics();
@@ -745,6 +785,7 @@ int main(void)
     test_host();
     test_topk();
     test_records();
+    test_launch_limits();
     printf("device plan: %ld checks passed\n", checks);
     return 0;
 }

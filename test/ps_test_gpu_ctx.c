@@ -27,6 +27,11 @@
  *                 appears on GPU 0: at ps_init on such a thread; with
  *                 "chosen", the main thread chose GPU 1 and sorts, and a
  *                 fresh thread's sort is refused with its keys untouched.
+ *   launch-limit  PS_FAKE_MAX_ITEMS=1280 (HIP's 2^32 - 1 work-items a
+ *                 launch, scaled down: 5 work-groups): a segmented sort
+ *                 whose medium segments need more is refused with
+ *                 PS_ERR_TOO_LARGE before its small ones are sorted;
+ *                 one within the limit sorts.
  *   alloc         the device API's own scratch: an error the application
  *                 left pending (cudaGetLastError's) is still there after
  *                 a sort; with PS_FAKE_POOL_FAILS=1 (pools reported, the
@@ -249,6 +254,38 @@ static void no_entry_chosen(void)
     expect_no_context_on_0("no entry points, a fresh thread");
 }
 
+static void launch_limit(void)
+{
+    /* Three small segments (one window, which fits) before eight medium
+     * ones of 300 keys (eight work-groups, which do not): the check must
+     * come before the small ones are sorted, or the refusal would leave
+     * them changed. */
+    enum { SMALL = 3, MEDIUM = 8, NSEG = SMALL + MEDIUM,
+           NKEYS = SMALL * 50 + MEDIUM * 300 };
+    static uint32_t k[NKEYS], copy[NKEYS];
+    size_t offs[NSEG + 1], i;
+    int st;
+    for (i = 0; i <= NSEG; i++)
+        offs[i] = i <= SMALL ? i * 50 : SMALL * 50 + (i - SMALL) * 300;
+    fill(k, NKEYS, 29);
+    memcpy(copy, k, sizeof k);
+    st = ps_cuda_sort_segments(k, NULL, 0, NKEYS, offs, NSEG, PS_U32, 0, NULL, 0, NULL);
+    if (st != PS_ERR_TOO_LARGE || strstr(ps_error_detail(), "in parts") == NULL)
+        t_fail("a segmented sort past the launch limit: got %s: %s, expected "
+               "PS_ERR_TOO_LARGE saying to sort in parts", ps_strerror(st),
+               ps_error_detail());
+    if (memcmp(k, copy, sizeof k) != 0)
+        t_fail("the refused segmented sort changed the keys");
+    printf("refused: %s\n", ps_error_detail());
+    /* The small ones and four medium ones: within the limit. */
+    st = ps_cuda_sort_segments(k, NULL, 0, offs[SMALL + 4], offs, SMALL + 4, PS_U32, 0,
+                               NULL, 0, NULL);
+    if (st != PS_OK)
+        t_fail("segments within the limit: %s: %s", ps_strerror(st), ps_error_detail());
+    for (i = 0; i < SMALL + 4; i++)
+        expect_sorted(k + offs[i], offs[i + 1] - offs[i], "a segment within the limit");
+}
+
 static void alloc(void)
 {
     static uint32_t k[N];
@@ -353,9 +390,11 @@ int main(int argc, char **argv)
         alloc();
     else if (strcmp(mode, "no-entry-chosen") == 0)
         no_entry_chosen();
+    else if (strcmp(mode, "launch-limit") == 0)
+        launch_limit();
     else
         t_fail("usage: ps_test_gpu_ctx other-device|current|no-image|fault|fault-auto|"
-               "alloc|no-entry|no-entry-chosen");
+               "alloc|no-entry|no-entry-chosen|launch-limit");
     printf("ps_test_gpu_ctx %s: passed\n", mode);
     return 0;
 }

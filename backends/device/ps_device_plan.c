@@ -456,3 +456,13 @@ void ps_dev_seg_describe(const ps_dev_seg_plan *s, const uint32_t *list,
         done += m;
     }
 }
+
+int ps_dev_launch_fits(size_t groups, size_t wg, uint64_t max_groups,
+                       uint64_t max_items)
+{
+    if (groups == 0)
+        return 1;
+    if (max_groups != 0 && (uint64_t)groups > max_groups)
+        return 0;
+    return max_items == 0 || wg == 0 || (uint64_t)groups <= max_items / wg;
+}

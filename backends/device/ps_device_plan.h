@@ -325,4 +325,13 @@ size_t ps_dev_seg_tiles(const ps_dev_seg_plan *s, const uint32_t *list, size_t n
 void ps_dev_seg_describe(const ps_dev_seg_plan *s, const uint32_t *list,
                          size_t nl, uint32_t *desc);
 
+/* Whether a launch of `groups` work-groups of `wg` work-items each is
+ * within a runtime's limits: at most max_groups groups (CUDA's grid is at
+ * most 2^31 - 1 blocks in x) and at most max_items work-items in all (HIP
+ * launches at most 2^32 - 1), a limit of 0 meaning none.  No launch
+ * (groups 0) always fits.  The products are not formed, so nothing wraps
+ * whatever the sizes. */
+int ps_dev_launch_fits(size_t groups, size_t wg, uint64_t max_groups,
+                       uint64_t max_items);
+
 #endif /* PS_DEVICE_PLAN_H */

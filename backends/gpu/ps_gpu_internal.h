@@ -54,6 +54,10 @@ typedef struct cudaDeviceProp ps_rt_prop;
 /* cudaGetDriverEntryPoint gives the driver's context calls without
  * linking libcuda (ps_gpu_backend.c, enter()). */
 #  define PS_RT_CTX_ENTRY 1
+/* A launch: at most 2^31 - 1 blocks in x; their product with the block's
+ * threads is not limited (ps_dev_launch_fits). */
+#  define PS_RT_MAX_GROUPS 2147483647u
+#  define PS_RT_MAX_ITEMS 0
 #  if CUDART_VERSION >= 12050
 #    define ps_rt_entry_point(sym, fn, q) \
          cudaGetDriverEntryPointByVersion((sym), (fn), 12000, cudaEnableDefault, (q))
@@ -91,6 +95,10 @@ typedef hipDeviceProp_t ps_rt_prop;
 /* HIP's context calls are deprecated; hipSetDevice binds no new context
  * (the runtime opens every device at start-up), so enter() uses it. */
 #  define PS_RT_CTX_ENTRY 0
+/* A launch: at most 2^32 - 1 work-items in all (AMD's packet holds the
+ * grid's size in work-items, in 32 bits), and 2^31 - 1 groups in x. */
+#  define PS_RT_MAX_GROUPS 2147483647u
+#  define PS_RT_MAX_ITEMS 4294967295u
 #elif defined(PS_GPU_FAKE)
 /* test/standin/ps_gpu_fake.h: the CUDA host code on a CPU stand-in
  * runtime, for make check on machines without a GPU.  It poses as "cuda". */
@@ -114,6 +122,9 @@ typedef psfakeDeviceProp ps_rt_prop;
 #  define PS_RT_BUILT_VERSION 13000
 #  define PS_RT_STICKY(e) ((e) == psfakeErrorIllegalAddress)
 #  define PS_RT_CTX_ENTRY 1
+/* CUDA's limits, or HIP-like ones the tests set (PS_FAKE_MAX_ITEMS). */
+#  define PS_RT_MAX_GROUPS 2147483647u
+#  define PS_RT_MAX_ITEMS ps_fake_max_items()
 #  define ps_rt_entry_point(sym, fn, q) \
        psfakeGetDriverEntryPointByVersion((sym), (fn), 12000, psfakeEnableDefault, (q))
 typedef enum psfakeDriverEntryPointQueryResult ps_rt_entry_result;

@@ -169,6 +169,35 @@ static int sort_large_batched(const ps_host *host, const ps_gpu_segjob *job,
     return st;
 }
 
+/* Whether every launch of the segmented sort fits one launch of the
+ * runtime (HIP: 2^32 - 1 work-items; with its tiles of 256 keys, windows
+ * and medium segments of u8 keys pass that from n = 2^31): checked before
+ * the first kernel that moves a key, so a refusal leaves the caller's
+ * arrays as they were.  info NULL: the classification's own grid. */
+static int seg_launches_fit(const ps_host *host, const ps_gpu_segjob *job,
+                            const ps_dev_seg_plan *l, const uint32_t *info,
+                            uint32_t ntiles)
+{
+    size_t g[3], i, ng = 0;
+    if (info == NULL) {
+        g[ng++] = (job->nseg + l->tile - 1) / l->tile;
+    } else {
+        if (info[1] != 0)
+            g[ng++] = l->nwin;
+        g[ng++] = info[2];
+        g[ng++] = ntiles;
+    }
+    for (i = 0; i < ng; i++)
+        if (!ps_dev_launch_fits(g[i], PS_GPU_WG, PS_RT_MAX_GROUPS, PS_RT_MAX_ITEMS)) {
+            host->fail(PS_GPU_NAME ": sort_segments: %zu keys in %zu segments need "
+                       "%zu work-groups of %d in one launch, past what " PS_GPU_UPPER
+                       " runs in one (2^32 - 1 work-items on HIP): sort them in "
+                       "parts", job->n, job->nseg, g[i], PS_GPU_WG);
+            return PS_ERR_TOO_LARGE;
+        }
+    return PS_OK;
+}
+
 int ps_gpu_seg_enqueue(const ps_host *host, const ps_gpu_segjob *job)
 {
     unsigned kb = ps_type_bytes(job->type), vb = job->val_bytes;
@@ -187,12 +216,16 @@ int ps_gpu_seg_enqueue(const ps_host *host, const ps_gpu_segjob *job)
                    "classes");
         return PS_ERR_NO_MEMORY;
     }
-    st = classify(host, job, k, &l, info);
+    st = seg_launches_fit(host, job, &l, NULL, 0);
+    if (st == PS_OK)
+        st = classify(host, job, k, &l, info);
     if (st == PS_OK) {
         nbatch = ps_dev_seg_batch_first(&l, info + l.lbase, info[3]);
         if (nbatch > 0)
             st = describe_tiles(host, job, &l, info + l.lbase, nbatch, &ntiles);
     }
+    if (st == PS_OK)
+        st = seg_launches_fit(host, job, &l, info, ntiles);
     if (st == PS_OK)
         st = sort_short(host, job, k, &l, info);
     if (st == PS_OK && nbatch > 0)

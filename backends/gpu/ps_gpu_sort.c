@@ -119,7 +119,18 @@ static int launch(const ps_host *host, const void *fn, size_t grid, void **args,
                   ps_rt_stream s, const char *what)
 {
     dim3 g = { (unsigned)grid, 1, 1 }, b = { PS_GPU_WG, 1, 1 };
-    ps_rt_err e = RT(LaunchKernel)(fn, g, b, args, 0, s);
+    ps_rt_err e;
+    /* A grid past the runtime's limits would be cut short (the cast above)
+     * or refused by the runtime in the middle of a sort: callers check
+     * their grids before any key moves (ps_gpu_seg_enqueue); this is the
+     * backstop. */
+    if (!ps_dev_launch_fits(grid, PS_GPU_WG, PS_RT_MAX_GROUPS, PS_RT_MAX_ITEMS)) {
+        host->fail(PS_GPU_NAME ": %s: %zu work-groups of %d work-items are past "
+                   "what one " PS_GPU_UPPER " launch takes: sort fewer keys a call",
+                   what, grid, PS_GPU_WG);
+        return PS_ERR_TOO_LARGE;
+    }
+    e = RT(LaunchKernel)(fn, g, b, args, 0, s);
     return e == RT(Success) ? PS_OK : ps_gpu_status(host, e, what);
 }
 

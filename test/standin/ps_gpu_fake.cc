@@ -724,6 +724,11 @@ psfakeError_t psfakeGetLastError(void)
 }
 void ps_fake_set_last_error(int e) { t_last = static_cast<psfakeError_t>(e); }
 long ps_fake_async_failures(void) { return async_failures; }
+unsigned long long ps_fake_max_items(void)
+{
+    const char *e = std::getenv("PS_FAKE_MAX_ITEMS");
+    return e != nullptr ? std::strtoull(e, nullptr, 10) : 0;
+}
 const char *psfakeGetErrorString(psfakeError_t e)
 {
     return e == psfakeSuccess ? "no error"

@@ -107,6 +107,10 @@ int ps_fake_last_launch_device(void);
  * failed so far (PS_FAKE_NO_POOLS, PS_FAKE_POOL_FAILS). */
 void ps_fake_set_last_error(int e);
 long ps_fake_async_failures(void);
+/* The most work-items one launch may have, as HIP's 2^32 - 1: 0 (no
+ * limit, as CUDA) unless PS_FAKE_MAX_ITEMS says otherwise, so that a test
+ * can reach the limit with a few thousand keys. */
+unsigned long long ps_fake_max_items(void);
 const char *psfakeGetErrorString(psfakeError_t e);
 const char *psfakeGetErrorName(psfakeError_t e);
 
