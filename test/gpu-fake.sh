@@ -80,12 +80,17 @@ limit=PS_GPU_FAKE_KERNEL_MAX_N=${kmax:-unset}    # a word for env, harmless
 # The third is a GPU's common case: tiles in order, every look-back
 # finding its predecessor's inclusive prefix, over portions of 8 tiles (of
 # 2, as elsewhere, no tile ever reads an inclusive prefix published by a
-# look-back, only tile 0's).
-for case in "1 8 32 0" "2 0 64 8" "0 0 32 8"; do
+# look-back, only tile 0's).  The last two hand the tiles out scrambled
+# (order 3), so that chains of every length mix.  The fifth word is the
+# warp ranking's form (PS_FAKE_MATCH): the ballots in C (HIP's), CUDA's
+# one-bit matches (its default) or match-any (a variant).
+for case in "1 8 32 0 ballot" "2 0 64 8 any" "0 0 32 8 bit" "3 2 32 8 ballot" \
+    "3 0 64 0 bit"; do
     set -- $case
     echo "--- look-back with fallback, PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2," \
-        "warps of $3, portions of ${4:-2} tiles"
+        "warps of $3, portions of ${4:-2} tiles, ranking by $5"
     PS_FAKE_OS_ORDER=$1 PS_FAKE_OS_SPINS=$2 PS_FAKE_WARP=$3 PS_FAKE_OS_PORTION_TILES=$4 \
+        PS_FAKE_MATCH=$5 \
         env "$limit" PORTSORT_VERBOSE=1 "$top/test/ps_test_gpu_fake" onesweep \
         > "$dir/log" 2>&1
     rc=$?

@@ -163,7 +163,9 @@
 #else
 #  define OS_HIST_ADD(p, v) ((void)PS_ATOMIC_ADD_LOCAL((p), (v)))
 #endif
-/* Tests only: 1 hands out tiles last first, 2 odd tiles first. */
+/* Tests only: 1 hands out tiles last first, 2 odd tiles first, 3 in a
+ * scrambled order (ticket x 2654435761, a prime above any tile count,
+ * plus a third of the tiles, mod their count: a bijection). */
 #ifndef PS_OS_ORDER
 #  define PS_OS_ORDER 0u
 #endif
@@ -303,24 +305,30 @@ PS_KERNEL_WG(PS_WG) ps_os_scan(PS_GLOBAL ps_u32 *bins, ps_u64 boff)
  * is slower when matching a few bits"). */
 PS_FN ps_lmask ps_os_match(ps_u32 d)
 {
-#if defined(PS_WARP_MATCH_ANY) && PS_OS_MATCH_ANY
-    return PS_WARP_MATCH_ANY(d);
-#elif defined(PS_WARP_MATCH_BIT) && PS_OS_MATCH_BIT
-    ps_lmask m = PS_WARP_MATCH_BIT(d, 1u);
+    ps_lmask m;
     ps_u32 b;
-    PS_UNROLL
-    for (b = 1; b < OS_BITS; b++)
-        m &= PS_WARP_MATCH_BIT(d, 1u << b);
-    return m;
-#else
-    ps_lmask m = PS_WARP_BALLOT(1);
-    ps_u32 b;
+    /* Tests of constants on GPUs, folded away; the CPU stand-in makes
+     * them run-time choices (PS_FAKE_MATCH), so that make check runs all
+     * three forms. */
+#if defined(PS_WARP_MATCH_ANY)
+    if (PS_OS_MATCH_ANY)
+        return PS_WARP_MATCH_ANY(d);
+#endif
+#if defined(PS_WARP_MATCH_BIT)
+    if (PS_OS_MATCH_BIT) {
+        m = PS_WARP_MATCH_BIT(d, 1u);
+        PS_UNROLL
+        for (b = 1; b < OS_BITS; b++)
+            m &= PS_WARP_MATCH_BIT(d, 1u << b);
+        return m;
+    }
+#endif
+    m = PS_WARP_BALLOT(1);
     for (b = 0; b < OS_BITS; b++) {
         ps_lmask v = PS_WARP_BALLOT((int)((d >> b) & 1u));
         m &= ((d >> b) & 1u) ? v : ~v;
     }
     return m;
-#endif
 }
 
 /* One slot of the tile in local memory: the keys pass through it, then
@@ -887,6 +895,8 @@ PS_KERNEL_WG_MIN(PS_WG, PS_OS_MIN_BLOCKS) ps_onesweep(PS_GLOBAL const PS_KEY *ki
         tile_id[0] = PS_OS_ORDER == 1u ? ntiles - 1u - ticket
                    : PS_OS_ORDER == 2u ? (ticket < odd ? 2u * ticket + 1u
                                                        : 2u * (ticket - odd))
+                   : PS_OS_ORDER == 3u
+                       ? (ps_u32)(((ps_u64)ticket * 2654435761u + ntiles / 3u) % ntiles)
                    : ticket;
         tile_id[1] = 0;
         for (j = 0; j < 6u; j++)

@@ -178,6 +178,32 @@ unsigned long long ps_fake_ballot(int pred)
     return m;
 }
 
+unsigned long long ps_fake_match_any(unsigned v)
+{
+    unsigned long long m = 0;
+    unsigned i;
+    warp_exchange(v);
+    for (i = 0; i < warp_width(); i++)
+        m |= (unsigned long long)(t_warp->slot[i] == v) << i;
+    t_warp->sync.arrive_and_wait();
+    return m;
+}
+
+unsigned long long ps_fake_match_bit(unsigned v, unsigned bit)
+{
+    return ps_fake_match_any(v & bit);
+}
+
+unsigned ps_fake_match_mode(void)
+{
+    static const unsigned mode = [] {
+        const char *e = std::getenv("PS_FAKE_MATCH");
+        return e == nullptr ? 0u : std::strcmp(e, "any") == 0 ? 1u
+               : std::strcmp(e, "bit") == 0 ? 2u : 0u;
+    }();
+    return mode;
+}
+
 unsigned ps_fake_shfl(unsigned v, unsigned lane)
 {
     unsigned r;

@@ -132,11 +132,18 @@ void ps_fake_barrier(void);
 unsigned ps_fake_warp_size(void);
 unsigned long long ps_fake_ballot(int pred);
 unsigned ps_fake_shfl(unsigned v, unsigned lane);
+/* The lanes whose v equals this lane's (__match_any_sync), and those
+ * whose bit `bit` of v equals this lane's (the CUDA dialect's
+ * PS_WARP_MATCH_BIT); and the Onesweep ranking's form, from PS_FAKE_MATCH:
+ * 1 "any", 2 "bit", 0 (unset, "ballot") the ballots in C. */
+unsigned long long ps_fake_match_any(unsigned v);
+unsigned long long ps_fake_match_bit(unsigned v, unsigned bit);
+unsigned ps_fake_match_mode(void);
 /* The Onesweep look-back (ps_kernel_onesweep.cl): PS_FAKE_OS_SPINS
  * (default 8; "never" plays the look-back without its fallback) polling
  * rounds before it counts a silent predecessor's keys itself, and
  * PS_FAKE_OS_ORDER (0: ticket order, 1: last tile first, 2: odd tiles
- * first) so that, with work-groups run one at a time, a predecessor it
+ * first, 3: scrambled) so that, with work-groups run one at a time, a predecessor it
  * waits for has not run yet and cannot until it finishes.  The pause
  * aborts the process, saying so, when one work-group has waited 1000
  * rounds: a look-back that would never end. */

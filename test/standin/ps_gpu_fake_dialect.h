@@ -53,15 +53,21 @@ static inline unsigned ps_fake_atomic_max(unsigned *p, unsigned v)
     }
     return old;
 }
-/* Warps with ballot and shuffle, but no match-any, so the stand-in runs
- * the ballot form of the warp ranking.  Their width is set at run time
- * (PS_FAKE_WARP: 32, as CUDA and AMD's RDNA, or 64, as AMD's GCN and
- * CDNA), and ballots are 64 bits wide whatever the width, as HIP's are. */
+/* Warps with ballot, shuffle, match-any and CUDA's one-bit match.  Their
+ * width is set at run time (PS_FAKE_WARP: 32, as CUDA and AMD's RDNA, or
+ * 64, as AMD's GCN and CDNA), and ballots are 64 bits wide whatever the
+ * width, as HIP's are.  Which form the Onesweep ranking takes is a run-
+ * time choice here (PS_FAKE_MATCH: "any", "bit", default the ballots in
+ * C that HIP runs), where on a GPU it is a constant. */
 #define PS_WARP_SIZE ps_fake_warp_size()
 #define PS_WARP_SIZE_MIN 32
 typedef unsigned long long ps_lmask;
 #define PS_WARP_BALLOT(p) ps_fake_ballot(p)
 #define PS_WARP_SHFL(v, lane) ps_fake_shfl((v), (lane))
+#define PS_WARP_MATCH_ANY(v) ps_fake_match_any(v)
+#define PS_WARP_MATCH_BIT(v, bit) ps_fake_match_bit((v), (bit))
+#define PS_OS_MATCH_ANY (ps_fake_match_mode() == 1)
+#define PS_OS_MATCH_BIT (ps_fake_match_mode() == 2)
 #define PS_LMASK_POPC(m) ((ps_u32)__builtin_popcountll(m))
 #define PS_LMASK_FFS(m) ((ps_u32)__builtin_ffsll((long long)(m)))
 #include <tuple>
