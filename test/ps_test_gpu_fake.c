@@ -146,6 +146,35 @@ static void segments(ps_type t, unsigned flags, size_t vs, size_t n, int own)
     free(keys); free(out); free(vals); free(vout);
 }
 
+/* A segment spanning more window starts than a work-group has items,
+ * whose window entries ps_seg_classify fills with the whole work-group
+ * (issue 33, item 4), then small segments in the window where it ends:
+ * they are found only through those entries. */
+static void segments_wide(void)
+{
+    enum { HEAD = 3, WIDE = 600000, TAIL = 100 };
+    size_t n = HEAD + WIDE + TAIL * 10, ns = 2 + TAIL, i;
+    size_t *offs = malloc((ns + 1) * sizeof *offs);
+    uint32_t *k = malloc(n * sizeof *k), *out = malloc(n * sizeof *out);
+    uint64_t rng = 99;
+    int st;
+    if (offs == NULL || k == NULL || out == NULL)
+        t_fail("out of memory");
+    offs[0] = 0;
+    offs[1] = HEAD;
+    for (i = 0; i <= TAIL; i++)
+        offs[2 + i] = HEAD + WIDE + 10 * i;
+    for (i = 0; i < n; i++)
+        k[i] = (uint32_t)t_rand(&rng);
+    memcpy(out, k, n * sizeof *k);
+    st = ps_cuda_sort_segments(out, NULL, 0, n, offs, ns, PS_U32, 0, NULL, 0, NULL);
+    if (st != PS_OK)
+        t_fail("device sort_segments, a segment of %d keys: %s", WIDE, ps_error_detail());
+    t_check_segments("device sort_segments, a segment spanning many windows", k, out,
+                     NULL, NULL, 0, offs, ns, PS_U32, 0);
+    free(offs); free(k); free(out);
+}
+
 /* The device API's refusals come before anything moves. */
 static void segments_refused(void)
 {
@@ -573,6 +602,8 @@ int main(int argc, char **argv)
             segments((ps_type)t, t % 2 ? PS_DESCENDING : 0, vs,
                      t == PS_U32 ? 30000 : 3000, (t / 2) % 2);
     }
+    if (max_n >= 2049)
+        segments_wide();
     segments_refused();
     overlaps();
     /* The top-k's own kernels (numbering, gather) are the same whatever

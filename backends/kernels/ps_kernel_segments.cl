@@ -60,6 +60,13 @@ PS_FN ps_u32 ps_seg_class(ps_u64 m)
          : m <= TILE ? SEG_MEDIUM : SEG_LARGE;
 }
 
+/* A segment spanning more window starts than the work-group has items
+ * has them filled by the whole work-group, after the loop over its
+ * segments: one such segment of 2^30 keys spans 2^30 / TILE of them,
+ * which one work-item took alone (issue 33, item 4).  Up to SEG_WIDE such
+ * segments a work-group; past that, a work-item fills its own. */
+#define SEG_WIDE 8u
+
 /* info (zeroed words 0..3 by the host): [0] invalid offsets seen, [1..3]
  * how many segments are small, medium and large; the large list at word
  * lbase and the medium list at mbase, (start, length) pairs, at most lcap
@@ -77,7 +84,11 @@ PS_KERNEL_WG(PS_WG) ps_seg_classify(PS_GLOBAL const ps_u64 *offs, ps_u64 ooff,
     PS_LOCAL_ARRAY(ps_u32, cnt, 4);
     PS_LOCAL_ARRAY(ps_u32, first, 4);
     PS_LOCAL_ARRAY(ps_u32, taken, 4);
-    ps_u32 t = PS_LID(), c;
+    /* The wide segments (SEG_WIDE): s + 1, the first window, the end
+     * window; and how many there are. */
+    PS_LOCAL_ARRAY(ps_u32, wide, 3u * SEG_WIDE);
+    PS_LOCAL_ARRAY(ps_u32, nwide, 1);
+    ps_u32 t = PS_LID(), c, wi;
     ps_u64 lo = (ps_u64)PS_GROUP() * TILE, hi = lo + TILE, s;
 
     offs += ooff;
@@ -86,12 +97,14 @@ PS_KERNEL_WG(PS_WG) ps_seg_classify(PS_GLOBAL const ps_u64 *offs, ps_u64 ooff,
         hi = nseg;
     for (c = t; c < 4; c += PS_WG)
         cnt[c] = taken[c] = 0;
+    for (c = t; c < 1; c += PS_WG)
+        nwide[c] = 0;
     /* Strided like ps_rank_tile's tstart, not `if (t == 0)`: see there. */
     for (c = t; c < 2 && PS_GROUP() == 0; c += PS_WG)
         info[wbase + (c ? nwin : 0)] = c ? nseg : 0;
     PS_BARRIER();
     for (s = lo + t; s < hi; s += PS_WG) {
-        ps_u64 a = offs[s], b = offs[s + 1], w;
+        ps_u64 a = offs[s], b = offs[s + 1], w, wa, we;
         if (b < a || b > n || (s == 0 && a != 0) || (s + 1 == nseg && b != n)) {
             PS_ATOMIC_ADD_LOCAL(&cnt[3], 1u);
             continue;
@@ -100,11 +113,24 @@ PS_KERNEL_WG(PS_WG) ps_seg_classify(PS_GLOBAL const ps_u64 *offs, ps_u64 ooff,
         if (c != SEG_TRIVIAL)
             PS_ATOMIC_ADD_LOCAL(&cnt[c - 1], 1u);
         /* Segment s + 1 is the first to start at or after every window
-         * start in (a, b]. */
-        for (w = a / TILE + 1; w <= b / TILE && w < nwin; w++)
+         * start in (a, b]: windows [wa, we). */
+        wa = a / TILE + 1;
+        we = b / TILE + 1 < nwin ? b / TILE + 1 : nwin;
+        if (we > wa + PS_WG && (wi = PS_ATOMIC_ADD_LOCAL(&nwide[0], 1u)) < SEG_WIDE) {
+            wide[3u * wi] = (ps_u32)(s + 1);
+            wide[3u * wi + 1u] = (ps_u32)wa;
+            wide[3u * wi + 2u] = (ps_u32)we;
+            continue;
+        }
+        for (w = wa; w < we; w++)
             info[wbase + w] = (ps_u32)(s + 1);
     }
     PS_BARRIER();
+    for (wi = 0; wi < nwide[0] && wi < SEG_WIDE; wi++) {
+        ps_u32 w;
+        for (w = wide[3u * wi + 1u] + t; w < wide[3u * wi + 2u]; w += PS_WG)
+            info[wbase + w] = wide[3u * wi];
+    }
     for (c = t; c < 4; c += PS_WG)
         first[c] = cnt[c] != 0 ? PS_ATOMIC_ADD_GLOBAL(&info[(c + 1) & 3], cnt[c]) : 0;
     PS_BARRIER();
