@@ -113,16 +113,20 @@ valgrind)
             # PS_TEST_FORK_ROUNDS=0: a child forked while other threads
             # sort inherits their scratch, referenced from stacks it does
             # not have, which memcheck reports as definitely lost there.
-            # OMP_WAIT_POLICY=passive: ps_test_fork runs an OpenMP region
-            # of its own (an application's, on libgomp; the library has
-            # none), after which libgomp's threads spin; valgrind runs one
-            # thread at a time, so every spin took a whole time slice from
-            # the sorting thread: ps_test_fork on openmp took 473 s here
-            # (Intel Xeon VM, 2 cores) with them spinning, 2.5 s without.
+            # --fair-sched=yes and OMP_WAIT_POLICY=passive: valgrind runs
+            # one thread at a time, and by default hands the CPU to
+            # whichever thread grabs its lock, so a thread that polls (the
+            # openmp pool's idle members, which poll yielding for up to
+            # 10 ms; libgomp's threads after ps_test_fork's own OpenMP
+            # region, an application's) starved the one sorting:
+            # ps_test_fork on openmp took 473 s and more (Intel Xeon VM,
+            # 2 cores; CI's whole step 1397 s, then 257 s with libgomp
+            # passive alone), 3-9 s with both.  Valgrind's manual
+            # recommends the fair lock for programs whose threads spin.
             OMP_WAIT_POLICY=passive \
             PS_TEST_MAX_N=4097 PS_TEST_NO_FAULTS=1 PS_TEST_FORK_ROUNDS=0 \
                 PORTSORT_BACKEND=$b top_builddir=. \
-                ./libtool --mode=execute valgrind -q --error-exitcode=9 \
+                ./libtool --mode=execute valgrind -q --fair-sched=yes --error-exitcode=9 \
                 --leak-check=full --errors-for-leak-kinds=definite \
                 --trace-children=no ./test/$t >/dev/null
         done
