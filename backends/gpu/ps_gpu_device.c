@@ -52,7 +52,7 @@ int ps_gpu_no_image(const ps_host *host, int dev)
      * find code object for all current devices!") instead of returning
      * the error below: compare the GPU's target with the module's first.
      * What the names cannot tell (generic targets) is left to the
-     * runtime; doc/hip.md says what HIP_SKIP_ABORT_ON_GPU_ERROR changes. */
+     * runtime; doc/cuda.md says what HIP_SKIP_ABORT_ON_GPU_ERROR changes. */
     {
         ps_rt_prop prop;
         if (RT(GetDeviceProperties)(&prop, dev) != RT(Success)) {
